@@ -1,0 +1,45 @@
+"""Window-growth rules: one class per rule, one registry.
+
+Adding a rule means adding one module here and one line to :data:`RULES`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .base import CongestionState, ContinuousLaw, GrowthRule
+from .standard import StandardRule
+
+__all__ = ["GrowthRule", "CongestionState", "ContinuousLaw", "StandardRule", "RULES", "make_rule"]
+
+RULES: dict[str, type[GrowthRule]] = {
+    StandardRule.name: StandardRule,
+}
+"""Registry: rule name -> rule class."""
+
+
+def make_rule(name: str, **rule_params) -> GrowthRule:
+    """Build a registered rule from its name and parameters.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`RULES`.
+    **rule_params
+        The rule's dataclass fields.
+
+    Raises
+    ------
+    ValueError
+        Naming the valid rules for an unknown rule, or the valid parameters for an
+        unknown parameter.
+    """
+    if name not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {name!r}")
+    cls = RULES[name]
+    valid = [f.name for f in dataclasses.fields(cls)]
+    for key in rule_params:
+        if key not in valid:
+            listed = ", ".join(valid) if valid else "none"
+            raise ValueError(f"rule {name!r} has no parameter {key!r} (valid: {listed})")
+    return cls(**rule_params)

@@ -1,0 +1,125 @@
+"""The window-growth rule interface, shared by the fluid model and the simulator.
+
+In the spirit of ns-3's ``TcpCongestionOps``: a rule is a small frozen
+object holding its parameters. The packet-level simulator drives it ack by ack
+through :meth:`GrowthRule.on_ack`, :meth:`GrowthRule.ssthresh_after_loss` and
+:meth:`GrowthRule.on_congestion_event`, with per-flow mutable state in a
+:class:`CongestionState` that the rule creates. The fluid model reads its
+flow-level law: :meth:`GrowthRule.next_round_window` (per-round time model) and,
+where the rule has one, the closed-form :meth:`GrowthRule.continuous_law`.
+
+Loss recovery (NewReno, Limited Transmit, the paper's proposal, Early
+Retransmit) is not part of a rule: any rule combines with any recovery variant.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+
+__all__ = ["GrowthRule", "CongestionState", "ContinuousLaw"]
+
+
+@dataclass(slots=True)
+class CongestionState:
+    """Mutable per-flow congestion state used by the simulator.
+
+    Attributes
+    ----------
+    cwnd : float
+        Congestion window, bytes.
+    ssthresh : float
+        Slow-start threshold, bytes.
+    mss : int
+        Sender maximum segment size, bytes.
+    bytes_acked : float
+        Bytes acknowledged since the last congestion-avoidance increment
+        (appropriate byte counting, RFC 3465).
+    """
+
+    cwnd: float
+    ssthresh: float
+    mss: int
+    bytes_acked: float = 0.0
+
+    @property
+    def in_slow_start(self) -> bool:
+        """True while ``cwnd < ssthresh`` (RFC 5681, Section 3.1)."""
+        return self.cwnd < self.ssthresh
+
+
+class ContinuousLaw(NamedTuple):
+    """Closed-form fluid law: exponential slow start, then linear congestion avoidance.
+
+    Attributes
+    ----------
+    ss_log_growth : float
+        d ln(w)/dt in slow start, per RTT (``ln(1 + 1/b)`` for RFC 5681).
+    ca_slope : float
+        dw/dt in congestion avoidance, packets per RTT per RTT (``1/b`` for RFC 5681).
+    """
+
+    ss_log_growth: float
+    ca_slope: float
+
+
+@dataclass(frozen=True)
+class GrowthRule(abc.ABC):
+    """Base class of the window-growth rules (one subclass per rule, frozen dataclass).
+
+    Subclasses set ``name`` and ``source`` and implement :meth:`on_ack` and
+    :meth:`next_round_window`.
+    """
+
+    name: ClassVar[str] = "abstract"
+    source: ClassVar[str] = ""
+
+    # Flow level (fluid model) -------------------------------------------------
+    @abc.abstractmethod
+    def next_round_window(self, w: np.ndarray, w_ss: np.ndarray, b: int) -> np.ndarray:
+        """Window of the next round given this round's window, packets (before the rwnd cap).
+
+        Parameters
+        ----------
+        w : ndarray
+            Window of the current round, packets.
+        w_ss : ndarray
+            Slow-start threshold, packets.
+        b : int
+            Delayed-ACK factor (packets per ACK).
+        """
+
+    def continuous_law(self, b: int) -> ContinuousLaw | None:
+        """Closed-form continuous law, or ``None`` if the rule only has a per-round law."""
+        return None
+
+    # Packet level (simulator) -------------------------------------------------
+    def new_state(self, cwnd_bytes: float, ssthresh_bytes: float, mss_bytes: int) -> CongestionState:
+        """Fresh per-flow state at the start of a transfer."""
+        return CongestionState(cwnd=float(cwnd_bytes), ssthresh=float(ssthresh_bytes), mss=mss_bytes)
+
+    @abc.abstractmethod
+    def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
+        """Grow ``st.cwnd`` for one ACK that newly acknowledges ``acked_bytes`` (> 0) bytes.
+
+        Not called for duplicate ACKs or during fast recovery.
+        """
+
+    def ssthresh_after_loss(self, st: CongestionState, flight_bytes: float) -> float:
+        """New ssthresh after a loss, bytes: ``max(FlightSize/2, 2 MSS)`` (RFC 5681, Eq. 4)."""
+        return max(flight_bytes / 2.0, 2.0 * st.mss)
+
+    def on_congestion_event(self, st: CongestionState, kind: str) -> None:
+        """Hook for ``kind`` in {"fast_retransmit", "timeout"} (e.g. B-TCP disables itself)."""
+
+    def on_signal(self, st: CongestionState, signal: str) -> None:
+        """Hook for router signals (ICMP source quench, ECN, NGWA stamps); default: ignore."""
+
+    # Description -------------------------------------------------------------
+    def describe(self) -> dict:
+        """JSON-serialisable ``{"name": ..., <parameter>: <value>, ...}``."""
+        return {"name": self.name, **dataclasses.asdict(self)}
