@@ -118,6 +118,55 @@ def _number_or_text(text: str):
     return text
 
 
+def parse_sizes(text: str, flag: str) -> list[float]:
+    """Sizes from ``N``, ``a,b,c`` or an inclusive range ``a:b`` / ``a:b:step`` (all > 0)."""
+    values: list[float] = []
+    for part in text.split(","):
+        part = part.strip()
+        if ":" in part:
+            bits = part.split(":")
+            if len(bits) not in (2, 3):
+                raise CliError(f"{flag} range must be a:b or a:b:step, got {part!r}")
+            try:
+                a, b = float(bits[0]), float(bits[1])
+                step = float(bits[2]) if len(bits) == 3 else 1.0
+            except ValueError:
+                raise CliError(f"{flag} range must be numbers, got {part!r}") from None
+            if not (a > 0 and math.isfinite(b)):
+                raise CliError(f"{flag} range must start above 0, got {part!r}")
+            if b < a:
+                raise CliError(f"{flag} range must have b >= a, got {part!r}")
+            if not step > 0:
+                raise CliError(f"{flag} range step must be > 0, got {part!r}")
+            n = int(math.floor((b - a) / step + 1e-9)) + 1
+            values.extend(a + i * step for i in range(n))
+        else:
+            try:
+                v = float(part)
+            except ValueError:
+                raise CliError(f"{flag} must be a number, list or range, got {part!r}") from None
+            if not (v > 0 and math.isfinite(v)):
+                raise CliError(f"{flag} must be > 0, got {part!r}")
+            values.append(v)
+    return values
+
+
+def sizes_from_args(args, mss_bytes: int) -> list[float]:
+    """File sizes in bytes from ``--size-packets`` or ``--size-bytes``."""
+    if args.size_packets is not None and args.size_bytes is not None:
+        raise CliError("give --size-packets or --size-bytes, not both")
+    if args.size_bytes is not None:
+        return parse_sizes(args.size_bytes, "--size-bytes")
+    text = args.size_packets if args.size_packets is not None else "1:30"
+    return [v * mss_bytes for v in parse_sizes(text, "--size-packets")]
+
+
+def add_size_flags(parser: argparse.ArgumentParser) -> None:
+    """``--size-packets`` / ``--size-bytes``: N, a list a,b,c, or a range a:b[:step]."""
+    parser.add_argument("--size-packets", default=None, help="file sizes in packets: N, a,b,c or a:b[:step] (1:30)")
+    parser.add_argument("--size-bytes", default=None, help="file sizes in bytes, same syntax")
+
+
 def _flag_message(message: str) -> str:
     """Rewrite a TcpParams error so it names the CLI flag (``b must`` -> ``--b must``)."""
     for field, flag in FIELD_FLAGS.items():
@@ -274,6 +323,57 @@ def cmd_thresholds(args) -> int:
     return 0
 
 
+def cmd_latency(args) -> int:
+    from .recursion import SolverOptions, conditional_latency, expected_latency
+
+    base = params_from_args(args)
+    sizes = sizes_from_args(args, base.mss_bytes)
+    opts = SolverOptions(time_model=args.time_model)
+    groups: dict = {}
+    for i, size in enumerate(sizes):
+        params = params_from_args(args, size) if args.variant == "size-based" else base
+        groups.setdefault(params, []).append(i)
+    results: list = [None] * len(sizes)
+    shown_k = list(range(4))
+    for params, idx in groups.items():
+        sz = [sizes[i] for i in idx]
+        res = expected_latency(params, sz, law=args.law, options=opts)
+        cond = conditional_latency(params, sz, shown_k, options=opts)
+        yto = float(y_to(params, time_model=args.time_model))
+        fmin = float(filesize_min(params, time_model=args.time_model))
+        for row, i in enumerate(idx):
+            results[i] = {
+                "size_bytes": sizes[i],
+                "size_packets": sizes[i] / params.mss_bytes,
+                "variant": args.variant,
+                "expected_latency_s": float(res.expected_latency_s[row]),
+                "conditional_latency_s": {str(k): float(cond[row, k]) for k in shown_k},
+                "loss_probability": {str(k): float(res.loss_pmf[row, k]) for k in shown_k if k < res.k_max},
+                "k_max": res.k_max,
+                "truncated_mass": float(res.truncated_mass[row]),
+                "y_to_bytes": _json_number(yto),
+                "filesize_min_bytes": _json_number(fmin),
+            }
+    out = {
+        "params": {**base.to_dict(), "variant": args.variant, "time_model": args.time_model, "law": args.law},
+        "results": results,
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    head = f"{'size (B)':>10}{'pkts':>8}{'E[L] (s)':>11}" + "".join(f"{'L_' + str(k) + ' (s)':>11}" for k in shown_k)
+    print(head + f"{'y_to (B)':>10}{'FSmin (B)':>11}")
+    for r in results:
+        cond_txt = "".join(f"{r['conditional_latency_s'][str(k)]:>11.4f}" for k in shown_k)
+        yto_txt = "inf" if r["y_to_bytes"] is None else f"{r['y_to_bytes']:.0f}"
+        fmin_txt = "inf" if r["filesize_min_bytes"] is None else f"{r['filesize_min_bytes']:.0f}"
+        print(
+            f"{r['size_bytes']:>10.0f}{r['size_packets']:>8.3g}{r['expected_latency_s']:>11.4f}"
+            f"{cond_txt}{yto_txt:>10}{fmin_txt:>11}"
+        )
+    return 0
+
+
 def _json_number(x: float):
     """JSON has no infinity: an unreachable threshold is written as null."""
     return x if math.isfinite(x) else None
@@ -295,6 +395,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_tcp_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_thresholds)
+
+    p = sub.add_parser("latency", help="expected and conditional latency of the fluid model")
+    add_tcp_flags(p)
+    add_size_flags(p)
+    p.add_argument("--time-model", choices=TIME_MODELS, default="fluid", help="fluid or per-round (%(default)s)")
+    p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_latency)
 
     p = sub.add_parser("reproduce", help="regenerate the paper's tables (and, later, figures)")
     p.add_argument("--out", default=".", metavar="DIR", help="output root: DIR/tables, DIR/figures (%(default)s)")

@@ -1,0 +1,482 @@
+"""The recursive latency model: L_k, the conditional latency given k losses, and the
+expected latency (Ayesta & Avrachenkov, Section 2, Eq. 1 and the recursion for L_k).
+
+Reading of the recursion (each deviation from the printed formula is listed in
+``validation/DEVIATIONS.md``). Let the first of k losses happen after y bytes, with
+density ``f(y, k, y_bar) = (k/y_bar)(1 - y/y_bar)^(k-1)``; let ``W_f = W_f(y)`` be the
+window then, ``y_to`` the timeout threshold of the current state and ``d`` the tail
+length in packets (``dup_t``; 1 with the paper's tail-retransmit proposal)::
+
+    region 1, 0 <= y < a = max(0, min(y_to, y_bar - d MSS)):  timeout
+        L_0(y) + RTO + L_{k-1}(min(y_bar - y + MSS, y_bar); W0 = 1, W_SS = max(W_f/2, 2))
+    region 2, a <= y < y_bar - d MSS:                          fast retransmit
+        L_0(y) + L_{k-1}(y_bar - y; W0 = W_SS = max(W_f/2 - 1, 1))
+    region 3, max(0, y_bar - d MSS) <= y <= y_bar:             timeout in the tail
+        L_0(y) + RTO + L_{k-1}(min(MSS, y_bar); W0 = 1, W_SS = max(W_f/2, 2))
+
+Printed typos fixed: "+RTT" is the RTO the text describes; region 2's upper limit is
+``y_bar - d MSS`` (not ``y_bar``, which would overlap region 3); region 3's first term
+is L_0 (not L_{k-1}); W_SS after a timeout is ``max(W_f/2, 2)`` as the text says; the
+post-recovery window ``W_f/2 - 1`` is kept at one packet at least (it reaches 0 for
+LT and the proposal); the data left after a timeout never exceeds the file.
+
+Speed. After the first loss every state belongs to one of two one-parameter window
+families: after a timeout ``(W0, W_SS) = (1, s)``, after fast recovery
+``(W0, W_SS) = (c, c)``. :class:`_Tables` tabulates L_j over (remaining bytes x
+window parameter) for both families, level by level. Quadrature nodes are fixed
+(geometric Gauss-Legendre panels per region), so the interpolation into level j-1 is
+precomputed once and each level is one gather and one weighted sum; only the weight
+``(1 - y/y_bar)^(j-1)`` changes with j. L_1 uses the exact L_0, not a table.
+:func:`conditional_latency_direct` is the paper-faithful nested-quadrature recursion,
+used to check the tables.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import integrate
+
+from .checks import check_array, check_choice, check_int, check_real
+from .fluid import TIME_MODELS, l0, w_f, y_f
+from .losses import LOSS_LAWS, loss_count_pmf
+from .params import TcpParams
+
+__all__ = [
+    "SolverOptions",
+    "LatencyResult",
+    "conditional_latency",
+    "expected_latency",
+    "conditional_latency_direct",
+]
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """Numerical settings of the tabulated recursion.
+
+    Parameters
+    ----------
+    time_model : {"fluid", "rounds"}
+        Time model of L_0 and W_f (see :mod:`latency_model.fluid`).
+    panels : int
+        Geometric Gauss-Legendre panels per region (>= 1).
+    nodes : int
+        Gauss-Legendre nodes per panel (>= 1).
+    panel_ratio : float
+        Ratio of successive panel widths (>= 1); panels are finest where the
+        first-loss density is largest, at the start of each region.
+    size_step_packets : float
+        Spacing of the size grid of the tables up to ``fine_packets``, packets.
+    fine_packets : float
+        Size up to which the grid is uniform, packets.
+    size_ratio : float
+        Geometric ratio of the size grid above ``fine_packets``.
+    window_points : int
+        Points of each window-family grid.
+    """
+
+    time_model: str = "fluid"
+    panels: int = 16
+    nodes: int = 4
+    panel_ratio: float = 1.3
+    size_step_packets: float = 0.5
+    fine_packets: float = 40.0
+    size_ratio: float = 1.05
+    window_points: int = 24
+
+    def __post_init__(self):
+        check_choice("time_model", self.time_model, TIME_MODELS)
+        check_int("panels", self.panels, low=1)
+        check_int("nodes", self.nodes, low=1, high=20)
+        check_real("panel_ratio", self.panel_ratio, low=1.0)
+        check_real("size_step_packets", self.size_step_packets, low=0.0, low_open=True)
+        check_real("fine_packets", self.fine_packets, low=0.0, low_open=True)
+        check_real("size_ratio", self.size_ratio, low=1.0, low_open=True)
+        check_int("window_points", self.window_points, low=2)
+
+
+@dataclass(frozen=True)
+class LatencyResult:
+    """Expected latency and its ingredients, one entry per file size.
+
+    Attributes
+    ----------
+    sizes_bytes : ndarray
+        File sizes, bytes.
+    expected_latency_s : ndarray
+        ``sum_k p(k | y) L_k(y)`` over the kept k, seconds (Eq. 1).
+    conditional_latency_s : ndarray, shape (n_sizes, K)
+        L_k for k = 0 .. K-1, seconds.
+    loss_pmf : ndarray, shape (n_sizes, K)
+        p(k | y) used (normalised unless asked otherwise).
+    truncated_mass : ndarray
+        Probability of K or more losses left out of the sum.
+    raw_mass : ndarray
+        Total mass of the loss law as printed (about 1 + O(p) for the paper's law).
+    """
+
+    sizes_bytes: np.ndarray
+    expected_latency_s: np.ndarray
+    conditional_latency_s: np.ndarray
+    loss_pmf: np.ndarray
+    truncated_mass: np.ndarray
+    raw_mass: np.ndarray
+
+    @property
+    def k_max(self) -> int:
+        """Number K of conditional latencies summed (k = 0 .. K-1)."""
+        return self.conditional_latency_s.shape[1]
+
+
+# ---------------------------------------------------------------------------
+# Regions and transitions (shared by the tables and the direct recursion)
+
+
+def _tail_packets(params: TcpParams) -> int:
+    return 1 if params.tail_retransmit else params.dup_t
+
+
+def _region_bounds(params: TcpParams, r, w0, wss, time_model):
+    """Bytes a (end of region 1) and t (start of region 3) for states (r, w0, wss)."""
+    yto = y_f(params, params.timeout_threshold, w0, wss, time_model=time_model)
+    tail_start = np.clip(r - _tail_packets(params) * params.mss_bytes, 0.0, r)
+    a = np.clip(np.minimum(yto, tail_start), 0.0, r)
+    return a, tail_start
+
+
+def _after_loss(params: TcpParams, region: int, r, y, wf):
+    """Cost added (seconds), family ("T" or "F"), remaining bytes and window parameter."""
+    mss = float(params.mss_bytes)
+    if region == 1:
+        return params.rto, "T", np.minimum(r - y + mss, r), np.maximum(wf / 2.0, 2.0)
+    if region == 2:
+        return 0.0, "F", r - y, np.maximum(wf / 2.0 - 1.0, 1.0)
+    return params.rto, "T", np.minimum(mss, r) + 0.0 * y, np.maximum(wf / 2.0, 2.0)
+
+
+def _family_windows(family: str, param):
+    """(W0, W_SS) of a family member."""
+    if family == "T":
+        return np.ones_like(param), param
+    return param, param
+
+
+# ---------------------------------------------------------------------------
+# Quadrature nodes
+
+
+def _panel_fractions(panels: int, ratio: float) -> np.ndarray:
+    if ratio == 1.0:
+        return np.linspace(0.0, 1.0, panels + 1)
+    g = ratio ** np.arange(panels + 1) - 1.0
+    return g / g[-1]
+
+
+def _region_nodes(lo, hi, opts: SolverOptions):
+    """Nodes and weights on [lo, hi] (arrays of states): shape (S, panels * nodes)."""
+    x, w = np.polynomial.legendre.leggauss(opts.nodes)
+    edges = _panel_fractions(opts.panels, opts.panel_ratio)
+    left, width = edges[:-1], np.diff(edges)
+    frac = (left[:, None] + width[:, None] * (x[None, :] + 1.0) / 2.0).ravel()
+    fw = (width[:, None] * w[None, :] / 2.0).ravel()
+    span = (hi - lo)[:, None]
+    return lo[:, None] + span * frac[None, :], span * fw[None, :]
+
+
+@dataclass
+class _NodeSet:
+    """Level-independent data of the quadrature of L_j at a set of states."""
+
+    log1m: np.ndarray  # log(1 - y/r), shape (S, N)
+    gw: np.ndarray  # Gauss weights (bytes)
+    base: np.ndarray  # L_0(y) + cost, seconds
+    exact_next_l0: np.ndarray  # L_0 of the state after the loss (level 1)
+    idx: np.ndarray = field(repr=False)  # (S, N, 4) corners in the stacked tables
+    wts: np.ndarray = field(repr=False)  # (S, N, 4) bilinear weights
+
+    def level(self, j: int, prev: np.ndarray | None) -> np.ndarray:
+        """L_j at these states given the stacked table of L_{j-1} (None for j = 1)."""
+        dens = self.gw * np.exp((j - 1) * self.log1m)
+        nxt = self.exact_next_l0 if prev is None else np.einsum("snc,snc->sn", prev[self.idx], self.wts)
+        total = dens.sum(axis=1)
+        return np.einsum("sn,sn->s", dens, self.base + nxt) / np.where(total > 0, total, 1.0)
+
+
+class _Tables:
+    """Grids of the two window families and the node sets that read them."""
+
+    def __init__(self, params: TcpParams, opts: SolverOptions, r_min: float, r_max: float):
+        self.params, self.opts = params, opts
+        mss = float(params.mss_bytes)
+        fine_end = min(opts.fine_packets * mss, r_max)
+        lo = min(r_min, mss)
+        fine = np.arange(lo, fine_end + 1e-9, opts.size_step_packets * mss)
+        grid = [fine, [mss]]
+        if r_max > fine_end:
+            n = int(math.ceil(math.log(r_max / fine_end) / math.log(opts.size_ratio)))
+            grid.append(fine_end * opts.size_ratio ** np.arange(1, n + 1))
+        self.r = np.unique(np.concatenate([np.atleast_1d(g) for g in grid] + [[r_max]]))
+        half = params.rwnd / 2.0
+        self.params_T = np.unique(np.geomspace(2.0, max(half, 2.0), opts.window_points))
+        self.params_F = np.unique(np.geomspace(1.0, max(half - 1.0, 1.0), opts.window_points))
+        self.offset_F = self.r.size * self.params_T.size
+        states = []
+        for family, grid_w in (("T", self.params_T), ("F", self.params_F)):
+            rr, ww = np.meshgrid(self.r, grid_w, indexing="ij")
+            w0, wss = _family_windows(family, ww.ravel())
+            states.append((rr.ravel(), w0, wss))
+        r = np.concatenate([s[0] for s in states])
+        w0 = np.concatenate([s[1] for s in states])
+        wss = np.concatenate([s[2] for s in states])
+        self.table_nodes = self.nodes_for(r, w0, wss)
+
+    def _interp(self, family: str, r, param):
+        """Corner indices and bilinear weights of (r, param) in the stacked table."""
+        grid_w = self.params_T if family == "T" else self.params_F
+        off = 0 if family == "T" else self.offset_F
+        i, tr = _locate(self.r, r)
+        m, tw = _locate(grid_w, param)
+        nw = grid_w.size
+        i1 = np.minimum(i + 1, self.r.size - 1)
+        m1 = np.minimum(m + 1, nw - 1)
+        idx = np.stack([off + i * nw + m, off + i * nw + m1, off + i1 * nw + m, off + i1 * nw + m1], axis=-1)
+        wts = np.stack([(1 - tr) * (1 - tw), (1 - tr) * tw, tr * (1 - tw), tr * tw], axis=-1)
+        return idx, wts
+
+    def nodes_for(self, r, w0, wss, *, split_at_kinks: bool = False) -> _NodeSet:
+        """Quadrature data at states (r, w0, wss).
+
+        With ``split_at_kinks`` each region is also split where the integrand has a
+        kink (end of slow start, receiver-window cap, W_f = 4 where the post-loss
+        windows leave their floors), which makes L_1 exact to quadrature precision.
+        """
+        params, tm = self.params, self.opts.time_model
+        a, tail = _region_bounds(params, r, w0, wss, tm)
+        kinks = []
+        if split_at_kinks:
+            for target in (4.0, np.minimum(wss, params.rwnd), params.rwnd):
+                kinks.append(np.nan_to_num(y_f(params, np.broadcast_to(target, r.shape), w0, wss, time_model=tm),
+                                           posinf=np.inf))
+        parts = []
+        for region, (lo, hi) in enumerate(((np.zeros_like(r), a), (a, tail), (tail, r)), start=1):
+            edges = np.sort(np.stack([lo, hi] + [np.clip(k, lo, hi) for k in kinks]), axis=0)
+            pieces = [_region_nodes(edges[i], edges[i + 1], self.opts) for i in range(edges.shape[0] - 1)]
+            y = np.concatenate([p[0] for p in pieces], axis=1)
+            gw = np.concatenate([p[1] for p in pieces], axis=1)
+            rr = np.broadcast_to(r[:, None], y.shape)
+            w0b, wssb = np.broadcast_to(w0[:, None], y.shape), np.broadcast_to(wss[:, None], y.shape)
+            l0y = l0(params, y, w0b, wssb, time_model=tm)
+            wf = w_f(params, y, w0b, wssb, time_model=tm)
+            cost, family, r_next, p_next = _after_loss(params, region, rr, y, wf)
+            nw0, nwss = _family_windows(family, p_next)
+            exact = l0(params, r_next, nw0, nwss, time_model=tm)
+            idx, wts = self._interp(family, r_next, p_next)
+            with np.errstate(divide="ignore"):
+                log1m = np.log1p(-np.clip(y / rr, 0.0, 1.0))
+            parts.append((log1m, gw, l0y + cost, exact, idx, wts))
+        cat = [np.concatenate([p[i] for p in parts], axis=1) for i in range(6)]
+        # -inf (y == r) times 0 for j = 1 must give weight 1, not nan.
+        cat[0] = np.where(np.isneginf(cat[0]), -1e300, cat[0])
+        return _NodeSet(*cat)
+
+    def levels(self, k_max: int, top: _NodeSet):
+        """Yield (j, L_j at the top states) for j = 1 .. k_max."""
+        prev = None
+        for j in range(1, k_max + 1):
+            top_j = top.level(j, prev)
+            if j < k_max:
+                prev = self.table_nodes.level(j, prev)
+            yield j, top_j
+
+
+def _locate(grid: np.ndarray, x):
+    """Index i and fraction t with x ~ grid[i] + t (grid[i+1] - grid[i]), clipped to the grid."""
+    if grid.size == 1:
+        return np.zeros(np.shape(x), dtype=np.intp), np.zeros(np.shape(x))
+    i = np.clip(np.searchsorted(grid, x, side="right") - 1, 0, grid.size - 2)
+    t = np.clip((x - grid[i]) / (grid[i + 1] - grid[i]), 0.0, 1.0)
+    return i, t
+
+
+# ---------------------------------------------------------------------------
+# Public API
+
+
+def _sizes(sizes_bytes) -> np.ndarray:
+    return check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
+
+
+def conditional_latency(
+    params: TcpParams,
+    sizes_bytes,
+    k,
+    *,
+    options: SolverOptions | None = None,
+) -> np.ndarray:
+    """Expected latency given exactly k losses, L_k, seconds.
+
+    Parameters
+    ----------
+    params : TcpParams
+        Path, TCP and recovery settings (``dup_lt``, ``tail_retransmit``) and rule.
+    sizes_bytes : array_like
+        File sizes, bytes (> 0).
+    k : int or sequence of int
+        Number(s) of losses (>= 0).
+    options : SolverOptions, optional
+        Time model and quadrature/table resolution.
+
+    Returns
+    -------
+    ndarray
+        Shape ``(n_sizes,)`` for an int ``k``, ``(n_sizes, len(k))`` for a sequence.
+    """
+    opts = options or SolverOptions()
+    sizes = _sizes(sizes_bytes)
+    scalar = np.ndim(k) == 0
+    ks = [check_int("k", kk, low=0) for kk in np.atleast_1d(k)]
+    k_top = max(ks)
+    out = np.empty((sizes.size, len(ks)))
+    by_k = _solve(params, sizes, k_top + 1, opts)
+    for col, kk in enumerate(ks):
+        out[:, col] = by_k[:, kk]
+    return out[:, 0] if scalar else out
+
+
+def expected_latency(
+    params: TcpParams,
+    sizes_bytes,
+    *,
+    law: str = "paper",
+    normalize: bool = True,
+    tail: float = 1e-9,
+    options: SolverOptions | None = None,
+) -> LatencyResult:
+    """Expected latency ``L(y) = sum_k p(k | y) L_k(y)`` (Eq. 1), seconds.
+
+    The sum stops once the probability of further losses is below ``tail`` for every
+    size; K and that mass are reported.
+
+    Parameters
+    ----------
+    params : TcpParams
+        Path, TCP and recovery settings and rule; ``params.p`` sets the loss law.
+    sizes_bytes : array_like
+        File sizes, bytes (> 0).
+    law : {"paper", "exact"}
+        Loss-count law (:func:`latency_model.losses.loss_count_pmf`).
+    normalize : bool
+        Normalise the paper's law to total mass 1 (default).
+    tail : float
+        Truncation: probability mass of more losses left out (default 1e-9).
+    options : SolverOptions, optional
+        Time model and resolution.
+
+    Returns
+    -------
+    LatencyResult
+    """
+    opts = options or SolverOptions()
+    sizes = _sizes(sizes_bytes)
+    check_choice("law", law, LOSS_LAWS)
+    counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
+    cond = _solve(params, sizes, counts.k_max, opts)
+    expected = np.einsum("sk,sk->s", counts.pmf, cond)
+    if law == "paper" and not normalize:
+        pass  # the raw law as printed: its mass is reported, the sum is not rescaled
+    return LatencyResult(
+        sizes_bytes=sizes,
+        expected_latency_s=expected,
+        conditional_latency_s=cond,
+        loss_pmf=counts.pmf,
+        truncated_mass=counts.truncated_mass,
+        raw_mass=counts.raw_mass,
+    )
+
+
+def _solve(params: TcpParams, sizes: np.ndarray, n_levels: int, opts: SolverOptions) -> np.ndarray:
+    """L_0 .. L_{n_levels-1} at (sizes, params.w0, params.w_ss): shape (n_sizes, n_levels)."""
+    out = np.empty((sizes.size, n_levels))
+    w0 = np.full(sizes.shape, params.w0)
+    wss = np.full(sizes.shape, params.w_ss)
+    out[:, 0] = l0(params, sizes, w0, wss, time_model=opts.time_model)
+    if n_levels == 1:
+        return out
+    tables = _Tables(params, opts, r_min=float(sizes.min()), r_max=float(sizes.max()))
+    top = tables.nodes_for(sizes, w0, wss, split_at_kinks=True)
+    for j, values in tables.levels(n_levels - 1, top):
+        out[:, j] = values
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Paper-faithful nested quadrature (slow; the reference for the tables)
+
+
+def conditional_latency_direct(
+    params: TcpParams,
+    size_bytes: float,
+    k: int,
+    *,
+    w0: float | None = None,
+    w_ss: float | None = None,
+    time_model: str = "fluid",
+    epsrel: float = 1e-10,
+) -> float:
+    """L_k by nested adaptive quadrature of the recursion (exponential cost in k).
+
+    The naive evaluation of the paper's recursion: each level integrates the next
+    with ``scipy.integrate.quad`` over the three regions. Use it for k <= 2 (k = 3
+    takes minutes); :func:`conditional_latency` is the fast path.
+
+    Parameters
+    ----------
+    params : TcpParams
+        Model parameters.
+    size_bytes : float
+        File size, bytes (> 0).
+    k : int
+        Number of losses (>= 0).
+    w0, w_ss : float, optional
+        Window state, packets (default from ``params``).
+    time_model : {"fluid", "rounds"}
+        Time model of L_0 and W_f.
+    epsrel : float
+        Relative tolerance of each quadrature.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    size = check_real("size_bytes", size_bytes, low=0.0, low_open=True)
+    k = check_int("k", k, low=0)
+    check_choice("time_model", time_model, TIME_MODELS)
+    w0 = params.w0 if w0 is None else check_real("w0", w0, low=0.0, low_open=True)
+    w_ss = params.w_ss if w_ss is None else check_real("w_ss", w_ss, low=0.0, low_open=True)
+    return _direct(params, k, size, w0, w_ss, time_model, epsrel)
+
+
+def _direct(params, k, r, w0, wss, tm, epsrel):
+    if k == 0:
+        return float(l0(params, r, w0, wss, time_model=tm))
+    a, tail = (float(v) for v in _region_bounds(params, np.asarray(r), np.asarray(w0), np.asarray(wss), tm))
+    total = 0.0
+    for region, (lo, hi) in enumerate(((0.0, a), (a, tail), (tail, r)), start=1):
+        if hi <= lo:
+            continue
+
+        def integrand(y, region=region):
+            wf = float(w_f(params, y, w0, wss, time_model=tm))
+            cost, family, r_next, p_next = _after_loss(params, region, np.asarray(r), np.asarray(y), np.asarray(wf))
+            nw0, nwss = _family_windows(family, np.asarray(p_next))
+            nxt = _direct(params, k - 1, float(r_next), float(nw0), float(nwss), tm, max(epsrel, 1e-8))
+            dens = k / r * (1.0 - y / r) ** (k - 1)
+            return (float(l0(params, y, w0, wss, time_model=tm)) + cost + nxt) * dens
+
+        val, _ = integrate.quad(integrand, lo, hi, epsabs=0.0, epsrel=epsrel, limit=200)
+        total += val
+    return total

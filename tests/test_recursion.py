@@ -1,0 +1,214 @@
+"""The recursive latency model: L_k, expected latency, variants, and the paper's claims.
+
+The reference for L_1 is an mpmath evaluator written here, independently of the production
+code: its own closed forms of the fluid law, its own regions, 20-digit quadrature on fine pieces."""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from latency_model import TcpParams, apply_variant
+from latency_model.recursion import (
+    SolverOptions,
+    conditional_latency,
+    conditional_latency_direct,
+    expected_latency,
+)
+
+
+class MpFluid:
+    """The continuous fluid law (slow start factor 1 + 1/b per RTT, +1/b per RTT, cap M) in mpmath."""
+
+    def __init__(self, P, w0, wss):
+        self.P, self.w0 = P, mp.mpf(w0)
+        self.g, self.s = mp.log(1 + mp.mpf(1) / P.b), mp.mpf(1) / P.b
+        self.mss, self.rtt, self.m = mp.mpf(P.mss_bytes), mp.mpf(P.rtt_s), mp.mpf(P.rwnd)
+        self.c0 = max(min(mp.mpf(wss), self.m), self.w0)
+        self.y1 = self.mss * (self.c0 - self.w0) / self.g
+        self.y2 = self.y1 + self.mss * (self.m**2 - self.c0**2) / (2 * self.s)
+
+    def window(self, y):
+        if y <= self.y1:
+            return self.w0 + self.g * y / self.mss
+        if y <= self.y2:
+            return mp.sqrt(self.c0**2 + 2 * self.s * (y - self.y1) / self.mss)
+        return self.m
+
+    def time(self, y):
+        w = self.window(y)
+        if y <= self.y1:
+            return self.rtt * mp.log(w / self.w0) / self.g
+        t1 = self.rtt * mp.log(self.c0 / self.w0) / self.g
+        if y <= self.y2:
+            return t1 + self.rtt * (w - self.c0) / self.s
+        return t1 + self.rtt * (self.m - self.c0) / self.s + self.rtt * (y - self.y2) / (self.m * self.mss)
+
+    def bytes_to(self, target):
+        if target <= self.w0:
+            return mp.mpf(0)
+        if target > self.m:
+            return mp.inf
+        if target <= self.c0:
+            return self.mss * (target - self.w0) / self.g
+        return self.y1 + self.mss * (target**2 - self.c0**2) / (2 * self.s)
+
+
+def mp_l1(P, ybar):
+    """L_1 at 20 digits: one loss, uniform over [0, ybar]."""
+    mp.mp.dps = 20
+    ybar = mp.mpf(ybar)
+    F = MpFluid(P, P.w0, P.w_ss)
+    mss, rto = mp.mpf(P.mss_bytes), mp.mpf(P.rto)
+    thr = 1 + (P.dup_lt if P.dup_lt is not None else P.dup_t)
+    tail = max(0, ybar - (1 if P.tail_retransmit else P.dup_t) * mss)
+    a = max(0, min(F.bytes_to(thr), tail))
+
+    def timeout(y, remaining):
+        s = max(F.window(y) / 2, 2)
+        return F.time(y) + rto + MpFluid(P, 1, s).time(remaining)
+
+    def fast(y):
+        c = max(F.window(y) / 2 - 1, 1)
+        return F.time(y) + MpFluid(P, c, c).time(ybar - y)
+
+    def pieces(lo, hi, n=48):
+        # Tanh-sinh loses digits at interior kinks (e.g. where the post-loss transfer reaches
+        # the receiver window): integrate on many sub-intervals so the kink sits in a small one.
+        return [lo + (hi - lo) * i / n for i in range(n + 1)]
+
+    total = mp.mpf(0)
+    if a > 0:
+        total += mp.quad(lambda y: timeout(y, min(ybar - y + mss, ybar)), sorted(set(pieces(0, a) + ([mss] if mss < a else []))))
+    if tail > a:
+        total += mp.quad(fast, pieces(a, tail))
+    total += mp.quad(lambda y: timeout(y, min(mss, ybar)), pieces(tail, ybar, 4))
+    return total / ybar
+
+
+@pytest.mark.parametrize("variant", ["newreno", "lt", "proposal"])
+@pytest.mark.parametrize("packets", [1, 3, 5, 8, 20, 45])
+def test_l1_matches_mpmath(variant, packets):
+    P = apply_variant(TcpParams(), variant)
+    got = conditional_latency(P, [packets * 500.0], 1)[0]
+    assert got == pytest.approx(float(mp_l1(P, packets * 500)), rel=1e-6)
+
+
+@pytest.mark.slow  # ~5 min: 20-digit mpmath on fine pieces per example
+@settings(max_examples=10)
+@given(
+    w0=st.floats(1.0, 4.0),
+    b=st.integers(1, 2),
+    packets=st.floats(0.5, 60.0),
+    variant=st.sampled_from(["newreno", "lt", "proposal"]),
+    rtt=st.floats(0.02, 0.5),
+    mss=st.integers(200, 1500),
+)
+def test_l1_matches_mpmath_over_parameters(w0, b, packets, variant, rtt, mss):
+    P = apply_variant(TcpParams(w0=w0, b=b, rtt_s=rtt, mss_bytes=mss), variant)
+    size = packets * mss
+    assert conditional_latency(P, [size], 1)[0] == pytest.approx(float(mp_l1(P, size)), rel=1e-6)
+
+
+@pytest.mark.slow
+def test_l2_tables_agree_with_nested_quadrature():
+    # Nested adaptive quadrature (paper-faithful, slow) vs the tabulated recursion.
+    # Measured agreement with the default grids: 2e-5 at 8 packets, 2e-4 at 40 packets
+    # (bilinear interpolation of L_1 in the window); tolerance 3e-4.
+    P = TcpParams()
+    for size in (4000.0,):
+        direct = conditional_latency_direct(P, size, 2, epsrel=1e-8)
+        assert conditional_latency(P, [size], 2)[0] == pytest.approx(direct, rel=3e-4)
+
+
+@pytest.mark.slow
+def test_l2_tables_agree_with_nested_quadrature_more_sizes():
+    P = TcpParams()
+    for size in (1500.0, 20000.0):
+        direct = conditional_latency_direct(P, size, 2, epsrel=1e-8)
+        assert conditional_latency(P, [size], 2)[0] == pytest.approx(direct, rel=3e-4)
+
+
+def test_l0_is_the_fluid_time():
+    P = TcpParams()
+    # 4 packets from W0 = 2, b = 1: w = 2 + ln2 * 4 -> t = RTT log2(w / 2).
+    w = 2 + math.log(2) * 4
+    assert conditional_latency(P, [2000.0], 0)[0] == pytest.approx(0.1 * math.log2(w / 2), rel=1e-12)
+
+
+def test_single_packet_loss_costs_one_rto():
+    # One packet, one loss: always the tail region: L_0(y) + RTO + L_0(MSS from W0 = 1).
+    P = TcpParams()
+    expected = float(mp_l1(P, 500))
+    assert conditional_latency(P, [500.0], 1)[0] == pytest.approx(expected, rel=1e-9)
+    assert 1.0 < expected < 1.2
+
+
+def test_expected_latency_reports_truncation():
+    res = expected_latency(TcpParams(), [4000.0, 50_000.0])
+    assert np.all(res.truncated_mass < 1e-9)
+    assert res.k_max == res.conditional_latency_s.shape[1]
+    manual = (res.loss_pmf * res.conditional_latency_s).sum(axis=1)
+    np.testing.assert_allclose(res.expected_latency_s, manual)
+    assert res.raw_mass[0] == pytest.approx(1.005, abs=5e-4)
+
+
+def test_zero_loss_gives_l0():
+    P = TcpParams(p=0.0)
+    res = expected_latency(P, [4000.0])
+    assert res.expected_latency_s[0] == pytest.approx(conditional_latency(P, [4000.0], 0)[0])
+
+
+def test_figure10_direction_lt_and_proposal_reduce_latency_given_one_loss():
+    # The paper: about 10% (LT) and 40% (proposal) at 4 KB. The model gives 17.9% and 59.6%
+    # (validation/DEVIATIONS.md); here only the ordering is pinned, from mpmath values.
+    base = TcpParams()
+    nr, lt, prop = (float(mp_l1(apply_variant(base, v), 4000)) for v in ("newreno", "lt", "proposal"))
+    assert prop < lt < nr
+    got = [conditional_latency(apply_variant(base, v), [4000.0], 1)[0] for v in ("newreno", "lt", "proposal")]
+    np.testing.assert_allclose(got, [nr, lt, prop], rtol=1e-6)
+
+
+def test_l1_peaks_at_filesize_min():
+    # Section 3: the maximum of L_1 over the file size is at FileSize_min (b = 1 no LT: fluid
+    # y_to = 2 / ln 2 = 2.885 packets, so FileSize_min = 5.885 packets; the peak is the first
+    # whole size above it).
+    sizes = np.arange(1, 31) * 500.0
+    l1 = conditional_latency(TcpParams(), sizes, 1)
+    assert sizes[np.argmax(l1)] / 500 == math.ceil(2 / math.log(2) + 3)
+
+
+@settings(max_examples=25)
+@given(
+    w0=st.floats(0.5, 6.0),
+    b=st.integers(1, 3),
+    packets=st.floats(0.2, 120.0),
+    variant=st.sampled_from(["newreno", "lt", "proposal", "er"]),
+    rwnd=st.floats(6.0, 64.0),
+    model=st.sampled_from(["fluid", "rounds"]),
+)
+def test_results_finite_non_negative_and_at_least_l0(w0, b, packets, variant, rwnd, model):
+    P = apply_variant(TcpParams(w0=min(w0, rwnd), b=b, rwnd=rwnd, w_ss=rwnd), variant)
+    L = conditional_latency(P, [packets * 500.0], [0, 1, 2, 3], options=SolverOptions(time_model=model))[0]
+    assert np.all(np.isfinite(L)) and np.all(L >= 0)
+    assert np.all(L[1:] >= L[0] * (1 - 1e-9))
+
+
+@settings(max_examples=15)
+@given(p1=st.floats(0.0, 0.3), p2=st.floats(0.0, 0.3), packets=st.integers(1, 60))
+def test_expected_latency_non_decreasing_in_p(p1, p2, packets):
+    lo, hi = sorted((p1, p2))
+    L = [expected_latency(TcpParams(p=p), [packets * 500.0]).expected_latency_s[0] for p in (lo, hi)]
+    assert L[0] <= L[1] * (1 + 1e-9)
+
+
+def test_conditional_latency_validates_inputs():
+    with pytest.raises(ValueError, match="^k must"):
+        conditional_latency(TcpParams(), [1000.0], -1)
+    with pytest.raises(ValueError, match="^sizes_bytes"):
+        conditional_latency(TcpParams(), [0.0], 1)
+    with pytest.raises(ValueError, match="^time_model"):
+        SolverOptions(time_model="exact")
