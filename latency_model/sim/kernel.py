@@ -33,8 +33,8 @@ __all__ = ["run_batch", "compiled_run_batch", "numba_available", "N_OUT",
 # Integer state slots.
 (UNA, NXT, MAX, RECOVER, INREC, PARTIAL, DUP, LTC, LTB, BACKOFF, RETX, TOUT, MAXBO,
  FRX, UI, SEQ, RTO_ON, RTO_SEQ, DL_ON, DL_SEQ, RNXT, NBUF, PEND, LOSTD, LOSTA,
- DQH, DQN, AQH, AQN, DONE, FAIL) = range(31)
-N_IS = 31
+ DQH, DQN, AQH, AQN, DONE, FAIL, FIRSTL) = range(32)
+N_IS = 32
 # Float state slots.
 CWND, SSTH, BACKED, RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, DELIV, COMPL = range(11)
 N_FS = 11
@@ -47,7 +47,7 @@ N_PF = 12
 
 OUT_FIELDS = ("completion_s", "delivered_s", "lost_packets", "lost_acks",
               "data_packets_sent", "retransmissions", "timeouts", "max_backoff",
-              "fast_retransmits")
+              "fast_retransmits", "first_transmissions_lost")
 N_OUT = len(OUT_FIELDS)
 
 FAIL_UNIFORMS = 1
@@ -92,6 +92,8 @@ def _transmit(seg, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
         I[UI] += 1
     if lost:
         I[LOSTD] += 1
+        if txc[seg] == 1:
+            I[FIRSTL] += 1
     else:
         cap = dq_t.shape[0]
         if I[DQN] == cap:
@@ -451,6 +453,7 @@ def run_batch(U, PI, PF, out, status):
         out[r, 6] = I[TOUT]
         out[r, 7] = I[MAXBO]
         out[r, 8] = I[FRX]
+        out[r, 9] = I[FIRSTL]
 
 
 _compiled = None

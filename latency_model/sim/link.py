@@ -23,46 +23,43 @@ __all__ = [
     "RandomLoss",
     "ScriptedLoss",
     "Link",
-    "first_block_size",
-    "next_block_size",
+    "block_size",
 ]
 
 
-def first_block_size(n_segments: int) -> int:
-    """Uniforms drawn when a run starts: enough for most transfers of ``n_segments``."""
-    return 2 * n_segments + 16
-
-
-def next_block_size(n_segments: int) -> int:
-    """Uniforms drawn each time a run exhausts its buffer."""
-    return 2 * n_segments + 16
+def block_size(n_segments: int, p: float, p_ack: float) -> int:
+    """Uniforms drawn per block: about twice the expected draws of a transfer of
+    ``n_segments`` (one per transmission, ~n/(1-p), and as many for ACKs if ACKs
+    can be lost), so that a second block is rarely needed."""
+    per_packet = 2.0 / (1.0 - p) * (2.0 if p_ack > 0.0 else 1.0)
+    return int(per_packet * n_segments) + 16
 
 
 class UniformStream:
-    """Uniform [0, 1) variates drawn lazily, block by block, from a Generator.
+    """Uniform [0, 1) variates drawn lazily, in blocks of fixed size, from a Generator.
 
     Parameters
     ----------
     rng : numpy.random.Generator
         Source of randomness of one run.
-    n_segments : int
-        Transfer length in segments; sets the block sizes.
+    block : int
+        Variates per block (>= 1); see :func:`block_size`.
     """
 
-    __slots__ = ("rng", "_buf", "_i", "_n")
+    __slots__ = ("rng", "_buf", "_i", "_block")
 
-    def __init__(self, rng: np.random.Generator, n_segments: int) -> None:
+    def __init__(self, rng: np.random.Generator, block: int) -> None:
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got {rng!r}")
         self.rng = rng
-        self._n = n_segments
-        self._buf = rng.random(first_block_size(n_segments))
+        self._block = check_int("block", block, low=1)
+        self._buf = rng.random(self._block)
         self._i = 0
 
     def next(self) -> float:
         """The next uniform of the run."""
         if self._i == self._buf.shape[0]:
-            self._buf = np.concatenate([self._buf, self.rng.random(next_block_size(self._n))])
+            self._buf = np.concatenate([self._buf, self.rng.random(self._block)])
         u = self._buf[self._i]
         self._i += 1
         return float(u)

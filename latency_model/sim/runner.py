@@ -4,7 +4,7 @@ Two interchangeable paths give bit-identical measures for the same children:
 the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
 and, for :class:`~latency_model.growth.StandardRule`, the array kernel
 (:mod:`~latency_model.sim.kernel`) compiled with numba when the ``fast`` extra is
-installed. Runs the kernel cannot finish (rare: more uniforms than its first block)
+installed. Runs the kernel cannot finish (rare: more uniforms than one block)
 are redone on the reference path from the same child.
 """
 
@@ -16,7 +16,7 @@ from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
 from .config import SimConfig
-from .link import first_block_size
+from .link import block_size
 from .transfer import run_transfer, segments_of
 
 __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "OUT_FIELDS"]
@@ -139,7 +139,7 @@ def run_many(
         return out
     PI, PF = pack_params(params, size_bytes, config)
     n = int(PI[K.P_N])
-    k0 = first_block_size(n)
+    k0 = block_size(n, params.p, config.p_ack)
     for lo in range(0, len(children), batch_size):
         chunk = children[lo:lo + batch_size]
         U = np.empty((len(chunk), k0), dtype=float)

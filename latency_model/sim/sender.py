@@ -100,6 +100,7 @@ class Sender:
         self.timeouts = 0
         self.max_backoff = 0
         self.fast_retransmits = 0
+        self.first_lost = 0
         self.completion_s: float | None = None
         self.trace = None
 
@@ -135,7 +136,8 @@ class Sender:
         else:
             self._note("send", now, seg)
         self.sent_at[seg] = now
-        self.link.send_data(seg, self._seg_len(seg), now)
+        if not self.link.send_data(seg, self._seg_len(seg), now) and self.tx_count[seg] == 1:
+            self.first_lost += 1
         if not self.timer.armed:  # RFC 6298 (5.1)
             self.timer.arm(now + self.rto)
 

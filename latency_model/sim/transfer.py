@@ -15,7 +15,7 @@ from ..checks import check_int
 from ..params import TcpParams
 from .config import SimConfig
 from .engine import EventQueue
-from .link import Link, RandomLoss, ScriptedLoss, UniformStream
+from .link import Link, RandomLoss, ScriptedLoss, UniformStream, block_size
 from .receiver import Receiver
 from .sender import Sender
 
@@ -51,6 +51,9 @@ class TransferResult:
         Largest number of consecutive expiries without a new ACK.
     fast_retransmits : int
         Entries into fast retransmit (dup_t, ER or tail-retransmit trigger).
+    first_transmissions_lost : int
+        Segments whose first transmission was lost (Binomial(n_segments, p) under
+        random loss).
     """
 
     size_bytes: int
@@ -64,6 +67,7 @@ class TransferResult:
     timeouts: int
     max_backoff: int
     fast_retransmits: int
+    first_transmissions_lost: int
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -167,7 +171,8 @@ def run_transfer(
         if params.p == 0.0 and config.p_ack == 0.0:
             loss = ScriptedLoss((), n)  # lossless path: draw nothing
         else:
-            loss = RandomLoss(params.p, config.p_ack, UniformStream(rng, n))
+            loss = RandomLoss(params.p, config.p_ack,
+                              UniformStream(rng, block_size(n, params.p, config.p_ack)))
     delay = config.one_way_delay(params.rtt_s)
     link = Link(q, config, delay, loss)
     rcv = Receiver(q, link, n, params.b, config.delack_timeout_s)
@@ -211,5 +216,6 @@ def run_transfer(
         timeouts=snd.timeouts,
         max_backoff=snd.max_backoff,
         fast_retransmits=snd.fast_retransmits,
+        first_transmissions_lost=snd.first_lost,
     )
     return (result, rows) if trace else result
