@@ -1,0 +1,327 @@
+"""Command-line interface: ``latency-model <command> ...``.
+
+Every command validates its input up front. Any bad value is reported on one line,
+``latency-model: error: <what>``, with exit status 2; never a traceback.
+
+Shared TCP flags live in :func:`add_tcp_flags` and are turned into a validated
+:class:`~latency_model.params.TcpParams` by :func:`params_from_args`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .export import write_csv
+from .growth import make_rule
+from .params import IW_PRESETS, VARIANTS, TcpParams, apply_variant, initial_window_bytes
+from .fluid import TIME_MODELS
+from .thresholds import filesize_min, table_rows, y_to
+
+PROG = "latency-model"
+
+# TcpParams field -> CLI flag, so that errors name what the user typed.
+FIELD_FLAGS = {
+    "mss_bytes": "--mss",
+    "rtt_s": "--rtt",
+    "p": "--p",
+    "w0": "--w0",
+    "w_ss": "--wss",
+    "rwnd": "--rwnd",
+    "b": "--b",
+    "dup_t": "--dup-t",
+    "dup_lt": "--dup-lt",
+    "rto_s": "--rto",
+    "variant": "--variant",
+    "rule": "--rule",
+}
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would print usage and exit; we want one line
+        raise CliError(message)
+
+
+# ---------------------------------------------------------------------------
+# Shared flags
+
+
+def number(text: str):
+    """argparse type: an int when the text is one (so errors echo ``0``, not ``0.0``), else a float."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
+    """Add the TCP/path parameter flags shared by the model and simulator commands."""
+    d = TcpParams()
+    g = parser.add_argument_group("TCP parameters (paper defaults)")
+    g.add_argument("--mss", type=number, default=d.mss_bytes, help="segment size MSS, bytes (%(default)s)")
+    g.add_argument("--rtt", type=number, default=d.rtt_s, help="round-trip time, seconds (%(default)s)")
+    g.add_argument("--p", type=number, default=d.p, help="packet loss probability in [0, 1) (%(default)s)")
+    g.add_argument("--w0", type=number, default=None, help=f"initial window W0, packets ({d.w0:g})")
+    g.add_argument("--iw", choices=sorted(IW_PRESETS), help="initial window preset (overrides --w0)")
+    g.add_argument("--wss", type=number, default=d.w_ss, help="initial slow-start threshold, packets (%(default)s)")
+    g.add_argument("--rwnd", type=number, default=d.rwnd, help="receiver window M, packets (%(default)s)")
+    g.add_argument("--b", type=number, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
+    g.add_argument("--dup-t", type=number, default=d.dup_t, help="fast-retransmit threshold (%(default)s)")
+    g.add_argument(
+        "--variant",
+        default="newreno",
+        help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)",
+    )
+    g.add_argument("--dup-lt", type=number, default=None, help="Limited Transmit threshold (overrides --variant's)")
+    g.add_argument("--rto", type=number, default=None, help="fixed RTO, seconds (default max(1 s, 4 RTT))")
+    g.add_argument("--rule", default="standard", help="window-growth rule (see `latency-model rules`)")
+    g.add_argument(
+        "--rule-param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="parameter of the growth rule (repeatable)",
+    )
+
+
+def _parse_rule_params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CliError(f"--rule-param must be KEY=VALUE, got {item!r}")
+        out[key.strip()] = _number_or_text(value.strip())
+    return out
+
+
+def _number_or_text(text: str):
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def _flag_message(message: str) -> str:
+    """Rewrite a TcpParams error so it names the CLI flag (``b must`` -> ``--b must``)."""
+    for field, flag in FIELD_FLAGS.items():
+        if message.startswith(field + " "):
+            return flag + message[len(field):]
+    return message
+
+
+def params_from_args(args: argparse.Namespace, size_bytes: float | None = None) -> TcpParams:
+    """Validated TcpParams from the shared flags (variant applied; size needed for size-based).
+
+    Raises
+    ------
+    CliError
+        With a one-line message naming the flag.
+    """
+    try:
+        rule = make_rule(args.rule, **_parse_rule_params(args.rule_param))
+        mss = args.mss
+        w0 = args.w0
+        if args.iw is not None:
+            mss_int = TcpParams(mss_bytes=mss).mss_bytes  # validates --mss first
+            w0 = initial_window_bytes(args.iw, mss_int) / mss_int
+        base = TcpParams(
+            mss_bytes=mss,
+            rtt_s=args.rtt,
+            p=args.p,
+            w0=TcpParams.w0 if w0 is None else w0,
+            w_ss=args.wss,
+            rwnd=args.rwnd,
+            b=args.b,
+            dup_t=args.dup_t,
+            rto_s=args.rto,
+            rule=rule,
+        )
+        if args.variant == "size-based" and size_bytes is None:
+            size_bytes = base.mss_bytes  # any size: the caller re-applies per size
+        params = apply_variant(base, args.variant, size_bytes)
+        if args.dup_lt is not None:
+            params = params.replace(dup_lt=args.dup_lt)
+        return params
+    except ValueError as exc:
+        raise CliError(_flag_message(str(exc))) from None
+
+
+# ---------------------------------------------------------------------------
+# Commands
+
+
+def _tables_text(rows: list[dict]) -> str:
+    lines = []
+    for b, number in ((1, 1), (2, 2)):
+        sub = {(r["phase"], r["lt"]): r for r in rows if r["b"] == b}
+        cols = [
+            ("slow_start", False, "SS no LT"),
+            ("slow_start", True, "SS LT"),
+            ("congestion_avoidance", False, "CA no LT"),
+            ("congestion_avoidance", True, "CA LT"),
+        ]
+        lines.append(f"Table {number} (b = {b}): y_to in packets, model / paper [plain rule]")
+        lines.append("W0   " + "".join(f"{title:>16}" for _, _, title in cols))
+        for i, w0 in enumerate(rows[0]["w0"]):
+            cells = []
+            for phase, lt, _ in cols:
+                r = sub[(phase, lt)]
+                m, pp, pl = r["model"][i], r["paper"][i], r["plain"][i]
+                mark = "*" if m != pp else " "
+                cell = f"{m} / {pp}{mark}" + (f" [{pl}]" if pl != m else "    ")
+                if "simulated" in r:
+                    cell += f" sim {r['simulated'][i]}"
+                cells.append(f"{cell:>16}")
+            lines.append(f"{w0:<5}" + "".join(cells))
+        lines.append("")
+    diff = sum(m != p for r in rows for m, p in zip(r["model"], r["paper"]))
+    plain = sum(m != p for r in rows for m, p in zip(r["plain"], r["paper"]))
+    lines.append(f"model cells differing from the paper: {diff} of {4 * len(rows)} (marked *)")
+    lines.append(
+        f"plain per-ACK rule differs from the paper in {plain} cells (shown in []): the "
+        "congestion-avoidance cells with W0 at the threshold; see tables/README.md"
+    )
+    return "\n".join(lines)
+
+
+TABLE_COLUMNS = ["b", "phase", "lt", "w0", "paper", "model", "plain"]
+
+
+def write_tables(rows: list[dict], out_dir) -> list[Path]:
+    """Write ``table1.csv`` (b = 1) and ``table2.csv`` (b = 2), one row per cell."""
+    paths = []
+    for b in (1, 2):
+        flat = []
+        for r in rows:
+            if r["b"] != b:
+                continue
+            for i, w0 in enumerate(r["w0"]):
+                cell = {"b": b, "phase": r["phase"], "lt": r["lt"], "w0": w0}
+                for key in ("paper", "model", "plain", "simulated"):
+                    if key in r:
+                        cell[key] = r[key][i]
+                flat.append(cell)
+        cols = TABLE_COLUMNS + (["simulated"] if any("simulated" in r for r in rows) else [])
+        paths.append(write_csv(Path(out_dir) / f"table{b}.csv", flat, cols))
+    return paths
+
+
+def cmd_tables(args) -> int:
+    rows = table_rows()
+    if args.out is not None:
+        write_tables(rows, args.out)
+    if args.json:
+        print(json.dumps({"tables": rows}))
+    else:
+        print(_tables_text(rows))
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    out = Path(args.out)
+    rows = table_rows()
+    paths = write_tables(rows, out / "tables")
+    print(_tables_text(rows))
+    print()
+    for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_thresholds(args) -> int:
+    params = params_from_args(args)
+    out = {"params": params.to_dict(), "thresholds": []}
+    for model in TIME_MODELS:
+        yto = float(y_to(params, time_model=model))
+        fmin = float(filesize_min(params, time_model=model))
+        mss = params.mss_bytes
+        out["thresholds"].append(
+            {
+                "time_model": model,
+                "timeout_threshold_packets": params.timeout_threshold,
+                "y_to_bytes": _json_number(yto),
+                "y_to_packets": _json_number(yto / mss),
+                "filesize_min_bytes": _json_number(fmin),
+                "filesize_min_packets": _json_number(fmin / mss),
+            }
+        )
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"timeout threshold: {params.timeout_threshold} packets (1 + dup)")
+    print(f"{'time model':<12}{'y_to (B)':>12}{'y_to (pkt)':>12}{'FileSize_min (B)':>18}{'(pkt)':>8}")
+    for row in out["thresholds"]:
+        cells = [row[k] for k in ("y_to_bytes", "y_to_packets", "filesize_min_bytes", "filesize_min_packets")]
+        text = ["inf" if c is None else f"{c:.4g}" for c in cells]
+        print(f"{row['time_model']:<12}{text[0]:>12}{text[1]:>12}{text[2]:>18}{text[3]:>8}")
+    return 0
+
+
+def _json_number(x: float):
+    """JSON has no infinity: an unreachable threshold is written as null."""
+    return x if math.isfinite(x) else None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``latency-model`` argument parser with all subcommands."""
+    parser = _Parser(prog=PROG, description="Latency of short TCP transfers: fluid model and packet simulator.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("tables", help="the paper's Tables 1-2 (y_to), computed beside the printed values")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", default=None, metavar="DIR", help="also write DIR/table1.csv and DIR/table2.csv")
+    p.set_defaults(func=cmd_tables)
+
+    p = sub.add_parser("thresholds", help="y_to and FileSize_min for one parameter set, both time models")
+    add_tcp_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_thresholds)
+
+    p = sub.add_parser("reproduce", help="regenerate the paper's tables (and, later, figures)")
+    p.add_argument("--out", default=".", metavar="DIR", help="output root: DIR/tables, DIR/figures (%(default)s)")
+    p.add_argument("--quick", action="store_true", help="small budget (used by CI)")
+    p.set_defaults(func=cmd_reproduce)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``latency-model`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"{PROG}: error: {_flag_message(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `latency-model tables --json | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The command-line contract: output formats, files, and one-line errors with exit status 2."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from latency_model.cli import main
+from latency_model.thresholds import PAPER_TABLES
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_tables_json_contract(capsys):
+    code, out, err = run(capsys, "tables", "--json")
+    assert code == 0 and err == ""
+    rows = json.loads(out)["tables"]
+    assert len(rows) == 8
+    for row in rows:
+        assert set(row) >= {"b", "phase", "lt", "w0", "model", "paper"}
+        assert row["b"] in (1, 2) and row["phase"] in ("slow_start", "congestion_avoidance")
+        assert row["w0"] == [1, 2, 3, 4]
+        assert row["paper"] == list(PAPER_TABLES[(row["b"], row["phase"], row["lt"])])
+        assert all(isinstance(v, int) for v in row["model"])
+    assert sum(m == p for r in rows for m, p in zip(r["model"], r["paper"])) == 32
+
+
+def test_tables_text_marks_differences(capsys):
+    code, out, _ = run(capsys, "tables")
+    assert code == 0
+    assert "Table 1 (b = 1)" in out and "Table 2 (b = 2)" in out
+    assert "model cells differing from the paper: 0 of 32" in out
+    assert out.count("[0]") == 4  # the plain rule's four congestion-avoidance cells
+
+
+def test_tables_out_writes_csv(tmp_path, capsys):
+    code, _, _ = run(capsys, "tables", "--out", str(tmp_path))
+    assert code == 0
+    with open(tmp_path / "table2.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 16
+    ca = [r for r in rows if r["phase"] == "congestion_avoidance" and r["lt"] == "False"]
+    assert [int(r["paper"]) for r in ca] == [11, 10, 6, 1]
+    assert [int(r["model"]) for r in ca] == [11, 10, 6, 1]
+    assert not list(tmp_path.glob(".*.tmp"))  # atomic write leaves no temp file
+
+
+def test_reproduce_writes_tables(tmp_path, capsys):
+    code, out, _ = run(capsys, "reproduce", "--out", str(tmp_path))
+    assert code == 0
+    assert (tmp_path / "tables" / "table1.csv").exists()
+    assert (tmp_path / "tables" / "table2.csv").exists()
+
+
+def test_thresholds_json(capsys):
+    code, out, _ = run(capsys, "thresholds", "--w0", "2", "--b", "1", "--json")
+    assert code == 0
+    rows = {r["time_model"]: r for r in json.loads(out)["thresholds"]}
+    assert rows["rounds"]["y_to_packets"] == 2
+    assert rows["rounds"]["filesize_min_packets"] == 5  # Table 1, W0 = 2: y_to 2 + dup_t 3
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["thresholds", "--b", "0"], "latency-model: error: --b must be an integer >= 1, got 0"),
+        (["thresholds", "--p", "1"], "latency-model: error: --p must be in [0, 1), got 1"),
+        (["thresholds", "--mss", "0"], "latency-model: error: --mss must be an integer >= 1, got 0"),
+        (["thresholds", "--w0", "40"], "latency-model: error: --w0 must be <= rwnd (30 packets), got 40"),
+        (["thresholds", "--rtt", "nan"], "latency-model: error: --rtt must be a finite number > 0, got nan"),
+        (["thresholds", "--variant", "reno"], "latency-model: error: --variant must be one of"),
+        (["thresholds", "--rule", "cubic"], "latency-model: error: --rule must be one of"),
+        (["thresholds", "--rule-param", "x"], "latency-model: error: --rule-param must be KEY=VALUE"),
+        (["thresholds", "--b", "x"], "latency-model: error: argument --b: not a number: 'x'"),
+        (["tables", "--nope"], "latency-model: error: unrecognized arguments: --nope"),
+        (["frobnicate"], "latency-model: error: argument COMMAND: invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.startswith(message), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_console_script_never_prints_a_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "latency_model.cli", "thresholds", "--p", "-0.5"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "latency-model: error: --p must be in [0, 1), got -0.5"
