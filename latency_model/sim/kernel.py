@@ -25,6 +25,8 @@ space than allocated.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 __all__ = ["run_batch", "compiled_run_batch", "numba_available", "N_OUT",
@@ -461,7 +463,13 @@ _numba_checked = False
 
 
 def numba_available() -> bool:
-    """True if numba can be imported (the ``fast`` extra is installed)."""
+    """True if numba can be imported (the ``fast`` extra is installed).
+
+    Setting the environment variable ``LATENCY_MODEL_NO_NUMBA=1`` forces the
+    pure-Python path (used to test the default install).
+    """
+    if os.environ.get("LATENCY_MODEL_NO_NUMBA"):
+        return False
     try:
         import numba  # noqa: F401
     except Exception:  # pragma: no cover - depends on the environment
