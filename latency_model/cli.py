@@ -227,7 +227,8 @@ def _tables_text(rows: list[dict]) -> str:
             ("congestion_avoidance", True, "CA LT"),
         ]
         lines.append(f"Table {number} (b = {b}): y_to in packets, model / paper [plain rule]")
-        lines.append("W0   " + "".join(f"{title:>16}" for _, _, title in cols))
+        width = 24 if any("simulated" in r for r in rows) else 16
+        lines.append("W0   " + "".join(f"{title:>{width}}" for _, _, title in cols))
         for i, w0 in enumerate(rows[0]["w0"]):
             cells = []
             for phase, lt, _ in cols:
@@ -237,7 +238,7 @@ def _tables_text(rows: list[dict]) -> str:
                 cell = f"{m} / {pp}{mark}" + (f" [{pl}]" if pl != m else "    ")
                 if "simulated" in r:
                     cell += f" sim {r['simulated'][i]}"
-                cells.append(f"{cell:>16}")
+                cells.append(f"{cell:>{width}}")
             lines.append(f"{w0:<5}" + "".join(cells))
         lines.append("")
     diff = sum(m != p for r in rows for m, p in zip(r["model"], r["paper"]))
@@ -274,6 +275,10 @@ def write_tables(rows: list[dict], out_dir) -> list[Path]:
 
 def cmd_tables(args) -> int:
     rows = table_rows()
+    if args.sim_lt_mode != "none":
+        from .cli_sim import add_simulated_y_to  # the simulator, beside the model
+
+        add_simulated_y_to(rows, lt_mode=args.sim_lt_mode)
     if args.out is not None:
         write_tables(rows, args.out)
     if args.json:
@@ -389,6 +394,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tables", help="the paper's Tables 1-2 (y_to), computed beside the printed values")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default=None, metavar="DIR", help="also write DIR/table1.csv and DIR/table2.csv")
+    p.add_argument(
+        "--sim-lt-mode",
+        choices=["rfc3042", "paper", "none"],
+        default="rfc3042",
+        help="Limited Transmit reading for the simulated column; none skips the simulator (%(default)s)",
+    )
     p.set_defaults(func=cmd_tables)
 
     p = sub.add_parser("thresholds", help="y_to and FileSize_min for one parameter set, both time models")
@@ -408,6 +419,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=".", metavar="DIR", help="output root: DIR/tables, DIR/figures (%(default)s)")
     p.add_argument("--quick", action="store_true", help="small budget (used by CI)")
     p.set_defaults(func=cmd_reproduce)
+
+    from .cli_sim import add_sim_commands  # simulate, single-loss, trace
+
+    add_sim_commands(sub)
     return parser
 
 

@@ -1,0 +1,113 @@
+"""Path and protocol settings of the simulator that are not part of :class:`TcpParams`.
+
+``TcpParams`` carries what the fluid model also sees (MSS, RTT, p, W0, W_SS, M, b,
+dup_t, dup_lt, the recovery flags, the rule). :class:`SimConfig` adds what only a
+packet-level simulation needs: the link rate and header overhead, the one-way
+delay, the delayed-ACK timer, the RFC 6298 timer constants and ACK loss.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..checks import check_choice, check_real
+
+__all__ = ["SimConfig", "RTO_RULES", "LT_MODES"]
+
+RTO_RULES = ("rfc6298", "paper")
+"""``"rfc6298"``: SRTT/RTTVAR estimator with back-off (RFC 6298); ``"paper"``: the
+fixed ``TcpParams.rto`` (max(1 s, 4 RTT) unless ``rto_s`` is set), no back-off."""
+
+LT_MODES = ("rfc3042", "paper")
+"""Meaning of ``dup_lt``. ``"rfc3042"``: one new segment on each of the first
+``dup_lt`` duplicate ACKs (RFC 3042 Section 2 with dup_lt = 2). ``"paper"``: new data
+only once ``dup_lt`` duplicate ACKs have arrived, then one segment per duplicate ACK
+until fast retransmit (the paper's Section 2.1 reading)."""
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Simulator settings (ns-3 attribute names in brackets).
+
+    Parameters
+    ----------
+    link_rate_bps : float
+        Bottleneck rate C, bit/s (> 0). Default 100e6 (paper, Section 4).
+    delay_s : float or None
+        One-way propagation delay d, seconds (>= 0). ``None``: ``rtt_s / 2``.
+    header_bytes : int
+        Per-packet header overhead added to every data segment for serialisation,
+        bytes (>= 0). Default 40 (IPv4 + TCP without options).
+    delack_timeout_s : float
+        Delayed-ACK timer, seconds (> 0) [``DelAckTimeout``]. Default 0.2.
+    min_rto_s : float
+        RFC 6298 (2.4) lower bound on RTO, seconds (> 0) [``MinRto``]. Default 1.0.
+    initial_rto_s : float
+        RFC 6298 (2.1) RTO before the first RTT sample, seconds (> 0). Default 1.0.
+    max_rto_s : float
+        RFC 6298 (2.5) upper bound on RTO, seconds (>= initial and min RTO). Default 60.
+    clock_granularity_s : float
+        RFC 6298 clock granularity G, seconds (>= 0). Default 0.
+    rto_rule : {"rfc6298", "paper"}
+        Timer rule, see :data:`RTO_RULES`.
+    lt_mode : {"rfc3042", "paper"}
+        Meaning of ``TcpParams.dup_lt``, see :data:`LT_MODES`.
+    p_ack : float
+        Independent loss probability of every ACK, in [0, 1). Default 0.
+
+    Raises
+    ------
+    ValueError
+        Naming the first setting outside its range.
+    """
+
+    link_rate_bps: float = 100e6
+    delay_s: float | None = None
+    header_bytes: int = 40
+    delack_timeout_s: float = 0.2
+    min_rto_s: float = 1.0
+    initial_rto_s: float = 1.0
+    max_rto_s: float = 60.0
+    clock_granularity_s: float = 0.0
+    rto_rule: str = "rfc6298"
+    lt_mode: str = "rfc3042"
+    p_ack: float = 0.0
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "link_rate_bps", check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True))
+        if self.delay_s is not None:
+            set_(self, "delay_s", check_real("delay_s", self.delay_s, low=0.0))
+        hb = check_real("header_bytes", self.header_bytes, low=0.0)
+        if hb != int(hb):
+            raise ValueError(f"header_bytes must be an integer >= 0, got {self.header_bytes!r}")
+        set_(self, "header_bytes", int(hb))
+        set_(self, "delack_timeout_s",
+             check_real("delack_timeout_s", self.delack_timeout_s, low=0.0, low_open=True))
+        set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
+        set_(self, "initial_rto_s",
+             check_real("initial_rto_s", self.initial_rto_s, low=0.0, low_open=True))
+        set_(self, "max_rto_s", check_real(
+            "max_rto_s", self.max_rto_s, low=max(self.min_rto_s, self.initial_rto_s)))
+        set_(self, "clock_granularity_s",
+             check_real("clock_granularity_s", self.clock_granularity_s, low=0.0))
+        check_choice("rto_rule", self.rto_rule, RTO_RULES)
+        check_choice("lt_mode", self.lt_mode, LT_MODES)
+        set_(self, "p_ack", check_real("p_ack", self.p_ack, low=0.0, high=1.0, high_open=True))
+
+    def one_way_delay(self, rtt_s: float) -> float:
+        """One-way propagation delay d, seconds: ``delay_s`` or ``rtt_s / 2``."""
+        return self.delay_s if self.delay_s is not None else rtt_s / 2.0
+
+    def serialisation_s(self, payload_bytes: int) -> float:
+        """Time to clock one packet of ``payload_bytes`` onto the link, seconds."""
+        return (payload_bytes + self.header_bytes) * 8.0 / self.link_rate_bps
+
+    def replace(self, **changes) -> "SimConfig":
+        """Copy with ``changes`` applied (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable dict of every setting."""
+        return dataclasses.asdict(self)

@@ -1,0 +1,194 @@
+"""The path: a FIFO link of rate C with per-packet serialisation, a one-way delay d
+and packet loss; ACKs return over the same delay d.
+
+Loss decisions come from a :class:`LossModel`. The random model consumes one
+uniform per data transmission (when p > 0) and one per ACK (when the ACK loss
+probability is > 0), in the order the packets are sent, from a
+:class:`UniformStream` that draws fixed-size blocks from the run's
+``numpy.random.Generator``. The compiled kernel draws the same blocks in the same
+order, which is what makes both paths bit-identical for one seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..checks import check_int, check_real
+
+__all__ = [
+    "UniformStream",
+    "LossModel",
+    "RandomLoss",
+    "ScriptedLoss",
+    "Link",
+    "block_size",
+]
+
+
+def block_size(n_segments: int, p: float, p_ack: float) -> int:
+    """Uniforms drawn per block: about twice the expected draws of a transfer of
+    ``n_segments`` (one per transmission, ~n/(1-p), and as many for ACKs if ACKs
+    can be lost), so that a second block is rarely needed."""
+    per_packet = 2.0 / (1.0 - p) * (2.0 if p_ack > 0.0 else 1.0)
+    return int(per_packet * n_segments) + 16
+
+
+class UniformStream:
+    """Uniform [0, 1) variates drawn lazily, in blocks of fixed size, from a Generator.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness of one run.
+    block : int
+        Variates per block (>= 1); see :func:`block_size`.
+    """
+
+    __slots__ = ("rng", "_buf", "_i", "_block")
+
+    def __init__(self, rng: np.random.Generator, block: int) -> None:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {rng!r}")
+        self.rng = rng
+        self._block = check_int("block", block, low=1)
+        self._buf = rng.random(self._block)
+        self._i = 0
+
+    def next(self) -> float:
+        """The next uniform of the run."""
+        if self._i == self._buf.shape[0]:
+            self._buf = np.concatenate([self._buf, self.rng.random(self._block)])
+        u = self._buf[self._i]
+        self._i += 1
+        return float(u)
+
+
+class LossModel:
+    """Decides, packet by packet, whether the path drops a packet."""
+
+    def drop_data(self, seg: int) -> bool:  # pragma: no cover - interface
+        """True if this transmission of data segment ``seg`` is lost."""
+        raise NotImplementedError
+
+    def drop_ack(self) -> bool:  # pragma: no cover - interface
+        """True if the ACK being sent is lost."""
+        raise NotImplementedError
+
+
+class RandomLoss(LossModel):
+    """Independent (Bernoulli) losses: each data transmission with probability ``p``,
+    each ACK with probability ``p_ack`` (paper, Section 2: independent losses).
+
+    Parameters
+    ----------
+    p : float
+        Data loss probability, in [0, 1).
+    p_ack : float
+        ACK loss probability, in [0, 1).
+    stream : UniformStream
+        Uniforms of the run; a packet is lost when its uniform is < the probability.
+    """
+
+    __slots__ = ("p", "p_ack", "stream")
+
+    def __init__(self, p: float, p_ack: float, stream: UniformStream) -> None:
+        self.p = check_real("p", p, low=0.0, high=1.0, high_open=True)
+        self.p_ack = check_real("p_ack", p_ack, low=0.0, high=1.0, high_open=True)
+        self.stream = stream
+
+    def drop_data(self, seg: int) -> bool:
+        return self.p > 0.0 and self.stream.next() < self.p
+
+    def drop_ack(self) -> bool:
+        return self.p_ack > 0.0 and self.stream.next() < self.p_ack
+
+
+class ScriptedLoss(LossModel):
+    """Deterministic losses: drop the first ``k`` transmissions of listed segments.
+
+    Parameters
+    ----------
+    drops : mapping of int to int, or iterable of int
+        Segment index (0-based) -> number of its first transmissions to drop
+        (>= 1); an iterable drops the first transmission of each listed segment.
+    n_segments : int
+        Transfer length, segments; every index must be in [0, n_segments).
+    """
+
+    __slots__ = ("_left",)
+
+    def __init__(self, drops, n_segments: int) -> None:
+        if isinstance(drops, Mapping):
+            items = list(drops.items())
+        else:
+            items = [(seg, 1) for seg in drops]
+        left: dict[int, int] = {}
+        for seg, times in items:
+            s = check_int("drops segment index", seg, low=0, high=n_segments - 1)
+            left[s] = left.get(s, 0) + check_int("drops count", times, low=1)
+        self._left = left
+
+    def drop_data(self, seg: int) -> bool:
+        k = self._left.get(seg, 0)
+        if k > 0:
+            self._left[seg] = k - 1
+            return True
+        return False
+
+    def drop_ack(self) -> bool:
+        return False
+
+
+class Link:
+    """Sender -> receiver FIFO link and the ACK return path.
+
+    A data packet of ``L`` payload bytes occupies the link for
+    ``(L + header) * 8 / C`` seconds after the previous one has left (store and
+    forward) and reaches the receiver ``d`` seconds after its last bit left.
+    A lost packet still uses the link (it is dropped downstream). ACKs take ``d``
+    seconds and are not serialised (40-byte ACKs on a 100 Mb/s link take 3.2 us).
+
+    Parameters
+    ----------
+    queue : EventQueue
+        Where arrivals are scheduled (kinds ``"data"`` and ``"ack"``).
+    config : SimConfig
+        Link rate and header size.
+    delay_s : float
+        One-way delay d, seconds.
+    loss : LossModel
+        Loss decisions.
+    """
+
+    __slots__ = ("queue", "rate", "header", "delay", "loss", "busy_until",
+                 "lost_data", "lost_acks")
+
+    def __init__(self, queue, config, delay_s: float, loss: LossModel) -> None:
+        self.queue = queue
+        self.rate = config.link_rate_bps
+        self.header = config.header_bytes
+        self.delay = delay_s
+        self.loss = loss
+        self.busy_until = 0.0
+        self.lost_data = 0
+        self.lost_acks = 0
+
+    def send_data(self, seg: int, payload_bytes: int, now: float) -> bool:
+        """Put segment ``seg`` on the link at ``now`` (seconds); return False if it is lost."""
+        start = now if now > self.busy_until else self.busy_until
+        self.busy_until = start + (payload_bytes + self.header) * 8.0 / self.rate
+        if self.loss.drop_data(seg):
+            self.lost_data += 1
+            return False
+        self.queue.push(self.busy_until + self.delay, "data", seg)
+        return True
+
+    def send_ack(self, ack: int, now: float) -> bool:
+        """Send a cumulative ACK for ``ack`` segments at ``now`` (seconds); return False if lost."""
+        if self.loss.drop_ack():
+            self.lost_acks += 1
+            return False
+        self.queue.push(now + self.delay, "ack", ack)
+        return True

@@ -1,0 +1,253 @@
+"""Monte Carlo over independent transfers: mean latency with a 95% CI, percentiles,
+and latency conditional on the number of lost packets.
+
+Run ``i`` uses child ``i`` of ``SeedSequence(seed).spawn(runs)`` for every size
+(common random numbers across sizes), so a size's results do not depend on the
+other sizes requested, on ``batch_size`` or on ``workers``.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from ..checks import check_array, check_choice, check_int
+from ..params import TcpParams
+from .config import SimConfig
+from .runner import ENGINES, OUT_FIELDS, run_many
+
+__all__ = ["SizeSummary", "SimSummary", "simulate", "mean_ci"]
+
+PERCENTILES = (5.0, 25.0, 50.0, 75.0, 95.0, 99.0)
+
+
+def mean_ci(x, level: float = 0.95):
+    """Mean of ``x`` and its two-sided Student-t confidence interval.
+
+    Parameters
+    ----------
+    x : array_like
+        Sample (seconds or any unit).
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    (float, (float, float) or None)
+        Mean and interval; the interval is ``None`` for fewer than two values.
+    """
+    x = np.asarray(x, dtype=float)
+    m = float(x.mean())
+    if x.size < 2:
+        return m, None
+    half = float(stats.t.ppf(0.5 + level / 2.0, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return m, (m - half, m + half)
+
+
+@dataclass(frozen=True)
+class SizeSummary:
+    """Monte Carlo summary for one transfer size.
+
+    Attributes
+    ----------
+    size_bytes, size_packets : int, float
+        Transfer size in bytes and in MSS-sized packets.
+    runs : int
+        Transfers simulated.
+    mean_latency_s : float
+        Mean completion time (first data packet sent -> last byte acknowledged), seconds.
+    ci95_s : (float, float) or None
+        95% Student-t confidence interval of the mean, seconds.
+    percentiles_s : dict
+        Completion-time percentiles, seconds, keyed ``"p5"``, ``"p50"``, ...
+    mean_delivered_s : float
+        Mean time until the receiver holds the last byte, seconds.
+    conditional : dict
+        ``k -> {"n", "mean_s", "ci95_s"}`` over runs with exactly ``k`` lost data packets.
+    timeout_fraction : float
+        Fraction of runs with at least one retransmission timeout.
+    mean_timeouts, mean_fast_retransmits, mean_lost_packets, mean_retransmissions : float
+        Per-run means.
+    samples : ndarray
+        Per-run measures, columns as :data:`~latency_model.sim.runner.OUT_FIELDS`.
+    """
+
+    size_bytes: int
+    size_packets: float
+    runs: int
+    mean_latency_s: float
+    ci95_s: tuple | None
+    percentiles_s: dict
+    mean_delivered_s: float
+    conditional: dict
+    timeout_fraction: float
+    mean_timeouts: float
+    mean_fast_retransmits: float
+    mean_lost_packets: float
+    mean_retransmissions: float
+    samples: np.ndarray = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (without the per-run samples)."""
+        size_packets = self.size_packets
+        if float(size_packets).is_integer():
+            size_packets = int(size_packets)
+        return {
+            "size_packets": size_packets,
+            "size_bytes": self.size_bytes,
+            "runs": self.runs,
+            "mean_latency_s": self.mean_latency_s,
+            "ci95_s": list(self.ci95_s) if self.ci95_s is not None else None,
+            "percentiles_s": dict(self.percentiles_s),
+            "mean_delivered_s": self.mean_delivered_s,
+            "conditional": {
+                str(k): {"n": v["n"], "mean_s": v["mean_s"],
+                         "ci95_s": list(v["ci95_s"]) if v["ci95_s"] is not None else None}
+                for k, v in self.conditional.items()
+            },
+            "timeout_fraction": self.timeout_fraction,
+            "mean_timeouts": self.mean_timeouts,
+            "mean_fast_retransmits": self.mean_fast_retransmits,
+            "mean_lost_packets": self.mean_lost_packets,
+            "mean_retransmissions": self.mean_retransmissions,
+        }
+
+
+@dataclass(frozen=True)
+class SimSummary:
+    """Result of :func:`simulate`: one :class:`SizeSummary` per requested size."""
+
+    params: TcpParams
+    config: SimConfig
+    runs: int
+    seed: int
+    results: list
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict: parameters, settings, runs, seed and per-size results."""
+        return {
+            "params": self.params.to_dict(),
+            "sim_config": self.config.to_dict(),
+            "runs": self.runs,
+            "seed": self.seed,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+def _summarise(samples: np.ndarray, size_bytes: int, mss: int) -> SizeSummary:
+    col = {name: samples[:, i] for i, name in enumerate(OUT_FIELDS)}
+    lat = col["completion_s"]
+    mean, ci = mean_ci(lat)
+    lost = col["lost_packets"].astype(int)
+    conditional = {}
+    for k in np.unique(lost):
+        sel = lat[lost == k]
+        m, c = mean_ci(sel)
+        conditional[int(k)] = {"n": int(sel.size), "mean_s": m, "ci95_s": c}
+    pct = np.percentile(lat, PERCENTILES)
+    return SizeSummary(
+        size_bytes=size_bytes,
+        size_packets=size_bytes / mss,
+        runs=int(lat.size),
+        mean_latency_s=mean,
+        ci95_s=ci,
+        percentiles_s={f"p{q:g}": float(v) for q, v in zip(PERCENTILES, pct)},
+        mean_delivered_s=float(col["delivered_s"].mean()),
+        conditional=conditional,
+        timeout_fraction=float(np.mean(col["timeouts"] > 0)),
+        mean_timeouts=float(col["timeouts"].mean()),
+        mean_fast_retransmits=float(col["fast_retransmits"].mean()),
+        mean_lost_packets=float(col["lost_packets"].mean()),
+        mean_retransmissions=float(col["retransmissions"].mean()),
+        samples=samples,
+    )
+
+
+def _chunk_job(args):
+    params, size_bytes, chunk, config, engine, batch_size = args
+    return run_many(params, size_bytes, chunk, config, engine=engine, batch_size=batch_size)
+
+
+def simulate(
+    params: TcpParams,
+    sizes,
+    runs: int,
+    seed: int = 0,
+    *,
+    config: SimConfig | None = None,
+    size_unit: str = "packets",
+    engine: str = "auto",
+    batch_size: int = 2048,
+    workers: int = 1,
+) -> SimSummary:
+    """Monte Carlo latency of transfers of the given sizes over a lossy path.
+
+    Parameters
+    ----------
+    params : TcpParams
+        TCP parameters; ``params.p`` is the independent loss probability of every
+        data packet (first transmissions and retransmissions).
+    sizes : int or sequence of int
+        Transfer sizes (> 0), in packets of ``params.mss_bytes`` or bytes, see
+        ``size_unit``.
+    runs : int
+        Transfers per size (>= 1).
+    seed : int
+        Root of ``SeedSequence(seed).spawn(runs)`` (>= 0).
+    config : SimConfig, optional
+        Link, timer and rule settings.
+    size_unit : {"packets", "bytes"}
+        Unit of ``sizes``.
+    engine : {"auto", "python", "compiled"}
+        Simulation path; all give identical results (see
+        :data:`~latency_model.sim.runner.ENGINES`).
+    batch_size : int
+        Runs per kernel call (>= 1).
+    workers : int
+        Worker processes (>= 1); results do not depend on it.
+
+    Returns
+    -------
+    SimSummary
+
+    Raises
+    ------
+    ValueError
+        For runs < 1, a negative seed, sizes <= 0 or non-integral, an unknown unit
+        or engine, or workers < 1.
+    """
+    if not isinstance(params, TcpParams):
+        raise ValueError(f"params must be a TcpParams, got {params!r}")
+    config = SimConfig() if config is None else config
+    if not isinstance(config, SimConfig):
+        raise ValueError(f"config must be a SimConfig, got {config!r}")
+    runs = check_int("runs", runs, low=1)
+    seed = check_int("seed", seed, low=0)
+    check_choice("size_unit", size_unit, ("packets", "bytes"))
+    check_choice("engine", engine, ENGINES)
+    batch_size = check_int("batch_size", batch_size, low=1)
+    workers = check_int("workers", workers, low=1)
+    arr = np.atleast_1d(check_array("sizes", sizes, low=0.0, low_open=True))
+    if np.any(arr != np.round(arr)):
+        raise ValueError(f"sizes must be whole {size_unit} (> 0), got {sizes!r}")
+    mss = params.mss_bytes
+    sizes_bytes = [int(s) * (mss if size_unit == "packets" else 1) for s in arr]
+
+    children = np.random.SeedSequence(seed).spawn(runs)
+    results = []
+    for size_b in sizes_bytes:
+        if workers == 1:
+            samples = run_many(params, size_b, children, config,
+                               engine=engine, batch_size=batch_size)
+        else:
+            bounds = np.linspace(0, runs, workers + 1).astype(int)
+            jobs = [(params, size_b, children[a:b], config, engine, batch_size)
+                    for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+            with ProcessPoolExecutor(max_workers=workers) as ex:
+                samples = np.vstack(list(ex.map(_chunk_job, jobs)))
+        results.append(_summarise(samples, size_b, mss))
+    return SimSummary(params=params, config=config, runs=runs, seed=seed, results=results)

@@ -1,0 +1,152 @@
+"""Run many independent transfers, one ``SeedSequence`` child per run.
+
+Two interchangeable paths give bit-identical measures for the same children:
+the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
+and, for :class:`~latency_model.growth.StandardRule`, the array kernel
+(:mod:`~latency_model.sim.kernel`) compiled with numba when the ``fast`` extra is
+installed. Runs the kernel cannot finish (rare: more uniforms than one block)
+are redone on the reference path from the same child.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..growth import StandardRule
+from ..params import TcpParams
+from . import kernel as K
+from .config import SimConfig
+from .link import block_size
+from .transfer import run_transfer, segments_of
+
+__all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "OUT_FIELDS"]
+
+ENGINES = ("auto", "python", "compiled")
+"""``"python"``: reference path; ``"compiled"``: numba kernel (error if unavailable or
+the rule is not supported); ``"auto"``: the kernel when numba is installed and the rule
+is the RFC 5681 one, else the reference path."""
+
+OUT_FIELDS = K.OUT_FIELDS
+
+
+def fast_path_supported(params: TcpParams) -> bool:
+    """True if the kernel implements ``params.rule`` (exactly :class:`StandardRule`)."""
+    return type(params.rule) is StandardRule
+
+
+def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
+    """Integer and float parameter arrays of the kernel for one transfer size."""
+    mss = params.mss_bytes
+    n = segments_of(size_bytes, mss)
+    if params.dup_lt is None:
+        lt_lo, lt_hi = 1, 0
+    elif config.lt_mode == "rfc3042":
+        lt_lo, lt_hi = 1, params.dup_lt
+    else:
+        lt_lo, lt_hi = params.dup_lt, params.dup_t - 1
+    fixed = config.rto_rule == "paper"
+    PI = np.zeros(K.N_PI, np.int64)
+    PI[K.P_N] = n
+    PI[K.P_SIZE] = size_bytes
+    PI[K.P_MSS] = mss
+    PI[K.P_B] = params.b
+    PI[K.P_DUPT] = params.dup_t
+    PI[K.P_LTLO] = lt_lo
+    PI[K.P_LTHI] = lt_hi
+    PI[K.P_TAIL] = int(params.tail_retransmit)
+    PI[K.P_ER] = int(params.early_retransmit)
+    PI[K.P_FIXED] = int(fixed)
+    PI[K.P_ABC] = 0 if params.rule.abc_l is None else params.rule.abc_l
+    PI[K.P_HDR] = config.header_bytes
+    PF = np.zeros(K.N_PF, np.float64)
+    PF[K.Q_RWNDB] = params.rwnd * mss
+    PF[K.Q_MINRTO] = config.min_rto_s
+    PF[K.Q_MAXRTO] = config.max_rto_s
+    PF[K.Q_G] = config.clock_granularity_s
+    PF[K.Q_DELACK] = config.delack_timeout_s
+    PF[K.Q_RATE] = config.link_rate_bps
+    PF[K.Q_DELAY] = config.one_way_delay(params.rtt_s)
+    PF[K.Q_P] = params.p
+    PF[K.Q_PACK] = config.p_ack
+    PF[K.Q_CWND0] = params.w0 * mss
+    PF[K.Q_SSTH0] = params.w_ss * mss
+    PF[K.Q_RTO0] = params.rto if fixed else config.initial_rto_s
+    return PI, PF
+
+
+def _python_row(params, size_bytes, config, child) -> np.ndarray:
+    rng = np.random.Generator(np.random.PCG64(child))
+    r = run_transfer(params, size_bytes=size_bytes, config=config, rng=rng)
+    return np.array([getattr(r, f) for f in OUT_FIELDS], dtype=float)
+
+
+def _kernel_for(engine: str, params: TcpParams):
+    if engine == "python":
+        return None
+    supported = fast_path_supported(params)
+    compiled = K.compiled_run_batch() if supported else None
+    if engine == "compiled":
+        if not supported:
+            raise ValueError(
+                f"engine 'compiled' supports only the standard rule, got rule {params.rule.name!r}")
+        if compiled is None:
+            raise ValueError("engine 'compiled' needs numba (pip install 'latency_model[fast]')")
+    return compiled
+
+
+def run_many(
+    params: TcpParams,
+    size_bytes: int,
+    children,
+    config: SimConfig | None = None,
+    *,
+    engine: str = "auto",
+    batch_size: int = 2048,
+) -> np.ndarray:
+    """Measures of one transfer per ``SeedSequence`` child.
+
+    Parameters
+    ----------
+    params : TcpParams
+        TCP parameters (data loss probability ``params.p``).
+    size_bytes : int
+        Transfer size, bytes (>= 1).
+    children : sequence of numpy.random.SeedSequence
+        One child per run; run ``i`` draws only from ``Generator(PCG64(children[i]))``.
+    config : SimConfig, optional
+        Link and timer settings.
+    engine : {"auto", "python", "compiled"}
+        See :data:`ENGINES`. All engines give identical results.
+    batch_size : int
+        Runs per kernel call (>= 1); does not change results.
+
+    Returns
+    -------
+    ndarray of float64, shape (len(children), len(OUT_FIELDS))
+        Columns as in :data:`OUT_FIELDS` (seconds for times, counts otherwise).
+    """
+    config = SimConfig() if config is None else config
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    children = list(children)
+    out = np.zeros((len(children), len(OUT_FIELDS)), dtype=float)
+    fn = _kernel_for(engine, params)
+    if fn is None:
+        for i, child in enumerate(children):
+            out[i] = _python_row(params, size_bytes, config, child)
+        return out
+    PI, PF = pack_params(params, size_bytes, config)
+    n = int(PI[K.P_N])
+    k0 = block_size(n, params.p, config.p_ack)
+    for lo in range(0, len(children), batch_size):
+        chunk = children[lo:lo + batch_size]
+        U = np.empty((len(chunk), k0), dtype=float)
+        for j, child in enumerate(chunk):
+            U[j] = np.random.Generator(np.random.PCG64(child)).random(k0)
+        status = np.zeros(len(chunk), dtype=np.int64)
+        fn(U, PI, PF, out[lo:lo + len(chunk)], status)
+        for j in np.flatnonzero(status):
+            out[lo + j] = _python_row(params, size_bytes, config, chunk[j])
+    return out

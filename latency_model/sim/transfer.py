@@ -1,0 +1,221 @@
+"""One transfer, event by event (the reference pure-Python path).
+
+:func:`run_transfer` wires an :class:`EventQueue`, a :class:`Link`, a
+:class:`Receiver` and a :class:`Sender` together and runs until the ACK covering
+the last byte reaches the sender.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..checks import check_int
+from ..params import TcpParams
+from .config import SimConfig
+from .engine import EventQueue
+from .link import Link, RandomLoss, ScriptedLoss, UniformStream, block_size
+from .receiver import Receiver
+from .sender import Sender
+
+__all__ = ["TransferResult", "TraceRow", "run_transfer", "segments_of"]
+
+
+@dataclass(frozen=True)
+class TransferResult:
+    """Measures of one transfer.
+
+    Attributes
+    ----------
+    size_bytes : int
+        Transfer size, bytes.
+    n_segments : int
+        Data segments, ``ceil(size_bytes / MSS)``.
+    completion_s : float
+        First data packet sent (t = 0) -> the ACK covering the last byte reaches
+        the sender, seconds.
+    delivered_s : float
+        t = 0 -> the receiver holds every byte in order, seconds.
+    lost_packets : int
+        Data transmissions (first or retransmissions) dropped by the path.
+    lost_acks : int
+        ACKs dropped by the path.
+    data_packets_sent : int
+        Data transmissions, retransmissions included.
+    retransmissions : int
+        Data transmissions beyond the first of each segment.
+    timeouts : int
+        Retransmission-timer expiries (each back-off counts).
+    max_backoff : int
+        Largest number of consecutive expiries without a new ACK.
+    fast_retransmits : int
+        Entries into fast retransmit (dup_t, ER or tail-retransmit trigger).
+    first_transmissions_lost : int
+        Segments whose first transmission was lost (Binomial(n_segments, p) under
+        random loss).
+    """
+
+    size_bytes: int
+    n_segments: int
+    completion_s: float
+    delivered_s: float
+    lost_packets: int
+    lost_acks: int
+    data_packets_sent: int
+    retransmissions: int
+    timeouts: int
+    max_backoff: int
+    fast_retransmits: int
+    first_transmissions_lost: int
+
+    def to_dict(self) -> dict:
+        """Plain dict of the measures."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One trace line: the sender state just after ``event``.
+
+    Attributes
+    ----------
+    time_s : float
+        Event time, seconds.
+    event : str
+        ``send``, ``retransmit``, ``ack``, ``dupack``, ``fast_retransmit``,
+        ``partial_ack``, ``recovery_exit``, ``timeout``, ``done`` (sender) or
+        ``data_arrival``, ``ack_sent`` (receiver).
+    segment : int
+        Segment index (data events) or ACK number in segments (ACK events).
+    cwnd_bytes, ssthresh_bytes : float
+        Congestion window and slow-start threshold, bytes.
+    flight_bytes : int
+        ``snd_nxt - snd_una``, bytes.
+    """
+
+    time_s: float
+    event: str
+    segment: int
+    cwnd_bytes: float
+    ssthresh_bytes: float
+    flight_bytes: int
+
+
+def segments_of(size_bytes: int, mss_bytes: int) -> int:
+    """Number of segments of a ``size_bytes`` transfer with segments of ``mss_bytes``."""
+    return -(-size_bytes // mss_bytes)
+
+
+def run_transfer(
+    params: TcpParams,
+    size_packets: int | None = None,
+    *,
+    size_bytes: int | None = None,
+    config: SimConfig | None = None,
+    rng: np.random.Generator | None = None,
+    drops=None,
+    trace: bool = False,
+):
+    """Simulate one transfer packet by packet.
+
+    Parameters
+    ----------
+    params : TcpParams
+        TCP parameters. The path's data loss probability is ``params.p``.
+    size_packets : int, optional
+        Transfer size in full segments of ``params.mss_bytes`` (>= 1).
+    size_bytes : int, optional
+        Transfer size, bytes (>= 1); the last segment may be short. Give exactly one
+        of ``size_packets`` and ``size_bytes``.
+    config : SimConfig, optional
+        Link, timer and rule settings; default ``SimConfig()``.
+    rng : numpy.random.Generator, optional
+        Randomness for random losses (required when ``drops`` is None and
+        ``params.p > 0`` or ``config.p_ack > 0``).
+    drops : mapping or iterable of int, optional
+        Deterministic losses instead of random ones: segment index (0-based) ->
+        number of its first transmissions to drop, or a list of segments whose
+        first transmission is dropped.
+    trace : bool
+        Also return the event trace.
+
+    Returns
+    -------
+    TransferResult or (TransferResult, list of TraceRow)
+
+    Raises
+    ------
+    ValueError
+        For an invalid size, a missing ``rng`` or an invalid ``drops`` entry.
+    """
+    if not isinstance(params, TcpParams):
+        raise ValueError(f"params must be a TcpParams, got {params!r}")
+    config = SimConfig() if config is None else config
+    if not isinstance(config, SimConfig):
+        raise ValueError(f"config must be a SimConfig, got {config!r}")
+    if (size_packets is None) == (size_bytes is None):
+        raise ValueError("give exactly one of size_packets and size_bytes")
+    if size_packets is not None:
+        size = check_int("size_packets", size_packets, low=1) * params.mss_bytes
+    else:
+        size = check_int("size_bytes", size_bytes, low=1)
+    n = segments_of(size, params.mss_bytes)
+
+    q = EventQueue()
+    if drops is not None:
+        loss = ScriptedLoss(drops, n)
+    else:
+        if rng is None and (params.p > 0.0 or config.p_ack > 0.0):
+            raise ValueError("rng (a numpy.random.Generator) is required for random losses")
+        if params.p == 0.0 and config.p_ack == 0.0:
+            loss = ScriptedLoss((), n)  # lossless path: draw nothing
+        else:
+            loss = RandomLoss(params.p, config.p_ack,
+                              UniformStream(rng, block_size(n, params.p, config.p_ack)))
+    delay = config.one_way_delay(params.rtt_s)
+    link = Link(q, config, delay, loss)
+    rcv = Receiver(q, link, n, params.b, config.delack_timeout_s)
+    snd = Sender(q, link, params, config, size)
+
+    rows: list[TraceRow] | None = [] if trace else None
+    if trace:
+        def note(event, now, value):
+            st = snd.st
+            rows.append(TraceRow(now, event, value, st.cwnd, st.ssthresh, snd._flight()))
+        snd.trace = note
+        rcv.trace = note
+
+    snd.send_allowed(0.0)
+    while snd.completion_s is None:
+        ev = q.pop()
+        if ev is None:  # pragma: no cover - the RTO timer keeps the queue non-empty
+            raise RuntimeError("event queue ran dry before the transfer completed")
+        now, token, kind, payload = ev
+        if kind == "ack":
+            snd.on_ack(payload, now)
+        elif kind == "data":
+            if rows is not None:
+                note("data_arrival", now, payload)
+            rcv.on_segment(payload, now)
+        elif kind == "rto":
+            if snd.timer.fired(token):
+                snd.on_rto(now)
+        elif rcv.timer.fired(token):
+            rcv.on_delack_timer(now)
+
+    result = TransferResult(
+        size_bytes=size,
+        n_segments=n,
+        completion_s=snd.completion_s,
+        delivered_s=rcv.delivered_s,
+        lost_packets=link.lost_data,
+        lost_acks=link.lost_acks,
+        data_packets_sent=sum(snd.tx_count),
+        retransmissions=snd.retransmissions,
+        timeouts=snd.timeouts,
+        max_backoff=snd.max_backoff,
+        fast_retransmits=snd.fast_retransmits,
+        first_transmissions_lost=snd.first_lost,
+    )
+    return (result, rows) if trace else result

@@ -1,0 +1,101 @@
+"""CLI contract of the simulator subcommands (issue 4)."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from latency_model.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_simulate_json_contract(capsys):
+    code, out, err = run(capsys, "simulate", "--size-packets", "8", "--mss", "500", "--rtt", "0.1",
+                         "--p", "0.1", "--w0", "2", "--wss", "30", "--rwnd", "30", "--b", "1",
+                         "--variant", "lt", "--runs", "400", "--seed", "1", "--json")
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert d["runs"] == 400 and d["seed"] == 1
+    assert d["params"]["dup_lt"] == 2 and d["params"]["w0"] == 2
+    (row,) = d["results"]
+    assert row["size_packets"] == 8
+    lo, hi = row["ci95_s"]
+    assert lo < row["mean_latency_s"] < hi
+    assert 0.0 <= row["timeout_fraction"] <= 1.0
+    assert row["mean_lost_packets"] > 0
+    assert sum(v["n"] for v in row["conditional"].values()) == 400
+    assert set(row["conditional"]["0"]) == {"n", "mean_s", "ci95_s"}
+    # Same seed, same numbers.
+    _, out2, _ = run(capsys, "simulate", "--size-packets", "8", "--variant", "lt", "--runs", "400",
+                     "--seed", "1", "--json")
+    assert json.loads(out2)["results"][0]["mean_latency_s"] == row["mean_latency_s"]
+
+
+def test_simulate_link_flags_change_the_path(capsys):
+    base = ["simulate", "--size-packets", "3", "--p", "0", "--runs", "1", "--json"]
+    _, out, _ = run(capsys, *base)
+    _, out2, _ = run(capsys, *base, "--delay-s", "0.1", "--link-rate-bps", "1e6")
+    t1 = json.loads(out)["results"][0]["mean_latency_s"]
+    t2 = json.loads(out2)["results"][0]["mean_latency_s"]
+    s1, s2 = 540 * 8 / 100e6, 540 * 8 / 1e6
+    assert t1 == pytest.approx(2 * 0.1 + 2 * s1)  # b = 1 staircase: r = 2, k = 1: rR + (r-1+k)s
+    assert t2 == pytest.approx(2 * 0.2 + 2 * s2)
+
+
+def test_single_loss_json_contract(capsys):
+    code, out, err = run(capsys, "single-loss", "--size-packets", "20", "--w0", "2", "--b", "1",
+                         "--variant", "newreno", "--json")
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert d == {"pattern": "TTFFFFFFFFFFFFFFFTTT", "y_to_packets": 2, "tail_timeout_packets": 3}
+
+
+def test_trace_csv(capsys, tmp_path):
+    code, out, _ = run(capsys, "trace", "--size-packets", "8", "--drop", "3")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "flight_bytes"]
+    events = [r["event"] for r in rows]
+    assert "fast_retransmit" in events and events[-1] == "done"
+    path = tmp_path / "t.csv"
+    code, out, _ = run(capsys, "trace", "--size-packets", "8", "--p", "0.2", "--seed", "4", "--out", str(path))
+    assert code == 0 and "wrote" in out and path.read_text().startswith("time_s,")
+
+
+def test_tables_json_has_simulated(capsys):
+    code, out, _ = run(capsys, "tables", "--json")
+    assert code == 0
+    rows = json.loads(out)["tables"]
+    by = {(r["b"], r["phase"], r["lt"]): r["simulated"] for r in rows}
+    # Slow start without LT follows the same ACK clock as the paper's b = 1 table.
+    assert by[(1, "slow_start", False)] == [3, 2, 1, 0]
+    assert all(len(v) == 4 and all(isinstance(x, int) for x in v) for v in by.values())
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["simulate", "--size-packets", "8", "--runs", "0"], "--runs"),
+    (["simulate", "--size-packets", "8", "--delay-s", "-1"], "--delay-s"),
+    (["simulate", "--size-packets", "8", "--p", "1"], "--p"),
+    (["simulate", "--size-packets", "0"], "--size-packets"),
+    (["simulate", "--size-packets", "8", "--seed", "-2"], "--seed"),
+    (["simulate", "--size-packets", "8", "--rto-rule", "x"], "--rto-rule"),
+    (["simulate", "--size-packets", "8", "--min-rto-s", "0"], "--min-rto-s"),
+    (["simulate", "--size-packets", "8", "--delack-timeout-s", "nan"], "--delack-timeout-s"),
+    (["simulate"], "--size-packets"),
+    (["single-loss", "--size-packets", "0"], "--size-packets"),
+    (["single-loss", "--size-packets", "5", "--b", "0"], "--b"),
+    (["trace", "--size-packets", "5", "--drop", "9"], "--drop"),
+    (["trace", "--size-packets", "5", "--run", "-1"], "--run"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, flag):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("latency-model: error: ")
+    assert flag in lines[0]
