@@ -134,9 +134,8 @@ def lss_rtts_to_reach(cwnd: float, max_ssthresh: float) -> float:
 
     ``log2(max_ssthresh)`` RTTs of doubling up to ``max_ssthresh``, then
     ``(cwnd - max_ssthresh)/(max_ssthresh/2)`` RTTs, since above ``max_ssthresh`` the
-    window grows by about ``max_ssthresh/2`` per RTT (exactly ``cwnd/K`` with
-    ``K = int(2 cwnd/max_ssthresh)``, i.e. between ``max_ssthresh/2`` and ``max_ssthresh``,
-    tending to ``max_ssthresh/2``). For ``cwnd <= max_ssthresh`` it is ``log2(cwnd)``.
+    window grows by ``max_ssthresh/2`` per RTT. The per-round law reaches ``cwnd`` in
+    ``ceil`` of this within one RTT. For ``cwnd <= max_ssthresh`` it is ``log2(cwnd)``.
     """
     if cwnd <= max_ssthresh:
         return math.log2(cwnd)

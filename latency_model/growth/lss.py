@@ -25,10 +25,11 @@ class LssRule(GrowthRule):
     Flow level: the per-ACK increment (1, then 1/K) is constant on the bands
     ``[0, max_ssthresh)``, ``[K max_ssthresh/2, (K+1) max_ssthresh/2)``; an RTT brings
     ``w/b`` ACKs (:func:`~latency_model.growth.flow.banded_round`), clipped at ``W_SS``.
-    Above ``max_ssthresh`` one RTT adds ``w/(b K)``, between ``max_ssthresh/(2b)`` and
-    ``max_ssthresh/b``: the RFC's "at most max_ssthresh/2 per RTT" holds only in the
-    limit of large windows (see validation/DEVIATIONS.md). The flow law ignores the
-    ``int()`` on ``MSS/K`` bytes (at most one byte per ACK).
+    From ``max_ssthresh/2`` on, one RTT adds exactly ``max_ssthresh/(2b)`` packets: a
+    round of ``w`` ACKs starting in band ``K`` always crosses into band ``K+1`` and gains
+    ``(K+1) (max_ssthresh/2) / (K+1)``; hence "at most max_ssthresh/2 MSS per RTT"
+    (RFC 3742). The per-ACK law differs by the discreteness of ACKs (at most one ACK's
+    increment, ``1/K``, per band edge) and the ``int()`` on ``MSS/K`` bytes.
 
     Parameters
     ----------
