@@ -354,3 +354,10 @@ def test_cli_thresholds_with_rule_without_continuous_law(capsys):
     out = json.loads(capsys.readouterr().out)
     assert [r["time_model"] for r in out["thresholds"]] == ["rounds"]
     assert out["params"]["rule"] == {"name": "btcp", "f": 4, "mice_t": 32.0}
+
+
+def test_banded_law_window_landing_on_an_edge_moves_to_the_next_band():
+    # Found by hypothesis: 172 -> lands on an LSS edge where w/(m/2) rounds just below an integer.
+    rule = make_rule("lss", max_ssthresh=342.2082077029835)
+    nxt = rule.next_round_window(np.array([172.0, 342.2082077029835, 513.3123115544752]), np.full(3, np.inf), 1)
+    assert np.all(np.isfinite(nxt)) and np.all(nxt > [172.0, 342.2082077029835, 513.3123115544752])

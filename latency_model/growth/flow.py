@@ -173,12 +173,23 @@ def ass_increment_per_ack(cwnd, algorithm: int):
     return inc
 
 
+def _lss_k(w, max_ssthresh):
+    """RFC 3742's K = int(w/(0.5 max_ssthresh)) (>= 2), robust at band edges.
+
+    A window that landed exactly on the edge ``(K+1) max_ssthresh/2`` belongs to band
+    ``K+1`` even when the division rounds just below ``K+1``.
+    """
+    half = 0.5 * max_ssthresh
+    k = np.maximum(np.floor(w / half), 2.0)
+    return np.where(half * (k + 1.0) <= w, k + 1.0, k)
+
+
 def _ass_band(w, algorithm):
     """(increment, upper edge) of the band holding ``w``; bands are [lo, hi)."""
     inc = np.empty_like(w)
     edge = np.empty_like(w)
     # LSS region: K = int(2 w / 100) constant on [50 K, 50 (K + 1)).
-    k = np.maximum(np.floor(w / (0.5 * ASS_LSS_FROM)), 2.0)
+    k = _lss_k(w, ASS_LSS_FROM)
     inc[:] = 1.0 / k
     edge[:] = 0.5 * ASS_LSS_FROM * (k + 1.0)
     for e, step in reversed(ASS_BANDS[algorithm]):
@@ -192,7 +203,7 @@ def _lss_band(w, max_ssthresh):
     inc = np.ones_like(w)
     edge = np.full_like(w, float(max_ssthresh))
     above = w >= max_ssthresh
-    k = np.maximum(np.floor(w[above] / (0.5 * max_ssthresh)), 2.0)
+    k = _lss_k(w[above], max_ssthresh)
     inc[above] = 1.0 / k
     edge[above] = 0.5 * max_ssthresh * (k + 1.0)
     return inc, edge
@@ -221,6 +232,8 @@ def banded_round(w, acks, band) -> np.ndarray:
             return w
         inc, edge = band(w[act])
         need = (edge - w[act]) / inc
+        if np.any(need <= 0):  # pragma: no cover - a band must lie above its window
+            raise RuntimeError("band edge at or below the window")
         use = np.minimum(need, left[act])
         w_new = w[act] + use * inc
         # Land exactly on the edge when the band is used up (no floating drift below it).
