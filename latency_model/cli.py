@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import __version__
 from .export import write_csv
-from .growth import make_rule
+from .growth import RULES, make_rule, rule_parameters
 from .params import IW_PRESETS, VARIANTS, TcpParams, apply_variant, initial_window_bytes
 from .fluid import TIME_MODELS
 from .thresholds import filesize_min, table_rows, y_to
@@ -303,6 +303,8 @@ def cmd_thresholds(args) -> int:
     params = params_from_args(args)
     out = {"params": params.to_dict(), "thresholds": []}
     for model in TIME_MODELS:
+        if model == "fluid" and params.rule.continuous_law(params.b) is None:
+            continue  # e.g. B-TCP, LSS, ASS: only the per-round law exists
         yto = float(y_to(params, time_model=model))
         fmin = float(filesize_min(params, time_model=model))
         mss = params.mss_bytes
@@ -384,6 +386,37 @@ def _json_number(x: float):
     return x if math.isfinite(x) else None
 
 
+def rules_table() -> list[dict]:
+    """Every registered growth rule: name, source, parameters with defaults, first docstring line."""
+    out = []
+    for name in sorted(RULES):
+        cls = RULES[name]
+        doc = (cls.__doc__ or "").strip().splitlines()
+        out.append(
+            {
+                "name": name,
+                "source": cls.source,
+                "summary": doc[0] if doc else "",
+                "params": rule_parameters(name),
+            }
+        )
+    return out
+
+
+def cmd_rules(args) -> int:
+    rows = rules_table()
+    if args.json:
+        print(json.dumps({"rules": rows}))
+        return 0
+    for row in rows:
+        params = ", ".join(f"{k}={v}" for k, v in row["params"].items()) or "(no parameters)"
+        print(f"{row['name']:<14}{params}")
+        print(f"{'':<14}source: {row['source']}")
+    print()
+    print("use: --rule NAME --rule-param KEY=VALUE (repeatable)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``latency-model`` argument parser with all subcommands."""
     parser = _Parser(prog=PROG, description="Latency of short TCP transfers: fluid model and packet simulator.")
@@ -414,6 +447,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_latency)
+
+    p = sub.add_parser("rules", help="list the window-growth rules with their parameters, defaults and sources")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("reproduce", help="regenerate the paper's tables (and, later, figures)")
     p.add_argument("--out", default=".", metavar="DIR", help="output root: DIR/tables, DIR/figures (%(default)s)")

@@ -8,12 +8,35 @@ from __future__ import annotations
 import dataclasses
 
 from .base import CongestionState, ContinuousLaw, GrowthRule
+from .ass import AssRule
+from .btcp import BtcpRule
+from .generalized import GeneralizedRule
+from .lss import LssRule
+from .smooth import SmoothStartRule
 from .standard import StandardRule
 
-__all__ = ["GrowthRule", "CongestionState", "ContinuousLaw", "StandardRule", "RULES", "make_rule"]
+__all__ = [
+    "GrowthRule",
+    "CongestionState",
+    "ContinuousLaw",
+    "StandardRule",
+    "GeneralizedRule",
+    "BtcpRule",
+    "LssRule",
+    "AssRule",
+    "SmoothStartRule",
+    "RULES",
+    "make_rule",
+    "rule_parameters",
+]
 
 RULES: dict[str, type[GrowthRule]] = {
     StandardRule.name: StandardRule,
+    GeneralizedRule.name: GeneralizedRule,
+    BtcpRule.name: BtcpRule,
+    LssRule.name: LssRule,
+    AssRule.name: AssRule,
+    SmoothStartRule.name: SmoothStartRule,
 }
 """Registry: rule name -> rule class."""
 
@@ -43,3 +66,10 @@ def make_rule(name: str, **rule_params) -> GrowthRule:
             listed = ", ".join(valid) if valid else "none"
             raise ValueError(f"rule {name!r} has no parameter {key!r} (valid: {listed})")
     return cls(**rule_params)
+
+
+def rule_parameters(name: str) -> dict:
+    """Parameters of a registered rule with their defaults: ``{parameter: default}``."""
+    if name not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {name!r}")
+    return {f.name: f.default for f in dataclasses.fields(RULES[name])}

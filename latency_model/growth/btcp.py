@@ -1,0 +1,87 @@
+"""B-TCP(f): Burst TCP's window growth for mice flows (Burst TCP, Section 3, Figure 4)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..checks import check_int, check_real
+from .base import CongestionState, GrowthRule
+from .flow import btcp_increment
+
+__all__ = ["BtcpRule", "BtcpState"]
+
+
+@dataclass(slots=True)
+class BtcpState(CongestionState):
+    """Congestion state plus Figure 4's ``btcp_enabled`` flag (False for the rest of the flow)."""
+
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class BtcpRule(GrowthRule):
+    """B-TCP(f) with mice threshold ``mice_t`` (Burst TCP, Section 3, Figure 4).
+
+    Packet level (Figure 4), per ACK of new data while ``cwnd < ssthresh`` and B-TCP is
+    enabled, with ``cwnd`` in packets: ``increment = floor((mice_t - cwnd)/f)``, at least
+    1; ``cwnd += increment/cwnd``. Once disabled (3 duplicate ACKs or an RTO, through
+    :meth:`on_congestion_event`) slow start is standard (+1 MSS per ACK). Congestion
+    avoidance is RFC 5681's.
+
+    Flow level: ``cwnd += floor((mice_t - cwnd)/f)`` per RTT (at least 1), divided by
+    ``b`` with delayed ACKs; standard congestion avoidance (``1/b`` per RTT) from
+    ``W_SS`` on. B-TCP(4), mice_t = 32, from 1: 1, 8, 14, 18, 21, 23, 25, 26, ...
+    No closed-form continuous law (the floor makes it a staircase).
+
+    Deviations (validation/DEVIATIONS.md): Figure 4 only replaces an increment of 0 by
+    1, so above ``mice_t`` its floor turns negative and would shrink the window; here
+    the increment is ``max(1, floor(...))`` (the issue's "at least 1"), i.e. beyond
+    ``mice_t`` one packet per RTT, like congestion avoidance. The paper's "floor of
+    mice_t - cwnd" text drops the ``/f``; the formula's ``floor((mice_t - cwnd)/f)`` is used.
+
+    Parameters
+    ----------
+    f : int
+        Smooth-out factor, >= 1. Default 4.
+    mice_t : float
+        Mice threshold, packets, in [1, 1e6]. Default 32.
+    """
+
+    name = "btcp"
+    source = "Burst TCP (Section 3, Figure 4: B-TCP(f))"
+
+    f: int = 4
+    mice_t: float = 32.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "f", check_int("f", self.f, low=1))
+        object.__setattr__(self, "mice_t", check_real("mice_t", self.mice_t, low=1.0, high=1e6))
+
+    def new_state(self, cwnd_bytes, ssthresh_bytes, mss_bytes) -> BtcpState:
+        return BtcpState(cwnd=float(cwnd_bytes), ssthresh=float(ssthresh_bytes), mss=mss_bytes)
+
+    def next_round_window(self, w, w_ss, b):
+        w = np.asarray(w, dtype=float)
+        w_ss = np.asarray(w_ss, dtype=float)
+        ss = np.minimum(w + btcp_increment(w, self.f, self.mice_t) / b, np.maximum(w_ss, w))
+        return np.where(w < w_ss, ss, w + 1.0 / b)
+
+    def on_ack(self, st: BtcpState, acked_bytes: int) -> None:
+        mss = st.mss
+        if st.cwnd < st.ssthresh:
+            if st.enabled:
+                c = st.cwnd / mss
+                inc = max(1, math.floor((self.mice_t - c) / self.f))
+                st.cwnd += inc * mss / c
+            else:
+                st.cwnd += min(acked_bytes, mss)
+        else:
+            st.cwnd += mss * mss / st.cwnd
+
+    def on_congestion_event(self, st: BtcpState, kind: str) -> None:
+        if kind not in ("fast_retransmit", "timeout"):
+            raise ValueError(f"kind must be one of fast_retransmit, timeout, got {kind!r}")
+        st.enabled = False

@@ -1,0 +1,71 @@
+"""Limited Slow-Start (RFC 3742)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ..checks import check_real
+from .base import CongestionState, GrowthRule
+from .flow import _lss_band, banded_round
+
+__all__ = ["LssRule"]
+
+
+@dataclass(frozen=True)
+class LssRule(GrowthRule):
+    """Limited Slow-Start, RFC 3742 Section 2.
+
+    Packet level, per ACK in slow start (``cwnd < ssthresh``), bytes: if
+    ``cwnd <= max_ssthresh`` then ``cwnd += MSS``; else ``K = int(cwnd/(0.5
+    max_ssthresh))`` and ``cwnd += int(MSS/K)``. Congestion avoidance is RFC 5681's.
+
+    Flow level: the per-ACK increment (1, then 1/K) is constant on the bands
+    ``[0, max_ssthresh)``, ``[K max_ssthresh/2, (K+1) max_ssthresh/2)``; an RTT brings
+    ``w/b`` ACKs (:func:`~latency_model.growth.flow.banded_round`), clipped at ``W_SS``.
+    From ``max_ssthresh/2`` on, one RTT adds exactly ``max_ssthresh/(2b)`` packets: a
+    round of ``w`` ACKs starting in band ``K`` always crosses into band ``K+1`` and gains
+    ``(K+1) (max_ssthresh/2) / (K+1)``; hence "at most max_ssthresh/2 MSS per RTT"
+    (RFC 3742). The per-ACK law differs by the discreteness of ACKs (at most one ACK's
+    increment, ``1/K``, per band edge) and the ``int()`` on ``MSS/K`` bytes.
+
+    Parameters
+    ----------
+    max_ssthresh : float
+        Window above which slow start is limited, packets (MSS), in [1, 1e9]. Default 100.
+    """
+
+    name = "lss"
+    source = "RFC 3742 (Limited Slow-Start)"
+
+    max_ssthresh: float = 100.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "max_ssthresh", check_real("max_ssthresh", self.max_ssthresh, low=1.0, high=1e9)
+        )
+
+    def next_round_window(self, w, w_ss, b):
+        w = np.asarray(w, dtype=float)
+        w_ss = np.asarray(w_ss, dtype=float)
+        w, w_ss = np.broadcast_arrays(w, w_ss)
+        ss = banded_round(w, w / b, partial(_lss_band, max_ssthresh=self.max_ssthresh))
+        ss = np.minimum(ss, np.maximum(w_ss, w))
+        return np.where(w < w_ss, ss, w + 1.0 / b)
+
+    def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
+        mss = st.mss
+        if st.cwnd < st.ssthresh:
+            st.cwnd += lss_increment_bytes(st.cwnd, mss, self.max_ssthresh)
+        else:
+            st.cwnd += mss * mss / st.cwnd
+
+
+def lss_increment_bytes(cwnd_bytes: float, mss: int, max_ssthresh: float) -> float:
+    """RFC 3742 per-ACK increment, bytes (``max_ssthresh`` in packets)."""
+    if cwnd_bytes <= max_ssthresh * mss:
+        return float(mss)
+    k = int(cwnd_bytes / (0.5 * max_ssthresh * mss))
+    return float(int(mss / k))
