@@ -289,8 +289,11 @@ def cmd_tables(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
+    from .cli_sim import add_simulated_y_to
+
     out = Path(args.out)
     rows = table_rows()
+    add_simulated_y_to(rows)  # the packet simulator's single-loss y_to beside model and paper
     paths = write_tables(rows, out / "tables")
     print(_tables_text(rows))
     print()
