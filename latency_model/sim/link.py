@@ -11,6 +11,8 @@ order, which is what makes both paths bit-identical for one seed.
 
 from __future__ import annotations
 
+import abc
+
 from collections.abc import Mapping
 
 import numpy as np
@@ -65,16 +67,16 @@ class UniformStream:
         return float(u)
 
 
-class LossModel:
+class LossModel(abc.ABC):
     """Decides, packet by packet, whether the path drops a packet."""
 
-    def drop_data(self, seg: int) -> bool:  # pragma: no cover - interface
+    @abc.abstractmethod
+    def drop_data(self, seg: int) -> bool:
         """True if this transmission of data segment ``seg`` is lost."""
-        raise NotImplementedError
 
-    def drop_ack(self) -> bool:  # pragma: no cover - interface
+    @abc.abstractmethod
+    def drop_ack(self) -> bool:
         """True if the ACK being sent is lost."""
-        raise NotImplementedError
 
 
 class RandomLoss(LossModel):
