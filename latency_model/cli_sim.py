@@ -15,40 +15,23 @@ import sys
 
 import numpy as np
 
-from .cli import CliError, add_tcp_flags, number, params_from_args
+from .checks import check_int
+from .cli import (
+    CliError,
+    _flag_message,
+    add_size_flags,
+    add_tcp_flags,
+    number,
+    params_for_size,
+    params_from_args,
+    sizes_from_args,
+)
+from .export import atomic_write_text
 from .params import TcpParams, apply_variant
 from .sim import LT_MODES, RTO_RULES, SimConfig, run_transfer, simulate, single_loss, y_to_packets
 from .sim.runner import ENGINES
 
-__all__ = ["add_sim_commands", "add_simulated_y_to", "SIM_FLAGS"]
-
-SIM_FLAGS = {
-    "link_rate_bps": "--link-rate-bps",
-    "delay_s": "--delay-s",
-    "header_bytes": "--header-bytes",
-    "delack_timeout_s": "--delack-timeout-s",
-    "min_rto_s": "--min-rto-s",
-    "initial_rto_s": "--initial-rto-s",
-    "max_rto_s": "--max-rto-s",
-    "rto_rule": "--rto-rule",
-    "lt_mode": "--lt-mode",
-    "p_ack": "--p-ack",
-    "runs": "--runs",
-    "seed": "--seed",
-    "size_packets": "--size-packets",
-    "size_bytes": "--size-bytes",
-    "workers": "--workers",
-    "drops segment index": "--drop",
-    "run": "--run",
-}
-
-
-def _sim_message(message: str) -> str:
-    for field, flag in SIM_FLAGS.items():
-        if message.startswith(field + " "):
-            return flag + message[len(field):]
-    return message
-
+__all__ = ["add_sim_commands", "add_simulated_y_to"]
 
 def add_link_flags(parser) -> None:
     """Flags of :class:`~latency_model.sim.SimConfig` (path, timers, rule choices)."""
@@ -92,27 +75,7 @@ def config_from_args(args) -> SimConfig:
             p_ack=args.p_ack,
         )
     except ValueError as exc:
-        raise CliError(_sim_message(str(exc))) from None
-
-
-def _sizes_bytes(args, mss: int) -> list[int]:
-    if (args.size_packets is None) == (args.size_bytes is None):
-        raise CliError("give --size-packets or --size-bytes (one of them)")
-    values = args.size_packets if args.size_packets is not None else args.size_bytes
-    flag = "--size-packets" if args.size_packets is not None else "--size-bytes"
-    out = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v <= 0 or v != int(v):
-            raise CliError(f"{flag} must be whole numbers > 0, got {v!r}")
-        out.append(int(v) * (mss if flag == "--size-packets" else 1))
-    return out
-
-
-def _guard(fn, *a, **kw):
-    try:
-        return fn(*a, **kw)
-    except ValueError as exc:
-        raise CliError(_sim_message(str(exc))) from None
+        raise CliError(_flag_message(str(exc))) from None
 
 
 # ---------------------------------------------------------------------------
@@ -124,11 +87,11 @@ def cmd_simulate(args) -> int:
     base = params_from_args(args)
     results = []
     params_out = None
-    for size_b in _sizes_bytes(args, base.mss_bytes):
-        params = params_from_args(args, size_b) if args.variant == "size-based" else base
+    for size_b in sizes_from_args(args, base.mss_bytes, default=None, whole=True):
+        params = params_for_size(args, base, size_b)
         params_out = params_out or params
-        summary = _guard(simulate, params, [size_b], args.runs, args.seed, config=config,
-                         size_unit="bytes", engine=args.engine, workers=args.workers)
+        summary = simulate(params, [size_b], args.runs, args.seed, config=config,
+                           size_unit="bytes", engine=args.engine, workers=args.workers)
         row = summary.results[0].to_dict()
         if args.variant == "size-based":
             row["params"] = params.to_dict()
@@ -167,13 +130,9 @@ def cmd_simulate(args) -> int:
 
 def cmd_single_loss(args) -> int:
     config = config_from_args(args)
-    n = args.size_packets
-    if isinstance(n, bool) or not isinstance(n, (int, float)) or n != n or n < 1 or n != int(n):
-        raise CliError(f"--size-packets must be a whole number >= 1, got {n!r}")
-    params = params_from_args(args)
-    if args.variant == "size-based":
-        params = params_from_args(args, int(n) * params.mss_bytes)
-    res = _guard(single_loss, params, int(n), config)
+    n = check_int("size_packets", args.size_packets, low=1)
+    params = params_for_size(args, params_from_args(args), n * args.mss)
+    res = single_loss(params, n, config)
     out = {"pattern": res.pattern, "y_to_packets": res.y_to_packets,
            "tail_timeout_packets": res.tail_timeout_packets}
     if args.json:
@@ -195,46 +154,33 @@ TRACE_COLUMNS = ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "
 def cmd_trace(args) -> int:
     config = config_from_args(args)
     base = params_from_args(args)
-    sizes = _sizes_bytes(args, base.mss_bytes)
+    sizes = sizes_from_args(args, base.mss_bytes, default=None, whole=True)
     if len(sizes) != 1:
         raise CliError("trace takes one size")
     size_b = sizes[0]
-    params = params_from_args(args, size_b) if args.variant == "size-based" else base
-    seed = _guard(_check_nonneg, "seed", args.seed)
-    run = _guard(_check_nonneg, "run", args.run)
+    params = params_for_size(args, base, size_b)
+    seed = check_int("seed", args.seed, low=0)
+    run = check_int("run", args.run, low=0)
     kwargs = {}
     if args.drop:
         kwargs["drops"] = [int(d) if float(d).is_integer() else d for d in args.drop]
     else:
         child = np.random.SeedSequence(seed).spawn(run + 1)[run]
         kwargs["rng"] = np.random.Generator(np.random.PCG64(child))
-    result, rows = _guard(run_transfer, params, size_bytes=size_b, config=config,
-                          trace=True, **kwargs)
-    buf = io.StringIO() if args.out is None else None
-    fh = buf if buf is not None else open(args.out, "w", newline="")
-    try:
-        w = csv.writer(fh)
-        w.writerow(TRACE_COLUMNS)
-        for r in rows:
-            w.writerow([repr(r.time_s), r.event, r.segment, repr(r.cwnd_bytes),
-                        repr(r.ssthresh_bytes), r.flight_bytes])
-    finally:
-        if buf is None:
-            fh.close()
-    if buf is not None:
+    result, rows = run_transfer(params, size_bytes=size_b, config=config, trace=True, **kwargs)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(TRACE_COLUMNS)
+    for r in rows:
+        w.writerow([repr(r.time_s), r.event, r.segment, repr(r.cwnd_bytes), repr(r.ssthresh_bytes), r.flight_bytes])
+    if args.out is None:
         sys.stdout.write(buf.getvalue())
     else:
+        atomic_write_text(args.out, buf.getvalue())
         print(f"wrote {args.out}: {len(rows)} events, completion {result.completion_s:.6f} s, "
               f"{result.lost_packets} lost, {result.timeouts} timeouts, "
               f"{result.fast_retransmits} fast retransmits")
     return 0
-
-
-def _check_nonneg(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
-            or value < 0 or value != int(value):
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    return int(value)
 
 
 # ---------------------------------------------------------------------------
@@ -270,10 +216,7 @@ def add_sim_commands(sub) -> None:
     p = sub.add_parser("simulate", help="Monte Carlo of the packet-level simulator: latency, CI, per-loss means")
     add_tcp_flags(p)
     add_link_flags(p)
-    p.add_argument("--size-packets", type=number, nargs="+", default=None, metavar="N",
-                   help="transfer sizes, packets of MSS")
-    p.add_argument("--size-bytes", type=number, nargs="+", default=None, metavar="B",
-                   help="transfer sizes, bytes (last segment may be short)")
+    add_size_flags(p)
     p.add_argument("--runs", type=number, default=1000, help="transfers per size (%(default)s)")
     p.add_argument("--seed", type=number, default=0, help="root seed (%(default)s)")
     p.add_argument("--engine", default="auto", help=f"{', '.join(ENGINES)} (%(default)s; same results)")
@@ -291,8 +234,7 @@ def add_sim_commands(sub) -> None:
     p = sub.add_parser("trace", help="event trace of one simulated transfer as CSV")
     add_tcp_flags(p)
     add_link_flags(p)
-    p.add_argument("--size-packets", type=number, nargs=1, default=None, metavar="N", help="transfer size, packets")
-    p.add_argument("--size-bytes", type=number, nargs=1, default=None, metavar="B", help="transfer size, bytes")
+    add_size_flags(p)
     p.add_argument("--seed", type=number, default=0, help="root seed (%(default)s)")
     p.add_argument("--run", type=number, default=0, help="which run of `simulate --seed` to trace (%(default)s)")
     p.add_argument("--drop", type=number, action="append", default=[], metavar="I",

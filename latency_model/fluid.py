@@ -43,7 +43,7 @@ import numpy as np
 from .checks import check_array, check_choice
 from .params import TcpParams
 
-__all__ = ["TIME_MODELS", "y_f", "l0", "w_f"]
+__all__ = ["TIME_MODELS", "y_f", "l0", "w_f", "l0_and_w_f"]
 
 TIME_MODELS = ("fluid", "rounds")
 
@@ -102,12 +102,7 @@ def l0(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model: str = "
     ndarray
         Seconds.
     """
-    size = check_array("size_bytes", size_bytes, low=0.0)
-    w0, w_ss = _windows(params, w0, w_ss)
-    check_choice("time_model", time_model, TIME_MODELS)
-    if time_model == "fluid":
-        return _fluid(params, w0, w_ss).time(size)
-    return _rounds_walk(params, size, w0, w_ss)[0]
+    return l0_and_w_f(params, size_bytes, w0, w_ss, time_model=time_model)[0]
 
 
 def w_f(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model: str = "fluid") -> np.ndarray:
@@ -130,16 +125,25 @@ def w_f(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model: str = 
     ndarray
         Packets (multiply by MSS/RTT for the paper's rate in bytes/s).
     """
-    size = check_array("size_bytes", size_bytes, low=0.0)
-    w0, w_ss = _windows(params, w0, w_ss)
-    check_choice("time_model", time_model, TIME_MODELS)
-    if time_model == "fluid":
-        return _fluid(params, w0, w_ss).window(size)
-    return _rounds_walk(params, size, w0, w_ss)[1]
+    return l0_and_w_f(params, size_bytes, w0, w_ss, time_model=time_model)[1]
 
 
 # ---------------------------------------------------------------------------
 # Helpers
+
+
+def l0_and_w_f(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model: str = "fluid"):
+    """Both :func:`l0` (seconds) and :func:`w_f` (packets) from one evaluation of the trajectory.
+
+    Same parameters as :func:`l0`; returns the tuple ``(l0, w_f)``.
+    """
+    size = check_array("size_bytes", size_bytes, low=0.0)
+    w0, w_ss = _windows(params, w0, w_ss)
+    check_choice("time_model", time_model, TIME_MODELS)
+    if time_model == "fluid":
+        fl = _fluid(params, w0, w_ss)
+        return fl.time(size), fl.window(size)
+    return _rounds_walk(params, size, w0, w_ss)
 
 
 def _windows(params: TcpParams, w0, w_ss):
@@ -164,16 +168,16 @@ class _fluid:
         self.mss, self.rtt, self.m = float(params.mss_bytes), params.rtt_s, float(params.rwnd)
         w0, w_ss = np.broadcast_arrays(w0, w_ss)
         self.w0 = w0
-        self.ss_end = np.maximum(np.minimum(w_ss, self.m), w0)  # end of slow start (>= w0)
-        self.c0 = self.ss_end  # congestion avoidance starts where slow start ends
-        self.y1 = self.mss * (self.ss_end - w0) / self.g
-        self.t1 = self.rtt * np.log(self.ss_end / w0) / self.g
+        # Slow start ends (and congestion avoidance starts) at c0 = max(min(W_SS, M), w0).
+        self.c0 = np.maximum(np.minimum(w_ss, self.m), w0)
+        self.y1 = self.mss * (self.c0 - w0) / self.g
+        self.t1 = self.rtt * np.log(self.c0 / w0) / self.g
         self.y2 = self.y1 + self.mss * (self.m**2 - self.c0**2) / (2.0 * self.s)
         self.t2 = self.t1 + self.rtt * (self.m - self.c0) / self.s
 
     def y_f(self, target):
-        target, w0, ss_end, c0, y1 = np.broadcast_arrays(target, self.w0, self.ss_end, self.c0, self.y1)
-        ss_part = self.mss * (np.clip(target, w0, ss_end) - w0) / self.g
+        target, w0, c0 = np.broadcast_arrays(target, self.w0, self.c0)
+        ss_part = self.mss * (np.clip(target, w0, c0) - w0) / self.g
         ca_w = np.clip(target, c0, self.m)
         ca_part = self.mss * (ca_w**2 - c0**2) / (2.0 * self.s)
         out = ss_part + ca_part

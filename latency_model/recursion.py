@@ -40,7 +40,7 @@ import numpy as np
 from scipy import integrate
 
 from .checks import check_array, check_choice, check_int, check_real
-from .fluid import TIME_MODELS, l0, w_f, y_f
+from .fluid import TIME_MODELS, l0, l0_and_w_f, y_f
 from .losses import LOSS_LAWS, loss_count_pmf
 from .params import TcpParams
 
@@ -135,6 +135,15 @@ class LatencyResult:
 # Regions and transitions (shared by the tables and the direct recursion)
 
 
+# Floors of the post-loss windows (packets): W_SS after a timeout is max(W_f/2, 2) (the
+# paper's text); the post-recovery window max(W_f/2 - 1, 1) (our reading, see above).
+_TIMEOUT_SSTHRESH_FLOOR = 2.0
+_RECOVERY_WINDOW_FLOOR = 1.0
+# Both floors stop binding at the same W_f: a kink of the integrand inside a region.
+_FLOOR_KINK_WINDOW = 2.0 * _TIMEOUT_SSTHRESH_FLOOR
+assert _FLOOR_KINK_WINDOW == 2.0 * (_RECOVERY_WINDOW_FLOOR + 1.0)
+
+
 def _tail_packets(params: TcpParams) -> int:
     return 1 if params.tail_retransmit else params.dup_t
 
@@ -150,11 +159,12 @@ def _region_bounds(params: TcpParams, r, w0, wss, time_model):
 def _after_loss(params: TcpParams, region: int, r, y, wf):
     """Cost added (seconds), family ("T" or "F"), remaining bytes and window parameter."""
     mss = float(params.mss_bytes)
-    if region == 1:
-        return params.rto, "T", np.minimum(r - y + mss, r), np.maximum(wf / 2.0, 2.0)
     if region == 2:
-        return 0.0, "F", r - y, np.maximum(wf / 2.0 - 1.0, 1.0)
-    return params.rto, "T", np.minimum(mss, r) + 0.0 * y, np.maximum(wf / 2.0, 2.0)
+        return 0.0, "F", r - y, np.maximum(wf / 2.0 - 1.0, _RECOVERY_WINDOW_FLOOR)
+    s_next = np.maximum(wf / 2.0, _TIMEOUT_SSTHRESH_FLOOR)
+    if region == 1:
+        return params.rto, "T", np.minimum(r - y + mss, r), s_next
+    return params.rto, "T", np.broadcast_to(np.minimum(mss, r), np.shape(y)), s_next
 
 
 def _family_windows(family: str, param):
@@ -188,18 +198,25 @@ def _region_nodes(lo, hi, opts: SolverOptions):
 
 @dataclass
 class _NodeSet:
-    """Level-independent data of the quadrature of L_j at a set of states."""
+    """Level-independent data of the quadrature of L_j at a set of states.
 
-    log1m: np.ndarray  # log(1 - y/r), shape (S, N)
+    The first-loss density of level j is proportional to ``(1 - y/r)^(j-1)``; it is
+    carried from level to level by one multiplication (:meth:`level` must be called
+    for j = 1, 2, ... in order).
+    """
+
+    ratio: np.ndarray  # 1 - y/r, shape (S, N)
     gw: np.ndarray  # Gauss weights (bytes)
     base: np.ndarray  # L_0(y) + cost, seconds
     exact_next_l0: np.ndarray  # L_0 of the state after the loss (level 1)
     idx: np.ndarray = field(repr=False)  # (S, N, 4) corners in the stacked tables
     wts: np.ndarray = field(repr=False)  # (S, N, 4) bilinear weights
+    _dens: np.ndarray | None = field(default=None, repr=False)
 
-    def level(self, j: int, prev: np.ndarray | None) -> np.ndarray:
+    def level(self, prev: np.ndarray | None) -> np.ndarray:
         """L_j at these states given the stacked table of L_{j-1} (None for j = 1)."""
-        dens = self.gw * np.exp((j - 1) * self.log1m)
+        self._dens = self.gw.copy() if self._dens is None else self._dens * self.ratio
+        dens = self._dens
         nxt = self.exact_next_l0 if prev is None else np.einsum("snc,snc->sn", prev[self.idx], self.wts)
         total = dens.sum(axis=1)
         return np.einsum("sn,sn->s", dens, self.base + nxt) / np.where(total > 0, total, 1.0)
@@ -220,8 +237,9 @@ class _Tables:
             grid.append(fine_end * opts.size_ratio ** np.arange(1, n + 1))
         self.r = np.unique(np.concatenate([np.atleast_1d(g) for g in grid] + [[r_max]]))
         half = params.rwnd / 2.0
-        self.params_T = np.unique(np.geomspace(2.0, max(half, 2.0), opts.window_points))
-        self.params_F = np.unique(np.geomspace(1.0, max(half - 1.0, 1.0), opts.window_points))
+        lo_t, lo_f = _TIMEOUT_SSTHRESH_FLOOR, _RECOVERY_WINDOW_FLOOR
+        self.params_T = np.unique(np.geomspace(lo_t, max(half, lo_t), opts.window_points))
+        self.params_F = np.unique(np.geomspace(lo_f, max(half - 1.0, lo_f), opts.window_points))
         self.offset_F = self.r.size * self.params_T.size
         states = []
         for family, grid_w in (("T", self.params_T), ("F", self.params_F)):
@@ -257,7 +275,7 @@ class _Tables:
         a, tail = _region_bounds(params, r, w0, wss, tm)
         kinks = []
         if split_at_kinks:
-            for target in (4.0, np.minimum(wss, params.rwnd), params.rwnd):
+            for target in (_FLOOR_KINK_WINDOW, np.minimum(wss, params.rwnd), params.rwnd):
                 kinks.append(np.nan_to_num(y_f(params, np.broadcast_to(target, r.shape), w0, wss, time_model=tm),
                                            posinf=np.inf))
         parts = []
@@ -268,27 +286,22 @@ class _Tables:
             gw = np.concatenate([p[1] for p in pieces], axis=1)
             rr = np.broadcast_to(r[:, None], y.shape)
             w0b, wssb = np.broadcast_to(w0[:, None], y.shape), np.broadcast_to(wss[:, None], y.shape)
-            l0y = l0(params, y, w0b, wssb, time_model=tm)
-            wf = w_f(params, y, w0b, wssb, time_model=tm)
+            l0y, wf = l0_and_w_f(params, y, w0b, wssb, time_model=tm)
             cost, family, r_next, p_next = _after_loss(params, region, rr, y, wf)
             nw0, nwss = _family_windows(family, p_next)
             exact = l0(params, r_next, nw0, nwss, time_model=tm)
             idx, wts = self._interp(family, r_next, p_next)
-            with np.errstate(divide="ignore"):
-                log1m = np.log1p(-np.clip(y / rr, 0.0, 1.0))
-            parts.append((log1m, gw, l0y + cost, exact, idx, wts))
-        cat = [np.concatenate([p[i] for p in parts], axis=1) for i in range(6)]
-        # -inf (y == r) times 0 for j = 1 must give weight 1, not nan.
-        cat[0] = np.where(np.isneginf(cat[0]), -1e300, cat[0])
-        return _NodeSet(*cat)
+            ratio = 1.0 - np.clip(y / rr, 0.0, 1.0)
+            parts.append((ratio, gw, l0y + cost, exact, idx, wts))
+        return _NodeSet(*(np.concatenate([p[i] for p in parts], axis=1) for i in range(6)))
 
     def levels(self, k_max: int, top: _NodeSet):
         """Yield (j, L_j at the top states) for j = 1 .. k_max."""
         prev = None
         for j in range(1, k_max + 1):
-            top_j = top.level(j, prev)
+            top_j = top.level(prev)
             if j < k_max:
-                prev = self.table_nodes.level(j, prev)
+                prev = self.table_nodes.level(prev)
             yield j, top_j
 
 
@@ -385,8 +398,6 @@ def expected_latency(
     counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
     cond = _solve(params, sizes, counts.k_max, opts)
     expected = np.einsum("sk,sk->s", counts.pmf, cond)
-    if law == "paper" and not normalize:
-        pass  # the raw law as printed: its mass is reported, the sum is not rescaled
     return LatencyResult(
         sizes_bytes=sizes,
         expected_latency_s=expected,
@@ -470,12 +481,12 @@ def _direct(params, k, r, w0, wss, tm, epsrel):
             continue
 
         def integrand(y, region=region):
-            wf = float(w_f(params, y, w0, wss, time_model=tm))
+            l0y, wf = (float(v) for v in l0_and_w_f(params, y, w0, wss, time_model=tm))
             cost, family, r_next, p_next = _after_loss(params, region, np.asarray(r), np.asarray(y), np.asarray(wf))
             nw0, nwss = _family_windows(family, np.asarray(p_next))
             nxt = _direct(params, k - 1, float(r_next), float(nw0), float(nwss), tm, max(epsrel, 1e-8))
             dens = k / r * (1.0 - y / r) ** (k - 1)
-            return (float(l0(params, y, w0, wss, time_model=tm)) + cost + nxt) * dens
+            return (l0y + cost + nxt) * dens
 
         val, _ = integrate.quad(integrand, lo, hi, epsabs=0.0, epsrel=epsrel, limit=200)
         total += val

@@ -141,18 +141,11 @@ def table_y_to(
     threshold = check_int("threshold", threshold, low=1)
     check_choice("convention", convention, CONVENTIONS)
     slow = phase == "slow_start"
-    count = 0
-    if convention == "paper" and not slow and w0 - 1 < threshold:
-        count += 1  # the first packet, judged with W0 - 1 (see above)
-        first_round_start = 2
-    else:
-        first_round_start = 1
-    w, acks_counted, first = w0, 0, True
+    count, w, acks_counted = 0, w0, 0
     while w < threshold:
-        for j in range(first_round_start if first else 1, w + 1):
+        for j in range(1, w + 1):
             seen = w + (j - 1) if slow else w
             count += seen < threshold
-        first = False
         acks = math.ceil(w / b)
         if slow:
             w += acks
@@ -160,6 +153,8 @@ def table_y_to(
             acks_counted += acks
             if acks_counted >= w:
                 acks_counted, w = 0, w + 1
+    if convention == "paper" and not slow and w0 == threshold:
+        count += 1  # the first packet, judged with W0 - 1 (see above)
     return count
 
 

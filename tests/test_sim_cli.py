@@ -99,3 +99,14 @@ def test_bad_input_one_line_exit_2(capsys, argv, flag):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("latency-model: error: ")
     assert flag in lines[0]
+
+
+def test_simulate_takes_the_same_size_syntax_as_latency(capsys):
+    # Lists and inclusive ranges, as for `latency`: 1:3 -> 1, 2, 3 packets (p = 0: one run each
+    # completes in whole RTTs plus serialisation, so the means are ordered by size).
+    code, out, _ = run(capsys, "simulate", "--size-packets", "1:3", "--p", "0", "--runs", "2", "--json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert [r["size_packets"] for r in results] == [1, 2, 3]
+    code, _, err = run(capsys, "simulate", "--size-bytes", "750.5", "--runs", "2")
+    assert code == 2 and "--size-bytes must give whole bytes" in err

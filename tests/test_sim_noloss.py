@@ -107,7 +107,7 @@ class _FrozenWindow(GrowthRule):
 
     name = "frozen"
 
-    def next_round_window(self, w, w_ss, b):
+    def slow_start_round(self, w, b):
         return w
 
     def on_ack(self, st, acked_bytes):

@@ -72,16 +72,18 @@ class GrowthRule(abc.ABC):
     """Base class of the window-growth rules (one subclass per rule, frozen dataclass).
 
     Subclasses set ``name`` and ``source`` and implement :meth:`on_ack` and
-    :meth:`next_round_window`.
+    :meth:`slow_start_round` (or override :meth:`next_round_window` entirely).
     """
 
     name: ClassVar[str] = "abstract"
     source: ClassVar[str] = ""
 
     # Flow level (fluid model) -------------------------------------------------
-    @abc.abstractmethod
     def next_round_window(self, w: np.ndarray, w_ss: np.ndarray, b: int) -> np.ndarray:
         """Window of the next round given this round's window, packets (before the rwnd cap).
+
+        Below ``w_ss`` the rule's :meth:`slow_start_round`, stopped exactly at ``w_ss`` (no
+        overshoot in the per-round law); from ``w_ss`` on, :meth:`congestion_avoidance_round`.
 
         Parameters
         ----------
@@ -92,6 +94,17 @@ class GrowthRule(abc.ABC):
         b : int
             Delayed-ACK factor (packets per ACK).
         """
+        w, w_ss = np.broadcast_arrays(np.asarray(w, dtype=float), np.asarray(w_ss, dtype=float))
+        ss = np.minimum(self.slow_start_round(w, b), np.maximum(w_ss, w))
+        return np.where(w < w_ss, ss, self.congestion_avoidance_round(w, b))
+
+    @abc.abstractmethod
+    def slow_start_round(self, w: np.ndarray, b: int) -> np.ndarray:
+        """Window after one round of slow start from ``w`` packets (``w/b`` ACKs), packets."""
+
+    def congestion_avoidance_round(self, w: np.ndarray, b: int) -> np.ndarray:
+        """Window after one round of congestion avoidance: ``w + 1/b`` packets (RFC 5681)."""
+        return w + 1.0 / b
 
     def continuous_law(self, b: int) -> ContinuousLaw | None:
         """Closed-form continuous law, or ``None`` if the rule only has a per-round law."""

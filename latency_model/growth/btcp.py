@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 
 from ..checks import check_int, check_real
 from .base import CongestionState, GrowthRule
@@ -63,11 +62,8 @@ class BtcpRule(GrowthRule):
     def new_state(self, cwnd_bytes, ssthresh_bytes, mss_bytes) -> BtcpState:
         return BtcpState(cwnd=float(cwnd_bytes), ssthresh=float(ssthresh_bytes), mss=mss_bytes)
 
-    def next_round_window(self, w, w_ss, b):
-        w = np.asarray(w, dtype=float)
-        w_ss = np.asarray(w_ss, dtype=float)
-        ss = np.minimum(w + btcp_increment(w, self.f, self.mice_t) / b, np.maximum(w_ss, w))
-        return np.where(w < w_ss, ss, w + 1.0 / b)
+    def slow_start_round(self, w, b):
+        return w + btcp_increment(w, self.f, self.mice_t) / b
 
     def on_ack(self, st: BtcpState, acked_bytes: int) -> None:
         mss = st.mss

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 
 from ..checks import check_real
 from .base import CongestionState, ContinuousLaw, GrowthRule
@@ -47,11 +46,8 @@ class GeneralizedRule(GrowthRule):
     def _factor(self, b) -> float:
         return 1.0 + (self.beta - 1.0) / b
 
-    def next_round_window(self, w, w_ss, b):
-        w = np.asarray(w, dtype=float)
-        w_ss = np.asarray(w_ss, dtype=float)
-        ss = np.minimum(w * self._factor(b), np.maximum(w_ss, w))
-        return np.where(w < w_ss, ss, w + 1.0 / b)
+    def slow_start_round(self, w, b):
+        return w * self._factor(b)
 
     def continuous_law(self, b):
         return ContinuousLaw(ss_log_growth=math.log(self._factor(b)), ca_slope=1.0 / b)

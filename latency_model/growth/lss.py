@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-import numpy as np
 
 from ..checks import check_real
 from .base import CongestionState, GrowthRule
@@ -47,13 +46,8 @@ class LssRule(GrowthRule):
             self, "max_ssthresh", check_real("max_ssthresh", self.max_ssthresh, low=1.0, high=1e9)
         )
 
-    def next_round_window(self, w, w_ss, b):
-        w = np.asarray(w, dtype=float)
-        w_ss = np.asarray(w_ss, dtype=float)
-        w, w_ss = np.broadcast_arrays(w, w_ss)
-        ss = banded_round(w, w / b, partial(_lss_band, max_ssthresh=self.max_ssthresh))
-        ss = np.minimum(ss, np.maximum(w_ss, w))
-        return np.where(w < w_ss, ss, w + 1.0 / b)
+    def slow_start_round(self, w, b):
+        return banded_round(w, w / b, partial(_lss_band, max_ssthresh=self.max_ssthresh))
 
     def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
         mss = st.mss

@@ -120,20 +120,28 @@ class SmoothStartRule(GrowthRule):
         return a_a - a_a * np.tanh(self.b_a * np.asarray(a, dtype=float))
 
     # Flow level ---------------------------------------------------------------
-    def next_round_window(self, w, w_ss, b):
+    def slow_start_round(self, w, b):
+        """One round (``w/b`` ACKs) along Eq. 8 from a(w) (for w < 1, from the window itself)."""
         w = np.asarray(w, dtype=float)
-        w_ss = np.asarray(w_ss, dtype=float)
-        w, w_ss = np.broadcast_arrays(w, w_ss)
         a = smooth_a_of_w(w, self.a_a, self.b_a, self.t)
-        ca = w + self.kappa / b
-        finite = np.isfinite(a)
-        a_next = np.where(finite, a, 0.0) + w / b
+        a0 = np.where(np.isfinite(a), a, 0.0)
         u0 = np.maximum(w, 1.0) + math.sqrt(self.t) - 1.0
-        # Move along Eq. 8 from a(w) (for w < 1, from the window itself).
-        grow = 2.0 * (smooth_integral(a_next, self.a_a, self.b_a) - smooth_integral(np.where(finite, a, 0.0), self.a_a, self.b_a))
-        ss = np.sqrt(u0**2 + grow) - math.sqrt(self.t) + 1.0 + np.minimum(w - 1.0, 0.0)
+        grow = 2.0 * (smooth_integral(a0 + w / b, self.a_a, self.b_a) - smooth_integral(a0, self.a_a, self.b_a))
+        return np.sqrt(u0**2 + grow) - math.sqrt(self.t) + 1.0 + np.minimum(w - 1.0, 0.0)
+
+    def congestion_avoidance_round(self, w, b):
+        """Without router signals: ``kappa/w`` per ACK, ``w/b`` ACKs a round."""
+        return w + self.kappa / b
+
+    def next_round_window(self, w, w_ss, b):
+        # Slow start lasts while Eq. 7's increment exceeds the congestion-avoidance one
+        # (and the window is below W_SS); a window past Eq. 9's limit has no a(w).
+        w, w_ss = np.broadcast_arrays(np.asarray(w, dtype=float), np.asarray(w_ss, dtype=float))
+        a = smooth_a_of_w(w, self.a_a, self.b_a, self.t)
+        finite = np.isfinite(a)
+        ca = self.congestion_avoidance_round(w, b)
         in_ss = finite & (self._d(np.where(finite, a, 0.0), self.a_a) > self.kappa) & (w < w_ss)
-        ss = np.minimum(np.maximum(ss, ca), np.maximum(w_ss, w))
+        ss = np.minimum(np.maximum(self.slow_start_round(w, b), ca), np.maximum(w_ss, w))
         return np.where(in_ss, ss, ca)
 
     # Packet level -------------------------------------------------------------

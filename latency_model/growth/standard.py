@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 
 from ..checks import check_int
 from .base import CongestionState, ContinuousLaw, GrowthRule
@@ -42,12 +41,8 @@ class StandardRule(GrowthRule):
         if self.abc_l is not None:
             object.__setattr__(self, "abc_l", check_int("abc_l", self.abc_l, low=1))
 
-    def next_round_window(self, w, w_ss, b):
-        w = np.asarray(w, dtype=float)
-        w_ss = np.asarray(w_ss, dtype=float)
-        # Slow start stops exactly at w_ss (no overshoot in the per-round law).
-        ss = np.minimum(w * (1.0 + 1.0 / b), np.maximum(w_ss, w))
-        return np.where(w < w_ss, ss, w + 1.0 / b)
+    def slow_start_round(self, w, b):
+        return w * (1.0 + 1.0 / b)
 
     def continuous_law(self, b):
         return ContinuousLaw(ss_log_growth=math.log1p(1.0 / b), ca_slope=1.0 / b)

@@ -96,6 +96,19 @@ class SimConfig:
         check_choice("lt_mode", self.lt_mode, LT_MODES)
         set_(self, "p_ack", check_real("p_ack", self.p_ack, low=0.0, high=1.0, high_open=True))
 
+    def limited_transmit_window(self, dup_lt: int | None, dup_t: int) -> tuple[int, int]:
+        """Duplicate ACKs (first, last) on which Limited Transmit sends a new segment.
+
+        ``"rfc3042"``: the first ``dup_lt`` duplicate ACKs (RFC 3042 Section 2);
+        ``"paper"``: from the ``dup_lt``-th up to ``dup_t - 1`` (the paper's Section 2.1
+        reading). An empty range ``(1, 0)`` without Limited Transmit.
+        """
+        if dup_lt is None:
+            return 1, 0
+        if self.lt_mode == "rfc3042":
+            return 1, dup_lt
+        return dup_lt, dup_t - 1
+
     def one_way_delay(self, rtt_s: float) -> float:
         """One-way propagation delay d, seconds: ``delay_s`` or ``rtt_s / 2``."""
         return self.delay_s if self.delay_s is not None else rtt_s / 2.0

@@ -38,12 +38,7 @@ def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
     """Integer and float parameter arrays of the kernel for one transfer size."""
     mss = params.mss_bytes
     n = segments_of(size_bytes, mss)
-    if params.dup_lt is None:
-        lt_lo, lt_hi = 1, 0
-    elif config.lt_mode == "rfc3042":
-        lt_lo, lt_hi = 1, params.dup_lt
-    else:
-        lt_lo, lt_hi = params.dup_lt, params.dup_t - 1
+    lt_lo, lt_hi = config.limited_transmit_window(params.dup_lt, params.dup_t)
     fixed = config.rto_rule == "paper"
     PI = np.zeros(K.N_PI, np.int64)
     PI[K.P_N] = n

@@ -64,12 +64,7 @@ class Sender:
         self.st = params.rule.new_state(params.w0 * mss, params.w_ss * mss, mss)
         self.rwnd_bytes = params.rwnd * mss
         self.dup_t = params.dup_t
-        if params.dup_lt is None:
-            self.lt_lo, self.lt_hi = 1, 0  # empty range: no Limited Transmit
-        elif config.lt_mode == "rfc3042":
-            self.lt_lo, self.lt_hi = 1, params.dup_lt
-        else:
-            self.lt_lo, self.lt_hi = params.dup_lt, params.dup_t - 1
+        self.lt_lo, self.lt_hi = config.limited_transmit_window(params.dup_lt, params.dup_t)
         self.tail = params.tail_retransmit
         self.er = params.early_retransmit
         # RFC 6298 state ("paper": fixed RTO, no estimator, no back-off).
