@@ -62,7 +62,9 @@ class SolverOptions:
     time_model : {"fluid", "rounds"}
         Time model of L_0 and W_f (see :mod:`latency_model.fluid`).
     panels : int
-        Geometric Gauss-Legendre panels per region (>= 1).
+        Geometric Gauss-Legendre panels in region 2 (fast retransmit), the wide one (>= 1).
+    edge_panels : int
+        Panels in regions 1 and 3 (timeouts), at most a few packets wide (>= 1).
     nodes : int
         Gauss-Legendre nodes per panel (>= 1).
     panel_ratio : float
@@ -80,16 +82,18 @@ class SolverOptions:
 
     time_model: str = "fluid"
     panels: int = 16
-    nodes: int = 4
+    edge_panels: int = 6
+    nodes: int = 3
     panel_ratio: float = 1.3
     size_step_packets: float = 0.5
-    fine_packets: float = 40.0
-    size_ratio: float = 1.05
+    fine_packets: float = 20.0
+    size_ratio: float = 1.03
     window_points: int = 24
 
     def __post_init__(self):
         check_choice("time_model", self.time_model, TIME_MODELS)
         check_int("panels", self.panels, low=1)
+        check_int("edge_panels", self.edge_panels, low=1)
         check_int("nodes", self.nodes, low=1, high=20)
         check_real("panel_ratio", self.panel_ratio, low=1.0)
         check_real("size_step_packets", self.size_step_packets, low=0.0, low_open=True)
@@ -185,15 +189,23 @@ def _panel_fractions(panels: int, ratio: float) -> np.ndarray:
     return g / g[-1]
 
 
-def _region_nodes(lo, hi, opts: SolverOptions):
-    """Nodes and weights on [lo, hi] (arrays of states): shape (S, panels * nodes)."""
+def _region_nodes(lo, hi, opts: SolverOptions, panels: int, breaks):
+    """Nodes and weights on [lo, hi] for arrays of states, shape (S, (panels + len(breaks)) * nodes).
+
+    Geometric panels (finest at ``lo``, where the first-loss density is largest) plus one
+    extra panel edge at each of ``breaks`` (per-state kinks of the integrand; those
+    outside [lo, hi] give empty panels).
+    """
     x, w = np.polynomial.legendre.leggauss(opts.nodes)
-    edges = _panel_fractions(opts.panels, opts.panel_ratio)
-    left, width = edges[:-1], np.diff(edges)
-    frac = (left[:, None] + width[:, None] * (x[None, :] + 1.0) / 2.0).ravel()
-    fw = (width[:, None] * w[None, :] / 2.0).ravel()
     span = (hi - lo)[:, None]
-    return lo[:, None] + span * frac[None, :], span * fw[None, :]
+    edges = lo[:, None] + span * _panel_fractions(panels, opts.panel_ratio)[None, :]
+    if breaks:
+        clipped = [np.clip(b, lo, hi)[:, None] for b in breaks]
+        edges = np.sort(np.concatenate([edges, *clipped], axis=1), axis=1)
+    left, width = edges[:, :-1, None], np.diff(edges, axis=1)[:, :, None]
+    y = (left + width * (x[None, None, :] + 1.0) / 2.0).reshape(lo.size, -1)
+    gw = (width * w[None, None, :] / 2.0).reshape(lo.size, -1)
+    return y, gw
 
 
 @dataclass
@@ -230,60 +242,108 @@ class _Tables:
         mss = float(params.mss_bytes)
         fine_end = min(opts.fine_packets * mss, r_max)
         lo = min(r_min, mss)
+        # Uniform steps up to fine_packets, and geometric steps from the smallest size up,
+        # so that the relative spacing stays small for tiny and for large sizes alike.
         fine = np.arange(lo, fine_end + 1e-9, opts.size_step_packets * mss)
-        grid = [fine, [mss]]
-        if r_max > fine_end:
-            n = int(math.ceil(math.log(r_max / fine_end) / math.log(opts.size_ratio)))
-            grid.append(fine_end * opts.size_ratio ** np.arange(1, n + 1))
-        self.r = np.unique(np.concatenate([np.atleast_1d(g) for g in grid] + [[r_max]]))
+        n = int(math.ceil(math.log(max(r_max / lo, 1.0)) / math.log(opts.size_ratio)))
+        geometric = lo * opts.size_ratio ** np.arange(n + 1)
+        grid = np.concatenate([fine, [mss, r_max], geometric[(geometric > fine_end) | (geometric < 4 * mss)]])
+        self.r = np.unique(grid[grid <= r_max])
         half = params.rwnd / 2.0
         lo_t, lo_f = _TIMEOUT_SSTHRESH_FLOOR, _RECOVERY_WINDOW_FLOOR
-        self.params_T = np.unique(np.geomspace(lo_t, max(half, lo_t), opts.window_points))
-        self.params_F = np.unique(np.geomspace(lo_f, max(half - 1.0, lo_f), opts.window_points))
-        self.offset_F = self.r.size * self.params_T.size
+        self.rows = {
+            "T": self._row_grids("T", lo_t, max(half, lo_t)),
+            "F": self._row_grids("F", lo_f, max(half - 1.0, lo_f)),
+        }
+        self.offset = {"T": 0, "F": self.rows["T"].size}
         states = []
-        for family, grid_w in (("T", self.params_T), ("F", self.params_F)):
-            rr, ww = np.meshgrid(self.r, grid_w, indexing="ij")
-            w0, wss = _family_windows(family, ww.ravel())
-            states.append((rr.ravel(), w0, wss))
+        for family, rows in self.rows.items():
+            w0, wss = _family_windows(family, rows.ravel())
+            states.append((np.repeat(self.r, rows.shape[1]), w0, wss))
         r = np.concatenate([s[0] for s in states])
         w0 = np.concatenate([s[1] for s in states])
         wss = np.concatenate([s[2] for s in states])
         self.table_nodes = self.nodes_for(r, w0, wss)
 
+    def _row_grids(self, family: str, lo: float, hi: float) -> np.ndarray:
+        """Window grid of every size row, shape (n_sizes, n_windows).
+
+        A geometric grid on [lo, hi] plus the timeout threshold (where y_to reaches 0),
+        plus the row's own kinks of L_j along the window, which move with the remaining
+        size r: where y_to equals ``r - d MSS`` (the first two regions meet the tail),
+        and where a loss-free transfer of r bytes ends exactly at the end of slow start
+        or at the receiver-window cap. They are found numerically, so any rule and time
+        model work; a row without such a kink gets the midpoint of its widest cell.
+        """
+        params, tm, opts = self.params, self.opts.time_model, self.opts
+        thr = float(params.timeout_threshold)
+        base = np.unique(np.r_[np.geomspace(lo, hi, opts.window_points), [thr][: lo < thr < hi]])
+        fine = np.linspace(lo, hi, 2001)
+        w0, wss = _family_windows(family, fine)
+        tail = _tail_packets(params) * float(params.mss_bytes)
+        curves = (
+            (y_f(params, np.full(fine.shape, thr), w0, wss, time_model=tm), self.r - tail),
+            (y_f(params, np.minimum(wss, params.rwnd), w0, wss, time_model=tm), self.r),
+            (y_f(params, np.full(fine.shape, params.rwnd), w0, wss, time_model=tm), self.r),
+        )
+        extra = np.stack([_first_crossing(fine, f, target) for f, target in curves], axis=1)
+        rows = np.empty((self.r.size, base.size + extra.shape[1]))
+        for i in range(self.r.size):
+            row = base
+            for c in extra[i]:
+                gaps = np.diff(row)
+                if not (lo < c < hi) or np.min(np.abs(row - c)) < 1e-9 * (hi - lo):
+                    k = int(np.argmax(gaps))
+                    c = row[k] + gaps[k] / 2.0
+                row = np.sort(np.r_[row, c])
+            rows[i] = row
+        return rows
+
     def _interp(self, family: str, r, param):
-        """Corner indices and bilinear weights of (r, param) in the stacked table."""
-        grid_w = self.params_T if family == "T" else self.params_F
-        off = 0 if family == "T" else self.offset_F
+        """Corner indices and weights of (r, param): linear along each size row's own
+        window grid, then linear in r L_j between the two rows."""
+        rows, off = self.rows[family], self.offset[family]
+        nw = rows.shape[1]
         i, tr = _locate(self.r, r)
-        m, tw = _locate(grid_w, param)
-        nw = grid_w.size
         i1 = np.minimum(i + 1, self.r.size - 1)
-        m1 = np.minimum(m + 1, nw - 1)
-        idx = np.stack([off + i * nw + m, off + i * nw + m1, off + i1 * nw + m, off + i1 * nw + m1], axis=-1)
-        wts = np.stack([(1 - tr) * (1 - tw), (1 - tr) * tw, tr * (1 - tw), tr * tw], axis=-1)
-        return idx, wts
+        corners, weights = [], []
+        for row_index, w_row in ((i, 1.0 - tr), (i1, tr)):
+            flat_rows, flat_param = row_index.ravel(), np.asarray(param).ravel()
+            m, tw = np.empty(flat_rows.size, dtype=np.intp), np.empty(flat_rows.size)
+            order = np.argsort(flat_rows, kind="stable")  # group the queries by row
+            bounds = np.searchsorted(flat_rows[order], np.arange(rows.shape[0] + 1))
+            for row in range(rows.shape[0]):
+                sel = order[bounds[row] : bounds[row + 1]]
+                if sel.size:
+                    m[sel], tw[sel] = _locate(rows[row], flat_param[sel])
+            m, tw = m.reshape(np.shape(r)), tw.reshape(np.shape(r))
+            base = off + row_index * nw + m
+            corners += [base, np.minimum(base + 1, off + row_index * nw + nw - 1)]
+            # Interpolate r L_j, not L_j: timeout costs spread over r bytes make L_j
+            # vary like 1/r for small r, while r L_j is close to linear.
+            scale = w_row * self.r[row_index] / np.maximum(r, 1e-300)
+            weights += [scale * (1.0 - tw), scale * tw]
+        return np.stack(corners, axis=-1), np.stack(weights, axis=-1)
 
-    def nodes_for(self, r, w0, wss, *, split_at_kinks: bool = False) -> _NodeSet:
-        """Quadrature data at states (r, w0, wss).
+    def nodes_for(self, r, w0, wss) -> _NodeSet:
+        """Quadrature data of L_j at states (r, w0, wss).
 
-        With ``split_at_kinks`` each region is also split where the integrand has a
-        kink (end of slow start, receiver-window cap, W_f = 4 where the post-loss
-        windows leave their floors), which makes L_1 exact to quadrature precision.
+        Panels also break where the integrand has a kink inside a region: end of slow
+        start, receiver-window cap, W_f = 4 where the post-loss windows leave their
+        floors, and y = MSS where the data left after an early timeout stops being the
+        whole file. This makes L_1 exact to quadrature precision.
         """
         params, tm = self.params, self.opts.time_model
         a, tail = _region_bounds(params, r, w0, wss, tm)
-        kinks = []
-        if split_at_kinks:
-            for target in (_FLOOR_KINK_WINDOW, np.minimum(wss, params.rwnd), params.rwnd):
-                kinks.append(np.nan_to_num(y_f(params, np.broadcast_to(target, r.shape), w0, wss, time_model=tm),
-                                           posinf=np.inf))
+        kinks = [
+            y_f(params, np.broadcast_to(target, r.shape), w0, wss, time_model=tm)
+            for target in (_FLOOR_KINK_WINDOW, np.minimum(wss, params.rwnd), params.rwnd)
+        ]
+        kinks.append(np.full(r.shape, float(params.mss_bytes)))
         parts = []
         for region, (lo, hi) in enumerate(((np.zeros_like(r), a), (a, tail), (tail, r)), start=1):
-            edges = np.sort(np.stack([lo, hi] + [np.clip(k, lo, hi) for k in kinks]), axis=0)
-            pieces = [_region_nodes(edges[i], edges[i + 1], self.opts) for i in range(edges.shape[0] - 1)]
-            y = np.concatenate([p[0] for p in pieces], axis=1)
-            gw = np.concatenate([p[1] for p in pieces], axis=1)
+            panels = self.opts.panels if region == 2 else self.opts.edge_panels
+            y, gw = _region_nodes(lo, hi, self.opts, panels, kinks)
             rr = np.broadcast_to(r[:, None], y.shape)
             w0b, wssb = np.broadcast_to(w0[:, None], y.shape), np.broadcast_to(wss[:, None], y.shape)
             l0y, wf = l0_and_w_f(params, y, w0b, wssb, time_model=tm)
@@ -295,14 +355,28 @@ class _Tables:
             parts.append((ratio, gw, l0y + cost, exact, idx, wts))
         return _NodeSet(*(np.concatenate([p[i] for p in parts], axis=1) for i in range(6)))
 
-    def levels(self, k_max: int, top: _NodeSet):
-        """Yield (j, L_j at the top states) for j = 1 .. k_max."""
+    def levels(self, k_max: int, r, w0, wss):
+        """Yield (j, L_j at the states (r, w0, wss)) for j = 1 .. k_max."""
+        top = self.nodes_for(r, w0, wss)
         prev = None
         for j in range(1, k_max + 1):
             top_j = top.level(prev)
             if j < k_max:
                 prev = self.table_nodes.level(prev)
             yield j, top_j
+
+
+def _first_crossing(x: np.ndarray, f: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """For each target, the first x where the sampled curve f(x) crosses it (NaN if none)."""
+    g = f[None, :] - targets[:, None]
+    finite = np.isfinite(g[:, :-1]) & np.isfinite(g[:, 1:])
+    change = finite & (np.sign(g[:, :-1]) * np.sign(g[:, 1:]) < 0)
+    k = np.argmax(change, axis=1)
+    rows = np.arange(targets.size)
+    g0, g1 = g[rows, k], g[rows, k + 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        xc = x[k] + (x[k + 1] - x[k]) * g0 / (g0 - g1)
+    return np.where(change.any(axis=1), xc, np.nan)
 
 
 def _locate(grid: np.ndarray, x):
@@ -417,8 +491,7 @@ def _solve(params: TcpParams, sizes: np.ndarray, n_levels: int, opts: SolverOpti
     if n_levels == 1:
         return out
     tables = _Tables(params, opts, r_min=float(sizes.min()), r_max=float(sizes.max()))
-    top = tables.nodes_for(sizes, w0, wss, split_at_kinks=True)
-    for j, values in tables.levels(n_levels - 1, top):
+    for j, values in tables.levels(n_levels - 1, sizes, w0, wss):
         out[:, j] = values
     return out
 

@@ -97,7 +97,14 @@ def test_l1_matches_mpmath(variant, packets):
     assert got == pytest.approx(float(mp_l1(P, packets * 500)), rel=1e-6)
 
 
-@pytest.mark.slow  # ~5 min: 20-digit mpmath on fine pieces per example
+def test_l1_kink_at_one_mss_inside_the_early_timeout_region():
+    # Found by the property test below: with y_to > MSS, the data left after an early
+    # timeout, min(y_bar - y + MSS, y_bar), bends at y = MSS inside region 1.
+    P = apply_variant(TcpParams(w0=1.25, b=1, rtt_s=0.5, mss_bytes=200), "proposal")
+    assert conditional_latency(P, [600.0], 1)[0] == pytest.approx(float(mp_l1(P, 600)), rel=1e-9)
+
+
+@pytest.mark.slow  # ~2 min: 20-digit mpmath on fine pieces per example
 @settings(max_examples=10)
 @given(
     w0=st.floats(1.0, 4.0),
