@@ -50,6 +50,9 @@ FIELD_FLAGS = {
     "rto_rule": "--rto-rule",
     "lt_mode": "--lt-mode",
     "p_ack": "--p-ack",
+    "queue_packets": "--queue-packets",
+    "pipe_packets": "--pipe-packets",
+    "n_rounds": "--rtts",
     "runs": "--runs",
     "seed": "--seed",
     "run": "--run",
@@ -93,8 +96,9 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--p", type=number, default=d.p, help="packet loss probability in [0, 1) (%(default)s)")
     g.add_argument("--w0", type=number, default=None, help=f"initial window W0, packets ({d.w0:g})")
     g.add_argument("--iw", choices=sorted(IW_PRESETS), help="initial window preset (overrides --w0)")
-    g.add_argument("--wss", type=number, default=d.w_ss, help="initial slow-start threshold, packets (%(default)s)")
-    g.add_argument("--rwnd", type=number, default=d.rwnd, help="receiver window M, packets (%(default)s)")
+    # None: the TcpParams default, or the command's own (see params_from_args ``defaults``).
+    g.add_argument("--wss", type=number, default=None, help=f"initial slow-start threshold, packets ({d.w_ss:g})")
+    g.add_argument("--rwnd", type=number, default=None, help=f"receiver window M, packets ({d.rwnd:g})")
     g.add_argument("--b", type=number, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
     g.add_argument("--dup-t", type=number, default=d.dup_t, help="fast-retransmit threshold (%(default)s)")
     g.add_argument(
@@ -206,8 +210,13 @@ def _flag_message(message: str) -> str:
     return message
 
 
-def params_from_args(args: argparse.Namespace, size_bytes: float | None = None) -> TcpParams:
+def params_from_args(
+    args: argparse.Namespace, size_bytes: float | None = None, defaults: dict | None = None
+) -> TcpParams:
     """Validated TcpParams from the shared flags (variant applied; size needed for size-based).
+
+    ``defaults`` replaces the TcpParams defaults of ``w0``, ``w_ss`` and ``rwnd`` for
+    flags the user did not give (``trace --rtts`` starts from one packet, no threshold).
 
     Raises
     ------
@@ -216,6 +225,7 @@ def params_from_args(args: argparse.Namespace, size_bytes: float | None = None) 
     """
     try:
         rule = make_rule(args.rule, **_parse_rule_params(args.rule_param))
+        dflt = {"w0": TcpParams.w0, "w_ss": TcpParams.w_ss, "rwnd": TcpParams.rwnd, **(defaults or {})}
         mss = args.mss
         w0 = args.w0
         if args.iw is not None:
@@ -225,9 +235,9 @@ def params_from_args(args: argparse.Namespace, size_bytes: float | None = None) 
             mss_bytes=mss,
             rtt_s=args.rtt,
             p=args.p,
-            w0=TcpParams.w0 if w0 is None else w0,
-            w_ss=args.wss,
-            rwnd=args.rwnd,
+            w0=dflt["w0"] if w0 is None else w0,
+            w_ss=dflt["w_ss"] if args.wss is None else args.wss,
+            rwnd=dflt["rwnd"] if args.rwnd is None else args.rwnd,
             b=args.b,
             dup_t=args.dup_t,
             rto_s=args.rto,
@@ -374,7 +384,8 @@ def cmd_latency(args) -> int:
 
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes)
-    opts = SolverOptions(time_model=args.time_model)
+    time_model, note = _latency_time_model(args.time_model, base)
+    opts = SolverOptions(time_model=time_model)
     groups: dict = {}
     for i, size in enumerate(sizes):
         groups.setdefault(params_for_size(args, base, size), []).append(i)
@@ -386,8 +397,8 @@ def cmd_latency(args) -> int:
         cond = res.conditional_latency_s
         if res.k_max < len(shown_k):  # few losses expected: the sum stopped early
             cond = conditional_latency(params, sz, shown_k, options=opts)
-        yto = float(y_to(params, time_model=args.time_model))
-        fmin = float(filesize_min(params, time_model=args.time_model))
+        yto = float(y_to(params, time_model=time_model))
+        fmin = float(filesize_min(params, time_model=time_model))
         for row, i in enumerate(idx):
             results[i] = {
                 "size_bytes": sizes[i],
@@ -402,12 +413,16 @@ def cmd_latency(args) -> int:
                 "filesize_min_bytes": _json_number(fmin),
             }
     out = {
-        "params": {**base.to_dict(), "variant": args.variant, "time_model": args.time_model, "law": args.law},
+        "params": {**base.to_dict(), "variant": args.variant, "time_model": time_model, "law": args.law},
         "results": results,
     }
+    if note:
+        out["note"] = note
     if args.json:
         print(json.dumps(out))
         return 0
+    if note:
+        print(note)
     head = f"{'size (B)':>10}{'pkts':>8}{'E[L] (s)':>11}" + "".join(f"{'L_' + str(k) + ' (s)':>11}" for k in shown_k)
     print(head + f"{'y_to (B)':>10}{'FSmin (B)':>11}")
     for r in results:
@@ -419,6 +434,26 @@ def cmd_latency(args) -> int:
             f"{cond_txt}{yto_txt:>10}{fmin_txt:>11}"
         )
     return 0
+
+
+def _latency_time_model(asked: str | None, params: TcpParams) -> tuple[str, str | None]:
+    """The time model of ``latency`` and a note when it was chosen for the user.
+
+    Without ``--time-model``: the paper's ``fluid`` model when the rule has a
+    continuous law (standard, generalized), else ``rounds`` with a note saying so
+    (B-TCP, LSS, ASS and smooth-start only have a per-round law). An explicit
+    ``--time-model fluid`` for such a rule is an error naming ``--time-model rounds``.
+    """
+    has_law = params.rule.continuous_law(params.b) is not None
+    if asked is None:
+        if has_law:
+            return "fluid", None
+        return "rounds", (f"time model: rounds (rule {params.rule.name!r} has no continuous fluid law; "
+                          "L_0 counts whole windows per RTT)")
+    if asked == "fluid" and not has_law:
+        raise CliError(f"--time-model fluid needs a continuous fluid law and rule {params.rule.name!r} "
+                       "has none; use --time-model rounds (the default for this rule)")
+    return asked, None
 
 
 def _json_number(x: float):
@@ -483,7 +518,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("latency", help="expected and conditional latency of the fluid model")
     add_tcp_flags(p)
     add_size_flags(p)
-    p.add_argument("--time-model", choices=TIME_MODELS, default="fluid", help="fluid or per-round (%(default)s)")
+    p.add_argument("--time-model", choices=TIME_MODELS, default=None,
+                   help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_latency)

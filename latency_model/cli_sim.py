@@ -27,8 +27,11 @@ from .cli import (
     sizes_from_args,
 )
 from .export import atomic_write_text
+from .growth.flow import flow_windows, rule_packets_before_loss
 from .params import TcpParams, apply_variant
 from .sim import LT_MODES, RTO_RULES, SimConfig, run_transfer, simulate, single_loss, y_to_packets
+from .sim.config import pipe_config
+from .sim.rounds import packets_before_first_drop, rtt_rounds
 from .sim.runner import ENGINES
 
 __all__ = ["add_sim_commands", "add_simulated_y_to"]
@@ -57,6 +60,8 @@ def add_link_flags(parser) -> None:
                    help=f"meaning of dup_lt: {', '.join(LT_MODES)} (%(default)s)")
     g.add_argument("--p-ack", type=number, default=d.p_ack,
                    help="ACK loss probability in [0, 1) (%(default)s)")
+    g.add_argument("--queue-packets", type=number, default=d.queue_packets, metavar="B",
+                   help="drop-tail buffer of the bottleneck, packets waiting (default unlimited)")
 
 
 def config_from_args(args) -> SimConfig:
@@ -73,6 +78,7 @@ def config_from_args(args) -> SimConfig:
             rto_rule=args.rto_rule,
             lt_mode=args.lt_mode,
             p_ack=args.p_ack,
+            queue_packets=args.queue_packets,
         )
     except ValueError as exc:
         raise CliError(_flag_message(str(exc))) from None
@@ -152,6 +158,12 @@ TRACE_COLUMNS = ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "
 
 
 def cmd_trace(args) -> int:
+    if args.rtts is not None:
+        return cmd_rule_trace(args)
+    for flag, given in (("--pipe-packets", args.pipe_packets is not None), ("--json", args.json),
+                        ("--csv", args.csv)):
+        if given:
+            raise CliError(f"{flag} needs --rtts N (the RTT-by-RTT window trace)")
     config = config_from_args(args)
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes, default=None, whole=True)
@@ -180,6 +192,121 @@ def cmd_trace(args) -> int:
         print(f"wrote {args.out}: {len(rows)} events, completion {result.completion_s:.6f} s, "
               f"{result.lost_packets} lost, {result.timeouts} timeouts, "
               f"{result.fast_retransmits} fast retransmits")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# trace --rtts: a rule's flow-level windows beside the simulator's, RTT by RTT
+
+RULE_TRACE_DEFAULTS = {"w0": 1.0, "w_ss": 1e9, "rwnd": 1e9}
+"""``trace --rtts`` starts like the papers' figures: one packet, no slow-start threshold and
+no receiver window (10^9 packets) unless --w0/--iw, --wss, --rwnd are given."""
+
+RULE_TRACE_COLUMNS = ["rtt", "closed_form_cwnd", "simulated_cwnd", "simulated_segments", "simulated_time_s"]
+
+
+def rule_trace(params: TcpParams, n_rtts: int, config: SimConfig, pipe_packets=None,
+               queue_packets=None) -> dict:
+    """The ``trace --rtts`` result: closed-form and simulated windows (and pipe counts).
+
+    Parameters
+    ----------
+    params : TcpParams
+        Rule, W0, W_SS, M, b, MSS and RTT (``p`` is ignored: both traces are loss-free).
+    n_rtts : int
+        RTTs shown (>= 1).
+    config : SimConfig
+        Path of the simulated trace (its drop-tail buffer is ignored there).
+    pipe_packets : int, optional
+        Also count packets sent before the first loss on a path holding this many
+        packets (:func:`~latency_model.sim.config.pipe_config`; buffer ``queue_packets``,
+        default half the pipe).
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``rule``, ``params`` (the rule's), ``tcp``, ``closed_form``,
+        ``simulated`` and, with a pipe, ``packets_before_loss`` and ``pipe``.
+        Windows in packets, capped at M.
+    """
+    m = params.rwnd
+    closed = flow_windows(params.rule, params.w0, n_rtts, w_ss=params.w_ss, b=params.b, rwnd=m)
+    sim = rtt_rounds(params, n_rtts, config.replace(queue_packets=None))
+    rule = params.rule.describe()
+    out = {
+        "rule": rule.pop("name"),
+        "params": rule,
+        "tcp": {k: v for k, v in params.to_dict().items() if k in ("mss_bytes", "rtt_s", "w0", "w_ss", "rwnd", "b")},
+        "closed_form": {"rtt": list(range(n_rtts)), "cwnd": closed},
+        "simulated": {"rtt": list(range(n_rtts)), "cwnd": [min(c, m) for c in sim.cwnd_packets],
+                      "segments": sim.segments, "time_s": sim.time_s,
+                      "transfer_packets": sim.size_packets},
+        "sim_config": config.replace(queue_packets=None).to_dict(),
+    }
+    if pipe_packets is not None:
+        pipe = check_int("pipe_packets", pipe_packets, low=2)
+        path = pipe_config(params.rtt_s, params.mss_bytes, pipe, queue_packets, base=config)
+        cf = rule_packets_before_loss(params.rule, pipe, params.w0, w_ss=params.w_ss, b=params.b, rwnd=m)
+        sim_n = packets_before_first_drop(params, path)
+        out["packets_before_loss"] = {"closed_form": None if cf == float("inf") else int(cf),
+                                      "simulated": sim_n}
+        out["pipe"] = {"pipe_packets": pipe, "queue_packets": path.queue_packets,
+                       "bdp_packets": pipe - path.queue_packets,
+                       "link_rate_bps": path.link_rate_bps, "delay_s": path.delay_s}
+    return out
+
+
+def _rule_trace_text(d: dict) -> str:
+    params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in d["params"].items())
+    tcp = d["tcp"]
+    limits = ", ".join(f"{name} = {tcp[key]:g}" if tcp[key] < 1e9 else f"{name} none"
+                      for name, key in (("W_SS", "w_ss"), ("M", "rwnd")))
+    lines = [f"rule {d['rule']} ({params or 'no parameters'}), W0 = {tcp['w0']:g}, b = {tcp['b']}, {limits}",
+             "cwnd in packets at the start of each RTT (simulated: once the previous round is acknowledged)",
+             f"{'RTT':>4}{'closed form':>13}{'simulated':>11}{'segments':>10}{'time (s)':>10}"]
+    cf, sm = d["closed_form"], d["simulated"]
+    for k, c, w, n, t in zip(cf["rtt"], cf["cwnd"], sm["cwnd"], sm["segments"], sm["time_s"]):
+        lines.append(f"{k:>4}{c:>13.3f}{w:>11.3f}{n:>10}{t:>10.4f}")
+    if "packets_before_loss" in d:
+        pb, pipe = d["packets_before_loss"], d["pipe"]
+        show = lambda v: "never" if v is None else str(v)  # noqa: E731
+        lines.append(f"packets sent before the first loss, pipe of {pipe['pipe_packets']} packets "
+                     f"(BDP {pipe['bdp_packets']} + buffer {pipe['queue_packets']}): "
+                     f"closed form {show(pb['closed_form'])}, simulated {show(pb['simulated'])}")
+    return "\n".join(lines) + "\n"
+
+
+def _rule_trace_csv(d: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(RULE_TRACE_COLUMNS)
+    cf, sm = d["closed_form"], d["simulated"]
+    for row in zip(cf["rtt"], cf["cwnd"], sm["cwnd"], sm["segments"], sm["time_s"]):
+        w.writerow([row[0], repr(row[1]), repr(row[2]), row[3], repr(row[4])])
+    return buf.getvalue()
+
+
+def cmd_rule_trace(args) -> int:
+    if args.drop or args.size_packets is not None or args.size_bytes is not None:
+        raise CliError("--rtts traces a long loss-free transfer: --drop, --size-packets and --size-bytes "
+                       "belong to the event trace (without --rtts)")
+    if args.csv and args.json:
+        raise CliError("give --csv or --json, not both")
+    if args.csv and args.pipe_packets is not None:
+        raise CliError("--pipe-packets counts are in the table and --json output, not in --csv")
+    n = check_int("n_rounds", args.rtts, low=1, high=1000)
+    params = params_from_args(args, defaults=RULE_TRACE_DEFAULTS).replace(p=0.0)
+    config = config_from_args(args)
+    try:
+        d = rule_trace(params, n, config, args.pipe_packets, args.queue_packets)
+    except ValueError as exc:
+        raise CliError(_flag_message(str(exc))) from None
+    text = json.dumps(d) + "\n" if args.json else _rule_trace_csv(d) if args.csv else _rule_trace_text(d)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(args.out, text)
+        print(f"wrote {args.out}: {n} RTTs of rule {d['rule']}")
     return 0
 
 
@@ -231,7 +358,8 @@ def add_sim_commands(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_single_loss)
 
-    p = sub.add_parser("trace", help="event trace of one simulated transfer as CSV")
+    p = sub.add_parser("trace", help="event trace of one simulated transfer as CSV; with --rtts, "
+                       "a rule's closed-form window beside the simulated one, RTT by RTT")
     add_tcp_flags(p)
     add_link_flags(p)
     add_size_flags(p)
@@ -239,5 +367,14 @@ def add_sim_commands(sub) -> None:
     p.add_argument("--run", type=number, default=0, help="which run of `simulate --seed` to trace (%(default)s)")
     p.add_argument("--drop", type=number, action="append", default=[], metavar="I",
                    help="drop the first transmission of packet I (0-based, repeatable; no random loss)")
-    p.add_argument("--out", default=None, metavar="FILE", help="write the CSV to FILE (default stdout)")
+    p.add_argument("--out", default=None, metavar="FILE", help="write the CSV (or JSON) to FILE (default stdout)")
+    g = p.add_argument_group("window trace (--rtts): closed form vs simulator, loss-free, "
+                             "from W0 = 1 with no W_SS or M unless given")
+    g.add_argument("--rtts", type=number, default=None, metavar="N",
+                   help="show the window at the start of RTTs 0..N-1 instead of the event trace")
+    g.add_argument("--pipe-packets", type=number, default=None, metavar="P",
+                   help="also count packets sent before the first loss on a path holding P packets "
+                        "(BDP + --queue-packets buffer, default P/2)")
+    g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.add_argument("--csv", action="store_true", help="print CSV (one row per RTT)")
     p.set_defaults(func=cmd_trace)

@@ -34,6 +34,7 @@ __all__ = [
     "smooth_a_of_w",
     "smooth_restart_a_a",
     "flow_windows",
+    "rule_packets_before_loss",
     "per_ack_windows",
 ]
 
@@ -303,14 +304,48 @@ def smooth_restart_a_a(a_a: float, b_a: float, t: float, d: float) -> float:
 # Comparing a rule's per-ACK law with its flow-level law
 
 
-def flow_windows(rule, w0: float, n_rtts: int, *, w_ss: float = math.inf, b: int = 1) -> list[float]:
-    """Iterate ``rule.next_round_window`` from ``w0``: windows at the start of RTTs 0..n_rtts-1, packets."""
-    out, w = [], np.array([float(w0)])
+def flow_windows(
+    rule, w0: float, n_rtts: int, *, w_ss: float = math.inf, b: int = 1, rwnd: float = math.inf
+) -> list[float]:
+    """Iterate ``rule.next_round_window`` from ``w0``: windows at the start of RTTs 0..n_rtts-1, packets.
+
+    Capped at the receiver window ``rwnd`` (packets) as in the fluid model's per-round law.
+    """
+    out, w = [], np.array([min(float(w0), rwnd)])
     ss = np.array([float(w_ss)])
     for _ in range(n_rtts):
         out.append(float(w[0]))
-        w = np.asarray(rule.next_round_window(w, ss, b), dtype=float)
+        w = np.minimum(np.asarray(rule.next_round_window(w, ss, b), dtype=float), rwnd)
     return out
+
+
+def rule_packets_before_loss(
+    rule, pipe_packets: float, w0: float = 1.0, *, w_ss: float = math.inf, b: int = 1,
+    rwnd: float = math.inf, max_rounds: int = 100_000,
+) -> float:
+    """:func:`packets_before_first_loss` for any rule's per-round law from ``w0``.
+
+    Windows are the rule's flow-level windows (:func:`flow_windows`) rounded down to
+    whole packets (exact for the integer laws: generalized slow start with integer
+    beta from an integer W0, B-TCP). Burst TCP, Section 3: 95 for ``beta = 2`` and 53
+    for ``beta = 4`` with a 32-packet pipe from one packet.
+
+    Returns
+    -------
+    float
+        Packets; ``inf`` if the window stops growing at or below the pipe (e.g. ``rwnd``).
+    """
+    windows, w = [], np.array([min(float(w0), rwnd)])
+    ss = np.array([float(w_ss)])
+    for _ in range(max_rounds):
+        windows.append(math.floor(float(w[0]) + 1e-9))
+        if windows[-1] > pipe_packets:
+            return packets_before_first_loss(windows, pipe_packets)
+        nxt = np.minimum(np.asarray(rule.next_round_window(w, ss, b), dtype=float), rwnd)
+        if nxt[0] <= w[0]:
+            return math.inf
+        w = nxt
+    return math.inf
 
 
 def per_ack_windows(

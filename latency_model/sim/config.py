@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..checks import check_choice, check_real
+from ..checks import check_choice, check_int, check_real
 
-__all__ = ["SimConfig", "RTO_RULES", "LT_MODES"]
+__all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "pipe_config"]
 
 RTO_RULES = ("rfc6298", "paper")
 """``"rfc6298"``: SRTT/RTTVAR estimator with back-off (RFC 6298); ``"paper"``: the
@@ -55,6 +55,11 @@ class SimConfig:
         Meaning of ``TcpParams.dup_lt``, see :data:`LT_MODES`.
     p_ack : float
         Independent loss probability of every ACK, in [0, 1). Default 0.
+    queue_packets : int or None
+        Drop-tail buffer of the bottleneck link, packets waiting for the link (the
+        one being serialised not counted), >= 0 [ns-2 ``DropTail`` limit]. ``None``
+        (default): unlimited, no queue drops. A packet that finds the buffer full is
+        dropped before it uses the link (see :class:`~latency_model.sim.link.Link`).
 
     Raises
     ------
@@ -73,6 +78,7 @@ class SimConfig:
     rto_rule: str = "rfc6298"
     lt_mode: str = "rfc3042"
     p_ack: float = 0.0
+    queue_packets: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -95,6 +101,8 @@ class SimConfig:
         check_choice("rto_rule", self.rto_rule, RTO_RULES)
         check_choice("lt_mode", self.lt_mode, LT_MODES)
         set_(self, "p_ack", check_real("p_ack", self.p_ack, low=0.0, high=1.0, high_open=True))
+        if self.queue_packets is not None:
+            set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=0))
 
     def limited_transmit_window(self, dup_lt: int | None, dup_t: int) -> tuple[int, int]:
         """Duplicate ACKs (first, last) on which Limited Transmit sends a new segment.
@@ -124,3 +132,50 @@ class SimConfig:
     def to_dict(self) -> dict:
         """JSON-serialisable dict of every setting."""
         return dataclasses.asdict(self)
+
+
+def pipe_config(
+    rtt_s: float,
+    mss_bytes: int,
+    pipe_packets: int,
+    queue_packets: int | None = None,
+    base: SimConfig | None = None,
+) -> SimConfig:
+    """A path that holds ``pipe_packets`` full-size packets: BDP plus drop-tail buffer.
+
+    The bandwidth-delay product counts the packets a lone packet's round trip keeps
+    busy, ``BDP = C (2 d + s) / (8 (MSS + H))`` with ``d = rtt_s/2`` and the
+    serialisation time ``s = 8 (MSS + H)/C``, i.e. ``BDP = 2d/s + 1`` (the ``+ 1`` is
+    the packet on the link). The rate is chosen so that ``BDP = pipe - queue``; with
+    the buffer of ``queue`` waiting packets, a steady window of ``pipe`` packets fills
+    the path exactly and one more packet overflows it (Burst TCP, Section 3: "a pipe
+    of 32 packets").
+
+    Parameters
+    ----------
+    rtt_s : float
+        Round-trip propagation time 2 d, seconds (> 0).
+    mss_bytes : int
+        Segment size, bytes (>= 1); ``base.header_bytes`` is added per packet.
+    pipe_packets : int
+        Packets the path holds, BDP + buffer, >= 2.
+    queue_packets : int, optional
+        Drop-tail buffer, packets, in [0, pipe - 2]. Default ``pipe // 2`` (buffer =
+        BDP, the rule of thumb; Burst TCP's own experiment has BDP = buffer = 7).
+    base : SimConfig, optional
+        Other settings (timers, header size); its rate, delay and queue are replaced.
+
+    Returns
+    -------
+    SimConfig
+        With ``delay_s = rtt_s/2``, ``link_rate_bps`` and ``queue_packets`` set.
+    """
+    base = SimConfig() if base is None else base
+    rtt = check_real("rtt_s", rtt_s, low=0.0, low_open=True)
+    mss = check_int("mss_bytes", mss_bytes, low=1)
+    pipe = check_int("pipe_packets", pipe_packets, low=2)
+    queue = pipe // 2 if queue_packets is None else check_int("queue_packets", queue_packets, low=0, high=pipe - 2)
+    bdp = pipe - queue
+    serial_s = rtt / (bdp - 1)
+    rate = (mss + base.header_bytes) * 8.0 / serial_s
+    return base.replace(link_rate_bps=rate, delay_s=rtt / 2.0, queue_packets=queue)

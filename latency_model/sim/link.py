@@ -12,7 +12,7 @@ order, which is what makes both paths bit-identical for one seed.
 from __future__ import annotations
 
 import abc
-
+from collections import deque
 from collections.abc import Mapping
 
 import numpy as np
@@ -143,14 +143,27 @@ class ScriptedLoss(LossModel):
         return False
 
 
+# A packet whose last bit leaves within this many seconds of an arrival has left the
+# buffer: exact ties (ACK arrival = end of a serialisation) are common on paths built
+# from whole BDPs, and float rounding must not decide them. Far below any serialisation
+# time (40 header bytes at 1 Tb/s take 3.2e-10 s).
+_TIE_S = 1e-12
+
+
 class Link:
     """Sender -> receiver FIFO link and the ACK return path.
 
     A data packet of ``L`` payload bytes occupies the link for
     ``(L + header) * 8 / C`` seconds after the previous one has left (store and
     forward) and reaches the receiver ``d`` seconds after its last bit left.
-    A lost packet still uses the link (it is dropped downstream). ACKs take ``d``
-    seconds and are not serialised (40-byte ACKs on a 100 Mb/s link take 3.2 us).
+    A randomly lost packet still uses the link (it is dropped downstream). ACKs take
+    ``d`` seconds and are not serialised (40-byte ACKs on a 100 Mb/s link take 3.2 us).
+
+    Drop-tail buffer (``config.queue_packets = B``, optional): a packet handed to the
+    link when ``B`` packets already wait behind the one being serialised is dropped at
+    once, uses no link time and draws no loss uniform. A packet counts as gone when its
+    last bit has left (ties within ``_TIE_S`` count as gone). ``B = None``: unlimited,
+    the code path is skipped entirely.
 
     Parameters
     ----------
@@ -165,7 +178,8 @@ class Link:
     """
 
     __slots__ = ("queue", "rate", "header", "delay", "loss", "busy_until",
-                 "lost_data", "lost_acks")
+                 "lost_data", "lost_acks", "limit", "backlog", "queue_drops",
+                 "transmissions", "first_drop_index")
 
     def __init__(self, queue, config, delay_s: float, loss: LossModel) -> None:
         self.queue = queue
@@ -176,14 +190,38 @@ class Link:
         self.busy_until = 0.0
         self.lost_data = 0
         self.lost_acks = 0
+        self.limit = config.queue_packets
+        self.backlog: deque = deque()  # end-of-serialisation times of accepted packets
+        self.queue_drops = 0
+        self.transmissions = 0
+        self.first_drop_index: int | None = None
+
+    def _buffer_full(self, now: float) -> bool:
+        backlog = self.backlog
+        while backlog and backlog[0] <= now + _TIE_S:
+            backlog.popleft()
+        return len(backlog) > self.limit  # B waiting + the one on the link
+
+    def _dropped(self) -> bool:
+        self.lost_data += 1
+        if self.first_drop_index is None:
+            self.first_drop_index = self.transmissions
+        self.transmissions += 1
+        return False
 
     def send_data(self, seg: int, payload_bytes: int, now: float) -> bool:
         """Put segment ``seg`` on the link at ``now`` (seconds); return False if it is lost."""
+        if self.limit is not None:
+            if self._buffer_full(now):
+                self.queue_drops += 1
+                return self._dropped()
         start = now if now > self.busy_until else self.busy_until
         self.busy_until = start + (payload_bytes + self.header) * 8.0 / self.rate
+        if self.limit is not None:
+            self.backlog.append(self.busy_until)
         if self.loss.drop_data(seg):
-            self.lost_data += 1
-            return False
+            return self._dropped()
+        self.transmissions += 1
         self.queue.push(self.busy_until + self.delay, "data", seg)
         return True
 

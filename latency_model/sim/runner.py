@@ -2,7 +2,7 @@
 
 Two interchangeable paths give bit-identical measures for the same children:
 the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
-and, for :class:`~latency_model.growth.StandardRule`, the array kernel
+and, for :class:`~latency_model.growth.StandardRule` without a drop-tail buffer, the array kernel
 (:mod:`~latency_model.sim.kernel`) compiled with numba when the ``fast`` extra is
 installed. Runs the kernel cannot finish (rare: more uniforms than one block)
 are redone on the reference path from the same child.
@@ -23,15 +23,16 @@ __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "OUT_FIE
 
 ENGINES = ("auto", "python", "compiled")
 """``"python"``: reference path; ``"compiled"``: numba kernel (error if unavailable or
-the rule is not supported); ``"auto"``: the kernel when numba is installed and the rule
-is the RFC 5681 one, else the reference path."""
+the run is not supported); ``"auto"``: the kernel when numba is installed, the rule
+is the RFC 5681 one and the link has no drop-tail buffer, else the reference path."""
 
 OUT_FIELDS = K.OUT_FIELDS
 
 
-def fast_path_supported(params: TcpParams) -> bool:
-    """True if the kernel implements ``params.rule`` (exactly :class:`StandardRule`)."""
-    return type(params.rule) is StandardRule
+def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> bool:
+    """True if the kernel implements the run: exactly :class:`StandardRule`, and no
+    drop-tail buffer (``config.queue_packets is None``; the kernel's link has none)."""
+    return type(params.rule) is StandardRule and (config is None or config.queue_packets is None)
 
 
 def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
@@ -75,15 +76,16 @@ def _python_row(params, size_bytes, config, child) -> np.ndarray:
     return np.array([getattr(r, f) for f in OUT_FIELDS], dtype=float)
 
 
-def _kernel_for(engine: str, params: TcpParams):
+def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     if engine == "python":
         return None
-    supported = fast_path_supported(params)
+    supported = fast_path_supported(params, config)
     compiled = K.compiled_run_batch() if supported else None
     if engine == "compiled":
         if not supported:
             raise ValueError(
-                f"engine 'compiled' supports only the standard rule, got rule {params.rule.name!r}")
+                "engine 'compiled' supports only the standard rule without a queue limit, got rule "
+                f"{params.rule.name!r}, queue_packets {config.queue_packets!r}")
         if compiled is None:
             raise ValueError("engine 'compiled' needs numba (pip install 'latency_model[fast]')")
     return compiled
@@ -127,7 +129,7 @@ def run_many(
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     children = list(children)
     out = np.zeros((len(children), len(OUT_FIELDS)), dtype=float)
-    fn = _kernel_for(engine, params)
+    fn = _kernel_for(engine, params, config)
     if fn is None:
         for i, child in enumerate(children):
             out[i] = _python_row(params, size_bytes, config, child)

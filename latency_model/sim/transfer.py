@@ -54,6 +54,10 @@ class TransferResult:
     first_transmissions_lost : int
         Segments whose first transmission was lost (Binomial(n_segments, p) under
         random loss).
+    first_drop_index : int or None
+        Data transmissions that left before the first one the path dropped (random
+        loss or a full drop-tail buffer), i.e. the 0-based index of the first drop
+        in sending order; ``None`` if nothing was dropped.
     """
 
     size_bytes: int
@@ -68,6 +72,7 @@ class TransferResult:
     max_backoff: int
     fast_retransmits: int
     first_transmissions_lost: int
+    first_drop_index: int | None = None
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -217,5 +222,6 @@ def run_transfer(
         max_backoff=snd.max_backoff,
         fast_retransmits=snd.fast_retransmits,
         first_transmissions_lost=snd.first_lost,
+        first_drop_index=link.first_drop_index,
     )
     return (result, rows) if trace else result
