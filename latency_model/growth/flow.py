@@ -131,11 +131,14 @@ def lss_increment_per_ack(cwnd, max_ssthresh: float):
 
 
 def lss_rtts_to_reach(cwnd: float, max_ssthresh: float) -> float:
-    """RFC 3742, Section 2: RTTs Limited Slow-Start needs to reach ``cwnd`` from 1 packet (b = 1).
+    """RTTs Limited Slow-Start (RFC 3742, with its erratum) needs to reach ``cwnd`` from 1 packet (b = 1).
 
     ``log2(max_ssthresh)`` RTTs of doubling up to ``max_ssthresh``, then
     ``(cwnd - max_ssthresh)/(max_ssthresh/2)`` RTTs, since above ``max_ssthresh`` the
-    window grows by ``max_ssthresh/2`` per RTT. The per-round law reaches ``cwnd`` in
+    window grows by ``max_ssthresh/2`` per RTT: the per-RTT increase as corrected by the
+    RFC 3742 erratum (also cited by Linux's ``tcp_max_ssthresh`` documentation); the
+    RFC's own worked example assumed ``max_ssthresh`` per RTT and so about half as many
+    RTTs (see ``validation/DEVIATIONS.md``). The per-round law reaches ``cwnd`` in
     ``ceil`` of this within one RTT. For ``cwnd <= max_ssthresh`` it is ``log2(cwnd)``.
     """
     if cwnd <= max_ssthresh:
