@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from latency_model import TcpParams
-from latency_model.recursion import conditional_latency, conditional_latency_direct, expected_latency
+from latency_model.recursion import SolverOptions, conditional_latency, conditional_latency_direct, expected_latency
 
 
 def timed(fn):
@@ -23,8 +23,13 @@ def main():
     sizes100 = np.arange(1, 101) * 500.0
     _, t = timed(lambda: conditional_latency(p, sizes100, [0, 1, 2, 3]))
     print(f"L_0..L_3, sizes 1..100 packets: {t:.3f} s (target < 0.5 s)")
-    res, t = timed(lambda: expected_latency(p, np.arange(1, 1001) * 500.0))
-    print(f"expected latency, sizes 1..1000 packets, p = 0.1: {t:.3f} s, K = {res.k_max} (target < 2 s)")
+    for exact_l2 in (True, False):
+        opts = SolverOptions(exact_l2=exact_l2)
+        res, t = timed(lambda: expected_latency(p, np.arange(1, 1001) * 500.0, options=opts))
+        print(
+            f"expected latency, sizes 1..1000 packets, p = 0.1, exact_l2={exact_l2}: {t:.3f} s, "
+            f"K = {res.k_max} (target < 2 s)"
+        )
     for size, k in ((4000.0, 1), (4000.0, 2)):
         direct, t_direct = timed(lambda: conditional_latency_direct(p, size, k, epsrel=1e-8))
         fast, t_fast = timed(lambda: conditional_latency(p, [size], k)[0])

@@ -89,8 +89,8 @@ def loss_count_pmf(
     normalize : bool
         Divide the paper's law by its total mass (default). Ignored for ``"exact"``.
     tail : float
-        Keep k up to the point where the left-out probability is below ``tail``
-        for every size (default 1e-9).
+        Keep, for each size, k up to the point where the left-out probability is
+        below ``tail`` (default 1e-9); the columns past a size's own point are 0.
     k_max : int, optional
         Keep exactly k = 0 .. k_max - 1 instead.
 
@@ -103,6 +103,7 @@ def loss_count_pmf(
     mss = check_int("mss_bytes", mss_bytes, low=1)
     check_choice("law", law, LOSS_LAWS)
     tail = check_real("tail", tail, low=0.0, high=1.0, low_open=True, high_open=True)
+    own_truncation = k_max is None
     if k_max is not None:
         k_max = check_int("k_max", k_max, low=1)
 
@@ -117,6 +118,8 @@ def loss_count_pmf(
             if k_max is None:
                 k_max = int(np.max(stats.nbinom.isf(tail, n_packets, 1.0 - p))) + 2
             pmf = stats.nbinom.pmf(np.arange(k_max)[None, :], n_packets, 1.0 - p)
+        if own_truncation:
+            pmf = _truncate_each(pmf, np.ones(sizes.size), tail)
         left = np.clip(1.0 - pmf.sum(axis=1), 0.0, None)
         return LossCounts(pmf=pmf, raw_mass=np.ones(sizes.size), truncated_mass=left)
 
@@ -127,7 +130,9 @@ def loss_count_pmf(
     k_all = np.arange(k_full + 1)
     log_pmf = _paper_log_pmf(k_all[None, :], lam_y[:, None], lam * mss)
     full = np.exp(log_pmf)
-    raw = full.sum(axis=1)
+    # Sequential sum (cumsum), so the mass of one size does not depend on how many terms the
+    # largest size of the call needs: the extra terms are far below one ulp.
+    raw = np.cumsum(full, axis=1)[:, -1]
     if normalize:
         full = full / raw[:, None]
     if k_max is None:
@@ -136,8 +141,20 @@ def loss_count_pmf(
         needed = np.where(np.all(cdf_left >= tail, axis=1), k_full + 1, needed)
         k_max = max(int(np.max(needed)), 1)
     pmf = full[:, :k_max] if k_max <= full.shape[1] else np.pad(full, ((0, 0), (0, k_max - full.shape[1])))
-    left = np.clip((full.sum(axis=1) if normalize else raw) - pmf.sum(axis=1), 0.0, None)
+    total = np.cumsum(full, axis=1)[:, -1] if normalize else raw
+    if own_truncation:
+        pmf = _truncate_each(pmf, total, tail)
+    left = np.clip(total - pmf.sum(axis=1), 0.0, None)
     return LossCounts(pmf=pmf, raw_mass=raw, truncated_mass=left)
+
+
+def _truncate_each(pmf: np.ndarray, total: np.ndarray, tail: float) -> np.ndarray:
+    """Zero the terms of each size past its own truncation point (left-out mass < tail),
+    so that a size's result does not depend on the other sizes computed with it."""
+    left_after = total[:, None] - np.cumsum(pmf, axis=1)  # mass of k > column
+    reached = left_after < tail
+    own_k = np.where(reached.any(axis=1), np.argmax(reached, axis=1) + 1, pmf.shape[1])
+    return np.where(np.arange(pmf.shape[1])[None, :] < own_k[:, None], pmf, 0.0)
 
 
 def first_loss_density(y, k: int, y_bar) -> np.ndarray:

@@ -78,6 +78,10 @@ class SolverOptions:
         Geometric ratio of the size grid above ``fine_packets``.
     window_points : int
         Points of each window-family grid.
+    exact_l2 : bool
+        L_2 at the requested sizes from the exact L_1 of every post-loss state (no table;
+        agrees with nested quadrature to about 1e-8). ``False`` reads L_1 from the table
+        (about 5e-5), which is faster for long expected-latency curves.
     """
 
     time_model: str = "fluid"
@@ -89,6 +93,7 @@ class SolverOptions:
     fine_packets: float = 20.0
     size_ratio: float = 1.03
     window_points: int = 24
+    exact_l2: bool = True
 
     def __post_init__(self):
         check_choice("time_model", self.time_model, TIME_MODELS)
@@ -100,6 +105,8 @@ class SolverOptions:
         check_real("fine_packets", self.fine_packets, low=0.0, low_open=True)
         check_real("size_ratio", self.size_ratio, low=1.0, low_open=True)
         check_int("window_points", self.window_points, low=2)
+        if not isinstance(self.exact_l2, bool):
+            raise ValueError(f"exact_l2 must be true or false, got {self.exact_l2!r}")
 
 
 @dataclass(frozen=True)
@@ -183,10 +190,14 @@ def _family_windows(family: str, param):
 
 
 def _panel_fractions(panels: int, ratio: float) -> np.ndarray:
+    """Panel edges on [0, 1]: half geometric (finest at 0, where the first-loss density of
+    many losses concentrates), half uniform (so that no panel is wide, for few losses)."""
+    half = max(panels // 2, 1)
+    uniform = np.linspace(0.0, 1.0, panels - half + 1)
     if ratio == 1.0:
-        return np.linspace(0.0, 1.0, panels + 1)
-    g = ratio ** np.arange(panels + 1) - 1.0
-    return g / g[-1]
+        return np.unique(np.r_[uniform, np.linspace(0.0, 1.0, half + 1)])
+    g = ratio ** np.arange(half + 1) - 1.0
+    return np.unique(np.r_[uniform, g / g[-1]])
 
 
 def _region_nodes(lo, hi, opts: SolverOptions, panels: int, breaks):
@@ -208,30 +219,53 @@ def _region_nodes(lo, hi, opts: SolverOptions, panels: int, breaks):
     return y, gw
 
 
-@dataclass
+# A node whose weight falls below this fraction of its state's total is dropped: its share
+# only shrinks at later levels, since (1 - y/r)^(j-1) falls fastest for the largest y.
+_PRUNE_BELOW = 1e-18
+_PRUNE_EVERY = 8
+
+
 class _NodeSet:
-    """Level-independent data of the quadrature of L_j at a set of states.
+    """Quadrature data of L_j at S states, flat: one entry per node of non-zero weight.
 
     The first-loss density of level j is proportional to ``(1 - y/r)^(j-1)``; it is
     carried from level to level by one multiplication (:meth:`level` must be called
-    for j = 1, 2, ... in order).
+    for j = 1, 2, ... in order). Nodes whose weight has become negligible are pruned.
     """
 
-    ratio: np.ndarray  # 1 - y/r, shape (S, N)
-    gw: np.ndarray  # Gauss weights (bytes)
-    base: np.ndarray  # L_0(y) + cost, seconds
-    exact_next_l0: np.ndarray  # L_0 of the state after the loss (level 1)
-    idx: np.ndarray = field(repr=False)  # (S, N, 4) corners in the stacked tables
-    wts: np.ndarray = field(repr=False)  # (S, N, 4) bilinear weights
-    _dens: np.ndarray | None = field(default=None, repr=False)
+    def __init__(self, n_states, state, ratio, gw, base, exact_next_l0, idx, wts, next_state):
+        self.n_states = n_states
+        self.state, self.ratio, self.dens = state, ratio, gw
+        self.base, self.exact_next_l0, self.idx, self.wts = base, exact_next_l0, idx, wts
+        self.next_state = next_state  # (r, W0, W_SS) after the loss at each node
+        self._level = 0
 
-    def level(self, prev: np.ndarray | None) -> np.ndarray:
-        """L_j at these states given the stacked table of L_{j-1} (None for j = 1)."""
-        self._dens = self.gw.copy() if self._dens is None else self._dens * self.ratio
-        dens = self._dens
-        nxt = self.exact_next_l0 if prev is None else np.einsum("snc,snc->sn", prev[self.idx], self.wts)
-        total = dens.sum(axis=1)
-        return np.einsum("sn,sn->s", dens, self.base + nxt) / np.where(total > 0, total, 1.0)
+    def level(self, prev: np.ndarray | None, next_values: np.ndarray | None = None) -> np.ndarray:
+        """L_j at these states given the stacked table of L_{j-1} (None for j = 1).
+
+        ``next_values`` gives L_{j-1} at every node's post-loss state directly instead.
+        """
+        self._level += 1
+        if self._level > 1:
+            self.dens = self.dens * self.ratio
+        if next_values is not None:
+            nxt = next_values
+        elif prev is None:
+            nxt = self.exact_next_l0
+        else:
+            nxt = np.einsum("nc,nc->n", prev[self.idx], self.wts)
+        total = np.bincount(self.state, self.dens, minlength=self.n_states)
+        num = np.bincount(self.state, self.dens * (self.base + nxt), minlength=self.n_states)
+        if self._level % _PRUNE_EVERY == 0:
+            self._prune(total)
+        return num / np.where(total > 0, total, 1.0)
+
+    def _prune(self, total: np.ndarray) -> None:
+        keep = self.dens > _PRUNE_BELOW * total[self.state]
+        if not keep.all():
+            for name in ("state", "ratio", "dens", "base", "exact_next_l0", "idx", "wts"):
+                setattr(self, name, getattr(self, name)[keep])
+            self.next_state = tuple(a[keep] for a in self.next_state)
 
 
 class _Tables:
@@ -239,16 +273,7 @@ class _Tables:
 
     def __init__(self, params: TcpParams, opts: SolverOptions, r_min: float, r_max: float):
         self.params, self.opts = params, opts
-        mss = float(params.mss_bytes)
-        fine_end = min(opts.fine_packets * mss, r_max)
-        lo = min(r_min, mss)
-        # Uniform steps up to fine_packets, and geometric steps from the smallest size up,
-        # so that the relative spacing stays small for tiny and for large sizes alike.
-        fine = np.arange(lo, fine_end + 1e-9, opts.size_step_packets * mss)
-        n = int(math.ceil(math.log(max(r_max / lo, 1.0)) / math.log(opts.size_ratio)))
-        geometric = lo * opts.size_ratio ** np.arange(n + 1)
-        grid = np.concatenate([fine, [mss, r_max], geometric[(geometric > fine_end) | (geometric < 4 * mss)]])
-        self.r = np.unique(grid[grid <= r_max])
+        self.r = _size_lattice(float(params.mss_bytes), opts, r_min, r_max)
         half = params.rwnd / 2.0
         lo_t, lo_f = _TIMEOUT_SSTHRESH_FLOOR, _RECOVERY_WINDOW_FLOOR
         self.rows = {
@@ -325,13 +350,14 @@ class _Tables:
             weights += [scale * (1.0 - tw), scale * tw]
         return np.stack(corners, axis=-1), np.stack(weights, axis=-1)
 
-    def nodes_for(self, r, w0, wss) -> _NodeSet:
+    def nodes_for(self, r, w0, wss, *, tables: bool = True) -> _NodeSet:
         """Quadrature data of L_j at states (r, w0, wss).
 
         Panels also break where the integrand has a kink inside a region: end of slow
         start, receiver-window cap, W_f = 4 where the post-loss windows leave their
         floors, and y = MSS where the data left after an early timeout stops being the
-        whole file. This makes L_1 exact to quadrature precision.
+        whole file. This makes L_1 exact to quadrature precision. ``tables=False``
+        skips the table lookup (for sets evaluated at level 1 only).
         """
         params, tm = self.params, self.opts.time_model
         a, tail = _region_bounds(params, r, w0, wss, tm)
@@ -349,21 +375,68 @@ class _Tables:
             l0y, wf = l0_and_w_f(params, y, w0b, wssb, time_model=tm)
             cost, family, r_next, p_next = _after_loss(params, region, rr, y, wf)
             nw0, nwss = _family_windows(family, p_next)
+            nw0, nwss = np.broadcast_arrays(nw0, nwss)
             exact = l0(params, r_next, nw0, nwss, time_model=tm)
-            idx, wts = self._interp(family, r_next, p_next)
+            keep = gw > 0  # empty regions and panels outside their region carry no weight
+            if tables:
+                idx, wts = self._interp(family, r_next[keep], p_next[keep])
+            else:
+                idx, wts = np.zeros((keep.sum(), 4), np.intp), np.zeros((keep.sum(), 4))
             ratio = 1.0 - np.clip(y / rr, 0.0, 1.0)
-            parts.append((ratio, gw, l0y + cost, exact, idx, wts))
-        return _NodeSet(*(np.concatenate([p[i] for p in parts], axis=1) for i in range(6)))
+            state = np.broadcast_to(np.arange(r.size)[:, None], y.shape)
+            parts.append(
+                (state[keep], ratio[keep], gw[keep], (l0y + cost)[keep], exact[keep], idx, wts,
+                 r_next[keep], nw0[keep], nwss[keep])
+            )
+        cat = [np.concatenate([p[i] for p in parts]) for i in range(10)]
+        return _NodeSet(r.size, *cat[:7], tuple(cat[7:]))
 
     def levels(self, k_max: int, r, w0, wss):
-        """Yield (j, L_j at the states (r, w0, wss)) for j = 1 .. k_max."""
+        """Yield (j, L_j at the states (r, w0, wss)) for j = 1 .. k_max.
+
+        L_1 at these states uses no table, nor does L_2 with ``exact_l2``: it integrates the
+        exact L_1 of every node's post-loss state. Otherwise the tables of L_{j-1} are
+        interpolated.
+        """
         top = self.nodes_for(r, w0, wss)
         prev = None
         for j in range(1, k_max + 1):
-            top_j = top.level(prev)
+            if j == 2 and self.opts.exact_l2:
+                top_j = top.level(None, next_values=self._exact_l1(*top.next_state))
+            else:
+                top_j = top.level(prev)
             if j < k_max:
                 prev = self.table_nodes.level(prev)
             yield j, top_j
+
+    def _exact_l1(self, r, w0, wss, chunk: int = 20_000) -> np.ndarray:
+        """L_1 at arbitrary states by quadrature of the exact L_0 (in chunks of states)."""
+        out = np.empty(r.size)
+        for lo in range(0, r.size, chunk):
+            sl = slice(lo, lo + chunk)
+            out[sl] = self.nodes_for(r[sl], w0[sl], wss[sl], tables=False).level(None)
+        return out
+
+
+def _size_lattice(mss: float, opts: SolverOptions, r_min: float, r_max: float) -> np.ndarray:
+    """Sizes (bytes) of the table rows: a fixed lattice, cut just past ``r_max``.
+
+    Uniform steps of ``size_step_packets`` from one MSS up to ``fine_packets``, then
+    geometric steps of ``size_ratio``; also geometric steps from one MSS up to four (where
+    L_j varies fastest) and down to ``r_min`` for files smaller than one MSS. Rows only ever
+    read rows of smaller sizes, so a fixed lattice makes the result for one file size
+    independent of the other sizes solved with it.
+    """
+    fine_end = opts.fine_packets * mss
+    fine = mss + opts.size_step_packets * mss * np.arange(int(round((fine_end - mss) / (opts.size_step_packets * mss))) + 1)
+    n_up = max(int(math.ceil(math.log(max(r_max, fine_end) / fine_end) / math.log(opts.size_ratio))), 0)
+    coarse = fine_end * opts.size_ratio ** np.arange(n_up + 1)
+    near = mss * opts.size_ratio ** np.arange(int(math.log(4.0) / math.log(opts.size_ratio)) + 1)
+    n_down = max(int(math.ceil(math.log(mss / min(r_min, mss)) / math.log(opts.size_ratio))), 0)
+    below = mss * opts.size_ratio ** -np.arange(1, n_down + 1)
+    lattice = np.unique(np.concatenate([below, near, fine, coarse]))
+    upper = lattice[np.searchsorted(lattice, r_max * (1 - 1e-12))] if r_max <= lattice[-1] else lattice[-1]
+    return lattice[lattice <= upper]
 
 
 def _first_crossing(x: np.ndarray, f: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -471,7 +544,11 @@ def expected_latency(
     check_choice("law", law, LOSS_LAWS)
     counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
     cond = _solve(params, sizes, counts.k_max, opts)
-    expected = np.einsum("sk,sk->s", counts.pmf, cond)
+    # Term by term, in k order: a size's sum then does not depend on how many (zero) terms
+    # other sizes in the same call need, bit for bit.
+    expected = np.zeros(sizes.size)
+    for k in range(counts.k_max):
+        expected += counts.pmf[:, k] * cond[:, k]
     return LatencyResult(
         sizes_bytes=sizes,
         expected_latency_s=expected,
