@@ -37,8 +37,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, sparse
 
+from . import _levels
 from .checks import check_array, check_choice, check_int, check_real
 from .fluid import TIME_MODELS, l0, l0_and_w_f, y_f
 from .losses import LOSS_LAWS, loss_count_pmf
@@ -231,13 +232,20 @@ class _NodeSet:
     The first-loss density of level j is proportional to ``(1 - y/r)^(j-1)``; it is
     carried from level to level by one multiplication (:meth:`level` must be called
     for j = 1, 2, ... in order). Nodes whose weight has become negligible are pruned.
+    The sums run in :mod:`latency_model._levels` (numba-compiled when available, with
+    the same result); nodes are kept sorted by state, so a state's value is summed in
+    node order and does not depend on the other states of the set.
     """
 
-    def __init__(self, n_states, state, ratio, gw, base, exact_next_l0, idx, wts, next_state):
-        self.n_states = n_states
-        self.state, self.ratio, self.dens = state, ratio, gw
-        self.base, self.exact_next_l0, self.idx, self.wts = base, exact_next_l0, idx, wts
-        self.next_state = next_state  # (r, W0, W_SS) after the loss at each node
+    def __init__(self, n_states, state, ratio, gw, base, exact_next_l0, idx, wts, n_table, next_state):
+        order = np.argsort(state, kind="stable")
+        self.n_states, self.n_table = n_states, n_table
+        self.state, self.ratio = state[order], ratio[order]
+        self.base, self.exact_next_l0 = base[order], exact_next_l0[order]
+        self.idx, self.wts = idx[order], wts[order]  # corners and weights in the tables of L_{j-1}
+        self.next_state = tuple(a[order] for a in next_state)  # (r, W0, W_SS) after the loss
+        self.data = _levels.LevelData(n_states, self.state, gw[order], self.idx, self.wts, n_table)
+        self._sums = _levels.compiled_level_sums() or _levels.level_sums
         self._level = 0
 
     def level(self, prev: np.ndarray | None, next_values: np.ndarray | None = None) -> np.ndarray:
@@ -246,26 +254,20 @@ class _NodeSet:
         ``next_values`` gives L_{j-1} at every node's post-loss state directly instead.
         """
         self._level += 1
-        if self._level > 1:
-            self.dens = self.dens * self.ratio
-        if next_values is not None:
-            nxt = next_values
-        elif prev is None:
-            nxt = self.exact_next_l0
-        else:
-            nxt = np.einsum("nc,nc->n", prev[self.idx], self.wts)
-        total = np.bincount(self.state, self.dens, minlength=self.n_states)
-        num = np.bincount(self.state, self.dens * (self.base + nxt), minlength=self.n_states)
+        direct = next_values if next_values is not None else (self.exact_next_l0 if prev is None else None)
+        total, num = self._sums(self.data, self.ratio, self.base, prev, direct, self._level > 1)
         if self._level % _PRUNE_EVERY == 0:
             self._prune(total)
         return num / np.where(total > 0, total, 1.0)
 
     def _prune(self, total: np.ndarray) -> None:
-        keep = self.dens > _PRUNE_BELOW * total[self.state]
+        dens = self.data.cols[:, 0]
+        keep = dens > _PRUNE_BELOW * total[self.state]
         if not keep.all():
-            for name in ("state", "ratio", "dens", "base", "exact_next_l0", "idx", "wts"):
+            for name in ("state", "ratio", "base", "exact_next_l0", "idx", "wts"):
                 setattr(self, name, getattr(self, name)[keep])
             self.next_state = tuple(a[keep] for a in self.next_state)
+            self.data = _levels.LevelData(self.n_states, self.state, dens[keep], self.idx, self.wts, self.n_table)
 
 
 class _Tables:
@@ -348,7 +350,9 @@ class _Tables:
             # vary like 1/r for small r, while r L_j is close to linear.
             scale = w_row * self.r[row_index] / np.maximum(r, 1e-300)
             weights += [scale * (1.0 - tw), scale * tw]
-        return np.stack(corners, axis=-1), np.stack(weights, axis=-1)
+        n_nodes = np.size(r)
+        cols = np.stack(corners, axis=-1).reshape(n_nodes, 4).astype(np.int32)
+        return cols, np.stack(weights, axis=-1).reshape(n_nodes, 4)
 
     def nodes_for(self, r, w0, wss, *, tables: bool = True) -> _NodeSet:
         """Quadrature data of L_j at states (r, w0, wss).
@@ -378,18 +382,19 @@ class _Tables:
             nw0, nwss = np.broadcast_arrays(nw0, nwss)
             exact = l0(params, r_next, nw0, nwss, time_model=tm)
             keep = gw > 0  # empty regions and panels outside their region carry no weight
+            ratio = 1.0 - np.clip(y / rr, 0.0, 1.0)
+            state = np.broadcast_to(np.arange(r.size)[:, None], y.shape)
             if tables:
                 idx, wts = self._interp(family, r_next[keep], p_next[keep])
             else:
-                idx, wts = np.zeros((keep.sum(), 4), np.intp), np.zeros((keep.sum(), 4))
-            ratio = 1.0 - np.clip(y / rr, 0.0, 1.0)
-            state = np.broadcast_to(np.arange(r.size)[:, None], y.shape)
+                idx, wts = np.zeros((keep.sum(), 0), np.int32), np.zeros((keep.sum(), 0))
             parts.append(
                 (state[keep], ratio[keep], gw[keep], (l0y + cost)[keep], exact[keep], idx, wts,
                  r_next[keep], nw0[keep], nwss[keep])
             )
         cat = [np.concatenate([p[i] for p in parts]) for i in range(10)]
-        return _NodeSet(r.size, *cat[:7], tuple(cat[7:]))
+        n_table = self.offset["F"] + self.rows["F"].size if tables else 0
+        return _NodeSet(r.size, *cat[:7], n_table, tuple(cat[7:]))
 
     def levels(self, k_max: int, r, w0, wss):
         """Yield (j, L_j at the states (r, w0, wss)) for j = 1 .. k_max.

@@ -25,9 +25,9 @@ space than allocated.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from ..accel import numba_available
 
 __all__ = ["run_batch", "compiled_run_batch", "numba_available", "N_OUT",
            "OUT_FIELDS"]
@@ -460,21 +460,6 @@ def run_batch(U, PI, PF, out, status):
 
 _compiled = None
 _numba_checked = False
-
-
-def numba_available() -> bool:
-    """True if numba can be imported (the ``fast`` extra is installed).
-
-    Setting the environment variable ``LATENCY_MODEL_NO_NUMBA=1`` forces the
-    pure-Python path (used to test the default install).
-    """
-    if os.environ.get("LATENCY_MODEL_NO_NUMBA"):
-        return False
-    try:
-        import numba  # noqa: F401
-    except Exception:  # pragma: no cover - depends on the environment
-        return False
-    return True
 
 
 def compiled_run_batch():

@@ -1,0 +1,108 @@
+"""One level of the tabulated recursion: the weighted sums of L_j over each state's nodes.
+
+For every state s with nodes n in ``starts[s] .. starts[s+1]`` (nodes sorted by state)::
+
+    dens[n]  <- dens[n] * ratio[n]                      (if ``update``; (1 - y/r)^(j-1))
+    next[n]   = sum_c w[c] * prev[col[c]]               (interpolated L_{j-1}; or ``direct[n]``)
+    total[s]  = sum_n dens[n]
+    num[s]    = sum_n (base[n] + next[n]) * dens[n]
+
+:func:`level_sums` is the pure numpy version (sparse matrix products: no large
+temporaries); :func:`compiled_level_sums` returns a numba-compiled loop doing the same
+floating-point operations in the same order, hence the same bits, in one pass over the
+nodes (about 3-5x faster). Which one runs never changes a result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from .accel import numba_available
+
+__all__ = ["LevelData", "level_sums", "compiled_level_sums"]
+
+
+class LevelData:
+    """Node arrays of one node set, sorted by state, with the two sparse operators."""
+
+    def __init__(self, n_states: int, state, dens, idx, wts, n_table: int):
+        n = state.size
+        self.n_states = n_states
+        self.starts = np.searchsorted(state, np.arange(n_states + 1)).astype(np.int64)
+        # Sum over the nodes of each state, in node order.
+        self.summing = sparse.csr_matrix((np.ones(n), np.arange(n), self.starts), shape=(n_states, n))
+        # Interpolation into the stacked tables: a fixed number of corners per node.
+        c = idx.shape[1]
+        self.interp = sparse.csr_matrix(
+            (wts.ravel(), idx.ravel(), c * np.arange(n + 1)), shape=(n, max(n_table, 1))
+        )
+        self.cols = np.empty((n, 2))  # column 0: dens, column 1: (base + next) * dens
+        self.cols[:, 0] = dens
+
+
+def level_sums(data: LevelData, ratio, base, prev, direct, update: bool):
+    """(total, num) per state, numpy path (see the module docstring)."""
+    dens, weighted = data.cols[:, 0], data.cols[:, 1]
+    if update:
+        np.multiply(dens, ratio, out=dens)
+    nxt = direct if direct is not None else data.interp @ prev
+    np.add(base, nxt, out=weighted)
+    np.multiply(weighted, dens, out=weighted)
+    total, num = (data.summing @ data.cols).T
+    return total, num
+
+
+def _loop(starts, dens, ratio, base, direct, use_direct, indptr, indices, weights, prev, update,
+          total, num):
+    for s in range(starts.size - 1):
+        tot = 0.0
+        acc = 0.0
+        for n in range(starts[s], starts[s + 1]):
+            d = dens[n]
+            if update:
+                d = d * ratio[n]
+                dens[n] = d
+            if use_direct:
+                x = direct[n]
+            else:
+                x = 0.0
+                for c in range(indptr[n], indptr[n + 1]):
+                    x += weights[c] * prev[indices[c]]
+            tot += d
+            acc += (base[n] + x) * d
+        total[s] = tot
+        num[s] = acc
+
+
+_compiled = None
+_checked = False
+
+
+def compiled_level_sums():
+    """A function like :func:`level_sums` running a numba-compiled loop, or ``None``."""
+    global _compiled, _checked
+    if _checked:
+        return _compiled
+    _checked = True
+    if not numba_available():
+        return None
+    import numba
+
+    loop = numba.njit(cache=True, nogil=True)(_loop)
+    empty_i, empty_f = np.zeros(1, np.int32), np.zeros(1)
+
+    def run(data: LevelData, ratio, base, prev, direct, update: bool):
+        total, num = np.empty(data.n_states), np.empty(data.n_states)
+        dens = data.cols[:, 0]  # a strided view: updated in place
+        if direct is not None:
+            loop(data.starts, dens, ratio, base, direct, True, empty_i, empty_i, empty_f, empty_f,
+                 update, total, num)
+        else:
+            m = data.interp
+            loop(data.starts, dens, ratio, base, empty_f, False, m.indptr, m.indices, m.data, prev,
+                 update, total, num)
+        return total, num
+
+    _compiled = run
+    return _compiled
