@@ -69,7 +69,8 @@ class BtcpExperiment:
     queue_packets : int
         Router drop-tail buffer, packets (paper: 7), >= 0.
     rwnd : int
-        Receiver window M, packets (>= 32 so that B-TCP's mice_t = 32 is reachable). Default 64.
+        Receiver window M, packets (>= 1; B-TCP reaches its mice_t = 32 only if M >= 32).
+        Default 64 (ns-2's default window_ of 20 would stop B-TCP short of mice_t).
     min_rto_s : float
         RFC 6298 minimum (and initial) RTO, seconds (> 0). Default 1.0.
     mice_bytes : int
@@ -97,7 +98,7 @@ class BtcpExperiment:
         set_(self, "flows_per_node", check_int("flows_per_node", self.flows_per_node, low=1))
         set_(self, "nodes", check_int("nodes", self.nodes, low=1))
         set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=0))
-        set_(self, "rwnd", check_int("rwnd", self.rwnd, low=32))
+        set_(self, "rwnd", check_int("rwnd", self.rwnd, low=1))
         set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
         set_(self, "mice_bytes", check_int("mice_bytes", self.mice_bytes, low=1))
         variants = tuple(self.variants)
