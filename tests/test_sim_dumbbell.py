@@ -260,3 +260,88 @@ def test_fixed_sizes():
 def test_invalid_parameters_are_named(make, name):
     with pytest.raises(ValueError, match=name):
         make()
+
+
+# Router signals (Source Quench / ECN above tau) ---------------------------------------------
+
+from dataclasses import dataclass  # noqa: E402
+
+
+@dataclass(frozen=True)
+class _HalvingRule(StandardRule):
+    """RFC 5681 growth that halves cwnd (>= 1 MSS) on every router signal (test rule)."""
+
+    def on_signal(self, st, signal):
+        st.cwnd = max(st.cwnd / 2.0, float(st.mss))
+
+
+def _signal_topology(signal, tau, queue=None):
+    # No access links: a packet reaches the router when it is sent, and a Source Quench
+    # reaches the sender at once; 1 packet per 10 ms at the bottleneck.
+    return Dumbbell(nodes=1, access_rate_bps=None, access_delay_s=0.0,
+                    bottleneck_rate_bps=(MSS + 40) * 8 / 0.01, bottleneck_delay_s=0.02,
+                    queue_packets=queue, signal=signal, signal_threshold_packets=tau)
+
+
+def test_source_quench_for_each_arrival_at_or_above_tau_by_hand():
+    # A 4-packet file sent at once (W0 = 4): the arrivals find 0, 0, 1, 2 packets waiting;
+    # with tau = 1 the 3rd and 4th arrivals each trigger a Source Quench.
+    params = TcpParams(mss_bytes=MSS, p=0.0, w0=4, w_ss=4, rwnd=4, rule=_HalvingRule())
+    res = run(Scenario(flows=[Flow(0.0, 4 * MSS, params)], topology=_signal_topology("source_quench", 1)))
+    assert res.queue.seen.tolist() == [0, 0, 1, 2]
+    assert res.signals_sent == 2 and res.flows[0].signals == 2
+
+
+@pytest.mark.parametrize("signal", ["source_quench", "ecn"])
+def test_signal_count_matches_the_queue_log(signal):
+    topo = Dumbbell(queue_packets=6, signal=signal, signal_threshold_packets=3)
+    flows = random_flows(20, ParetoSizes(4.0, 1.2), TCP, start_window_s=3.0, nodes=5, seed=9)
+    res = run(Scenario(flows=flows, topology=topo))
+    qs = res.queue
+    above = qs.seen >= 3
+    expect = int(above.sum()) if signal == "source_quench" else int((above & ~qs.dropped).sum())
+    assert expect > 0 and res.signals_sent == expect
+    assert sum(r.signals for r in res.flows) <= expect  # signals after completion are ignored
+
+
+@pytest.mark.parametrize("signal", ["source_quench", "ecn"])
+def test_signals_change_nothing_for_a_rule_that_ignores_them(signal):
+    flows = random_flows(20, ParetoSizes(4.0, 1.2), TCP, start_window_s=3.0, nodes=5, seed=10)
+    plain = run(Scenario(flows=flows, topology=Dumbbell(queue_packets=6)))
+    sig = run(Scenario(flows=flows, topology=Dumbbell(queue_packets=6, signal=signal,
+                                                      signal_threshold_packets=2)))
+    assert sig.signals_sent > 0
+    assert [r.completion_s for r in sig.flows] == [r.completion_s for r in plain.flows]
+    assert [r.packets_lost for r in sig.flows] == [r.packets_lost for r in plain.flows]
+
+
+@pytest.mark.parametrize("signal", ["source_quench", "ecn"])
+def test_a_rule_that_backs_off_on_signals_loses_fewer_packets(signal):
+    halving = TcpParams(mss_bytes=MSS, p=0.0, w0=1, w_ss=64, rwnd=64, rule=_HalvingRule())
+    topo = _signal_topology(None, None, queue=10)
+    flows = [Flow(0.0, 200 * MSS, halving)]
+    plain = run(Scenario(flows=flows, topology=topo)).flows[0]
+    sig_topo = _signal_topology(signal, 3, queue=10)
+    sig = run(Scenario(flows=flows, topology=sig_topo)).flows[0]
+    assert plain.packets_lost > 0  # slow start overflows the 10-packet buffer
+    assert sig.signals > 0
+    assert sig.packets_lost < plain.packets_lost
+
+
+def test_signal_options_are_validated():
+    with pytest.raises(ValueError, match="signal"):
+        Dumbbell(signal="red", signal_threshold_packets=3)
+    with pytest.raises(ValueError, match="signal_threshold_packets"):
+        Dumbbell(signal="ecn")
+    with pytest.raises(ValueError, match="signal"):
+        Dumbbell(signal_threshold_packets=3)
+    with pytest.raises(ValueError, match="signal_threshold_packets"):
+        Dumbbell(signal="ecn", signal_threshold_packets=-1)
+
+
+def test_module_example_runs_as_documented():
+    import doctest
+
+    import latency_model.sim.scenario as mod
+
+    assert doctest.testmod(mod).failed == 0

@@ -19,9 +19,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import check_int, check_real
+from ..checks import check_choice, check_int, check_real
 
-__all__ = ["Dumbbell", "Port", "QueueSeries"]
+__all__ = ["Dumbbell", "Port", "QueueSeries", "SIGNALS"]
+
+SIGNALS = ("source_quench", "ecn")
+"""Router signals: ``"source_quench"``, an ICMP Source Quench sent back to the sender for
+each packet that arrives while the queue holds >= tau packets (SmoothTCP, Section 4:
+"an ICMP-SQ message is sent for each packet arriving in the router queue if the size is
+equal or above" tau, dropped arrivals included); ``"ecn"``, the same arrivals are marked
+CE (only accepted ones: a dropped packet carries no mark) and the receiver echoes the mark
+to the sender."""
 
 # Same tie rule as link.Link: a packet whose last bit leaves within this many seconds
 # of an arrival has left the buffer (exact ties are common on paths built from whole
@@ -54,6 +62,12 @@ class Dumbbell:
     queue_packets : int or None
         Router drop-tail buffer, packets waiting for the bottleneck (the one being
         serialised not counted), >= 0; ``None``: unlimited. Burst TCP: 7.
+    signal : {"source_quench", "ecn"} or None
+        Router signal sent for arrivals that find ``signal_threshold_packets`` or more
+        packets waiting (see :data:`SIGNALS`); ``None`` (default): no signals. The
+        sender's rule receives it through ``GrowthRule.on_signal(state, signal)``.
+    signal_threshold_packets : int or None
+        Queue threshold tau, packets (>= 0); required with ``signal``. SmoothTCP: 7 (of 20).
 
     Raises
     ------
@@ -67,6 +81,8 @@ class Dumbbell:
     bottleneck_rate_bps: float = 1.5e6
     bottleneck_delay_s: float = 0.035
     queue_packets: int | None = 7
+    signal: str | None = None
+    signal_threshold_packets: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -80,6 +96,15 @@ class Dumbbell:
         set_(self, "bottleneck_delay_s", check_real("bottleneck_delay_s", self.bottleneck_delay_s, low=0.0))
         if self.queue_packets is not None:
             set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=0))
+        if self.signal is not None:
+            check_choice("signal", self.signal, SIGNALS)
+            if self.signal_threshold_packets is None:
+                raise ValueError("signal_threshold_packets (tau) must be given with signal")
+        if self.signal_threshold_packets is not None:
+            if self.signal is None:
+                raise ValueError("signal must be one of source_quench, ecn when signal_threshold_packets is set")
+            set_(self, "signal_threshold_packets",
+                 check_int("signal_threshold_packets", self.signal_threshold_packets, low=0))
 
     @property
     def ack_delay_s(self) -> float:
@@ -107,6 +132,8 @@ class Dumbbell:
             "bottleneck_rate_bps": self.bottleneck_rate_bps,
             "bottleneck_delay_s": self.bottleneck_delay_s,
             "queue_packets": self.queue_packets,
+            "signal": self.signal,
+            "signal_threshold_packets": self.signal_threshold_packets,
         }
 
 
@@ -126,7 +153,7 @@ class Port:
         Keep the per-packet log that :meth:`series` turns into a time series.
     """
 
-    __slots__ = ("rate", "limit", "busy_until", "backlog", "record",
+    __slots__ = ("rate", "limit", "busy_until", "backlog", "record", "last_seen",
                  "arrival_s", "seen", "dropped", "service_start_s", "service_end_s")
 
     def __init__(self, rate_bps: float | None, limit: int | None, record: bool = False) -> None:
@@ -135,6 +162,7 @@ class Port:
         self.busy_until = 0.0
         self.backlog: deque = deque()  # end-of-serialisation times of accepted packets
         self.record = record
+        self.last_seen = 0  # packets waiting found by the latest arrival (tracked ports)
         self.arrival_s: list[float] = []
         self.seen: list[int] = []  # packets waiting (not in service) found by each arrival
         self.dropped: list[bool] = []
@@ -163,6 +191,7 @@ class Port:
             waiting = self.waiting(now)
             busy = bool(self.backlog)
             drop = self.limit is not None and waiting + busy > self.limit
+            self.last_seen = waiting
             if self.record:
                 self.arrival_s.append(now)
                 self.seen.append(waiting)

@@ -19,7 +19,7 @@ Example
 >>> tcp = TcpParams(mss_bytes=1024, p=0.0, w0=1, w_ss=64, rwnd=64)
 >>> sc = Scenario(flows=[Flow(0.0, 20 * 1024, tcp), Flow(0.05, 10 * 1024, tcp, node=1)])
 >>> [round(r.completion_s, 3) for r in run(sc).flows]
-[0.633, 0.41]
+[0.51, 0.401]
 """
 
 from __future__ import annotations
@@ -154,6 +154,9 @@ class FlowRecord:
         Data transmissions that reached the receiver (duplicates included).
     retransmissions, timeouts, fast_retransmits : int
         As in :class:`~latency_model.sim.TransferResult`.
+    signals : int
+        Router signals (Source Quench or ECN echoes) that reached the sender before the
+        transfer completed; each was passed to the rule's ``on_signal``.
     """
 
     index: int
@@ -169,6 +172,7 @@ class FlowRecord:
     retransmissions: int
     timeouts: int
     fast_retransmits: int
+    signals: int = 0
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -189,12 +193,15 @@ class ScenarioResult:
         Time the run stopped, seconds (the horizon, or the last event).
     in_flight : int
         Data packets still travelling when the run stopped (0 without a horizon).
+    signals_sent : int
+        Source Quench messages sent or packets marked by the router (0 without signals).
     """
 
     flows: tuple
     queue: QueueSeries
     end_s: float
     in_flight: int
+    signals_sent: int = 0
 
     def column(self, name: str) -> np.ndarray:
         """One :class:`FlowRecord` field for every flow, as an array."""
@@ -231,6 +238,10 @@ class _Network:
         self.senders = [Port(topo.access_rate_bps, None) for _ in range(topo.nodes)]
         self.receivers = [Port(topo.access_rate_bps, None) for _ in range(topo.nodes)]
         self.router = Port(topo.bottleneck_rate_bps, topo.queue_packets, record=True)
+        self.signal = topo.signal
+        self.tau = topo.signal_threshold_packets
+        self.signals_sent = 0
+        self.signals_received = [0] * n_flows
         self.sent = [0] * n_flows
         self.lost = [0] * n_flows
         self.delivered = [0] * n_flows
@@ -247,12 +258,19 @@ class _Network:
     def router_arrival(self, fid: int, node: int, seg: int, payload_bytes: int, now: float) -> None:
         wire = payload_bytes + self.header
         left = self.router.offer(now, wire)
+        flagged = self.signal is not None and self.router.last_seen >= self.tau
+        if flagged and self.signal == "source_quench":  # straight back over the access link
+            self.signals_sent += 1
+            self.q.push(now + self.access_delay, "signal", fid)
         if left is None:
             self.lost[fid] += 1
             return
+        marked = flagged and self.signal == "ecn"
+        if marked:
+            self.signals_sent += 1
         # The receiver port is fed only by the FIFO bottleneck, so offers come in time order.
         at_rcv = self.receivers[node].offer(left + self.bn_delay, wire) + self.access_delay
-        self.q.push(at_rcv, "data", (fid, seg))
+        self.q.push(at_rcv, "data", (fid, seg, marked))
 
 
 class _FlowLink:
@@ -314,8 +332,10 @@ def run(scenario: Scenario) -> ScenarioResult:
             break
         end = now
         if kind == "data":
-            fid, seg = payload
+            fid, seg, marked = payload
             net.delivered[fid] += 1
+            if marked:  # ECN echo: reaches the sender one ACK path later
+                q.push(now + net.ack_delay, "signal", fid)
             receivers[fid].on_segment(seg, now)
         elif kind == "router":
             net.router_arrival(*payload, now)
@@ -328,6 +348,12 @@ def run(scenario: Scenario) -> ScenarioResult:
             snd = senders[payload]
             if snd.timer.fired(token):
                 snd.on_rto(now)
+        elif kind == "signal":
+            snd = senders[payload]
+            if snd.completion_s is None:
+                net.signals_received[payload] += 1
+                snd.rule.on_signal(snd.st, net.signal)
+                snd.send_allowed(now)  # a rule may also open the window
         elif kind == "delack":
             rcv = receivers[payload]
             if rcv.timer.fired(token):
@@ -361,10 +387,11 @@ def run(scenario: Scenario) -> ScenarioResult:
             retransmissions=snd.retransmissions if snd is not None else 0,
             timeouts=snd.timeouts if snd is not None else 0,
             fast_retransmits=snd.fast_retransmits if snd is not None else 0,
+            signals=net.signals_received[i],
         ))
     in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
     return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
-                          end_s=end, in_flight=in_flight)
+                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent)
 
 
 def random_flows(
