@@ -65,7 +65,7 @@ def cmd_experiment_btcp(args) -> int:
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     ex = BtcpExperiment(scale=args.scale, seeds=args.seeds, seed=args.seed,
                         flows_per_node=args.flows_per_node, queue_packets=args.queue_packets,
-                        rwnd=args.rwnd, min_rto_s=args.min_rto_s, variants=variants)
+                        rwnd=args.rwnd, min_rto_s=args.min_rto_s, b=args.b, variants=variants)
     if args.out is not None and Path(args.out).suffix.lower() == ".json":
         raise CliError("--out must name the CSV file (the JSON sidecar gets the .json suffix)")
     res = run_btcp(ex)
@@ -104,6 +104,7 @@ def add_experiment_commands(sub) -> None:
     b.add_argument("--rwnd", type=int, default=d.rwnd, help="receiver window, packets (%(default)s)")
     b.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
                    help="minimum and initial RTO, seconds (%(default)s)")
+    b.add_argument("--b", type=int, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
     b.add_argument("--variants", default=",".join(VARIANTS),
                    help="comma-separated subset of newreno, btcp4, btcp8 (%(default)s)")
     b.add_argument("--json", action="store_true", help="print one JSON object")

@@ -73,6 +73,8 @@ class BtcpExperiment:
         Default 64 (ns-2's default window_ of 20 would stop B-TCP short of mice_t).
     min_rto_s : float
         RFC 6298 minimum (and initial) RTO, seconds (> 0). Default 1.0.
+    b : int
+        Delayed-ACK factor, >= 1. Default 1 (ns-2's plain ``TCPSink`` ACKs every packet).
     mice_bytes : int
         Mice are flows of fewer bytes (paper: 32 KB = 32768), >= 1.
     variants : tuple of str
@@ -87,6 +89,7 @@ class BtcpExperiment:
     queue_packets: int = 7
     rwnd: int = 64
     min_rto_s: float = 1.0
+    b: int = 1
     mice_bytes: int = 32 * 1024
     variants: tuple = VARIANTS
 
@@ -100,6 +103,7 @@ class BtcpExperiment:
         set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=0))
         set_(self, "rwnd", check_int("rwnd", self.rwnd, low=1))
         set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
+        set_(self, "b", check_int("b", self.b, low=1))
         set_(self, "mice_bytes", check_int("mice_bytes", self.mice_bytes, low=1))
         variants = tuple(self.variants)
         if not variants or any(v not in VARIANTS for v in variants):
@@ -130,12 +134,12 @@ class BtcpExperiment:
         return SimConfig(min_rto_s=self.min_rto_s, initial_rto_s=self.min_rto_s)
 
     def tcp(self, variant: str) -> TcpParams:
-        """TCP of ``variant``: MSS 1024 B, W0 = 1, W_SS = M = ``rwnd``, b = 1, NewReno recovery."""
+        """TCP of ``variant``: MSS 1024 B, W0 = 1, W_SS = M = ``rwnd``, ``b``, NewReno recovery."""
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
         rule = StandardRule() if variant == "newreno" else BtcpRule(f=int(variant[4:]), mice_t=32.0)
         return TcpParams(mss_bytes=1024, rtt_s=self.topology().round_trip_s, p=0.0, w0=1.0,
-                         w_ss=float(self.rwnd), rwnd=float(self.rwnd), b=1, dup_t=3, dup_lt=None,
+                         w_ss=float(self.rwnd), rwnd=float(self.rwnd), b=self.b, dup_t=3, dup_lt=None,
                          rule=rule)
 
     def to_dict(self) -> dict:
@@ -144,7 +148,7 @@ class BtcpExperiment:
         d["variants"] = list(self.variants)
         d.update(n_flows=self.n_flows, start_window_s=self.start_window_s, horizon_s=self.horizon_s,
                  topology=self.topology().describe(), sizes=ParetoSizes(4.0, 1.2).describe(),
-                 mss_bytes=1024, header_bytes=self.config().header_bytes, w0_packets=1, b=1,
+                 mss_bytes=1024, header_bytes=self.config().header_bytes, w0_packets=1,
                  mice_t_packets=32)
         return d
 
