@@ -47,6 +47,14 @@ def _btcp_text(res) -> str:
             f"{g('mice_time_reduction_pct', '.1f'):<28}{g('mice_loss_pct', '.2f'):<24}"
             f"{g('all_loss_pct', '.2f'):<24}{format(row['utilisation_pct'], '.2f'):<8}")
     lines += ["", "paper:"] + [f"  {text}" for text in PAPER_CLAIMS.values()]
+    if res.claims:
+        lines += ["", "claims (direction: our 95% CI excludes 0 on the paper's side; number: the "
+                      "paper's value inside our 95% CI):"]
+        for c in res.claims:
+            o = c["ours"]
+            ours = _ci(o["mean"], o["ci95"][0], o["ci95"][1], ".2f")
+            verdict = "agrees" if c["agrees"] else "DISAGREES"
+            lines.append(f"  {verdict:<9} {c['claim']}: ours {ours}, paper {c['paper']}")
     return "\n".join(lines)
 
 
@@ -66,22 +74,26 @@ def cmd_experiment_btcp(args) -> int:
     ex = BtcpExperiment(scale=args.scale, seeds=args.seeds, seed=args.seed,
                         flows_per_node=args.flows_per_node, queue_packets=args.queue_packets,
                         rwnd=args.rwnd, min_rto_s=args.min_rto_s, b=args.b, variants=variants)
-    if args.out is not None and Path(args.out).suffix.lower() == ".json":
-        raise CliError("--out must name the CSV file (the JSON sidecar gets the .json suffix)")
+    if args.out is not None and Path(args.out).is_file():
+        raise CliError(f"--out must be a directory, got the file {args.out!r}")
     res = run_btcp(ex)
     data = _json_safe(res.to_dict())
     data["version"] = __version__
+    paths = []
     if args.out is not None:
-        csv_path = Path(args.out)
-        cols = list(res.summary[0].keys())
-        write_csv(csv_path, res.summary, cols)
-        write_json(csv_path.with_suffix(".json"), data)
+        out = Path(args.out)
+        paths.append(write_csv(out / "btcp.csv", res.summary, list(res.summary[0].keys())))
+        paths.append(write_csv(out / "btcp_per_seed.csv", res.per_seed, list(res.per_seed[0].keys())))
+        paths.append(write_json(out / "btcp.json", data))
+        from .experiments.plot_btcp import plot_btcp  # matplotlib only when a figure is asked for
+
+        paths.append(plot_btcp(data, out / "btcp.png"))
     if args.json:
         print(json.dumps(data, allow_nan=False))
     else:
         print(_btcp_text(res))
-        if args.out is not None:
-            print(f"\nwrote {args.out} and {Path(args.out).with_suffix('.json')}")
+        if paths:
+            print("\nwrote " + ", ".join(str(p) for p in paths))
     return 0
 
 
@@ -108,6 +120,6 @@ def add_experiment_commands(sub) -> None:
     b.add_argument("--variants", default=",".join(VARIANTS),
                    help="comma-separated subset of newreno, btcp4, btcp8 (%(default)s)")
     b.add_argument("--json", action="store_true", help="print one JSON object")
-    b.add_argument("--out", default=None, metavar="FILE",
-                   help="also write the summary to FILE (CSV) and everything to FILE's .json sidecar")
+    b.add_argument("--out", default=None, metavar="DIR",
+                   help="also write DIR/btcp.csv (per variant), DIR/btcp_per_seed.csv, DIR/btcp.json, DIR/btcp.png")
     b.set_defaults(func=cmd_experiment_btcp)

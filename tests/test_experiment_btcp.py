@@ -56,34 +56,55 @@ def test_run_btcp_rows_are_the_scenario_runs_summarised():
     assert s["btcp8"]["mice_mean_s_lo"] < s["btcp8"]["mice_mean_s"] < s["btcp8"]["mice_mean_s_hi"]
 
 
-def test_cli_experiment_btcp_json_and_export(capsys, tmp_path):
-    out = tmp_path / "btcp.csv"
+def test_cli_experiment_btcp_json_contract_and_export(capsys, tmp_path):
     code = main(["experiment", "btcp", "--scale", "0.08", "--seeds", "2", "--seed", "3",
-                 "--json", "--out", str(out)])
+                 "--json", "--out", str(tmp_path)])
     printed, err = capsys.readouterr()
     assert code == 0 and err == ""
     d = json.loads(printed)
-    assert d["experiment"] == "btcp" and d["settings"]["n_flows"] == 20
+    # The contract: experiment, params, series, claims [{claim, ours, paper, agrees}].
+    assert d["experiment"] == "btcp" and d["params"]["n_flows"] == 20
+    assert [r["variant"] for r in d["series"]] == ["newreno", "btcp4", "btcp8"]
+    assert all(set(c) == {"claim", "ours", "paper", "agrees"} and isinstance(c["agrees"], bool)
+               for c in d["claims"])
     assert d["per_seed"][0]["mice_time_reduction_pct"] is None  # NewReno against itself
-    side = json.loads((tmp_path / "btcp.json").read_text())
-    assert side == d
-    rows = list(csv.DictReader(out.open()))
+    assert json.loads((tmp_path / "btcp.json").read_text()) == d
+    rows = list(csv.DictReader((tmp_path / "btcp.csv").open()))
     assert [r["variant"] for r in rows] == ["newreno", "btcp4", "btcp8"]
-    assert float(rows[1]["mice_mean_s"]) == pytest.approx(d["summary"][1]["mice_mean_s"])
+    assert float(rows[1]["mice_mean_s"]) == pytest.approx(d["series"][1]["mice_mean_s"])
+    assert len(list(csv.DictReader((tmp_path / "btcp_per_seed.csv").open()))) == 6
+    assert (tmp_path / "btcp.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # Same seed, same numbers; the text table carries the paper's claim.
     code = main(["experiment", "btcp", "--scale", "0.08", "--seeds", "2", "--seed", "3",
                  "--variants", "newreno"])
     text, _ = capsys.readouterr()
     assert code == 0 and "38%" in text and "NewReno" in text
-    assert f"{d['summary'][0]['mice_mean_s']:.3f}" in text
+    assert f"{d['series'][0]['mice_mean_s']:.3f}" in text
+
+
+def test_claims_follow_the_stated_rules():
+    res = run_btcp(BtcpExperiment(scale=0.08, seeds=3, seed=5))
+    by = {r["variant"]: r for r in res.summary}
+    claims = {c["claim"]: c for c in res.claims}
+    faster4 = next(c for k, c in claims.items() if k.startswith("B-TCP(4) mean mice transfer time below"))
+    assert faster4["agrees"] == (by["btcp4"]["mice_time_reduction_pct_lo"] > 0)
+    number4 = next(c for k, c in claims.items() if k.startswith("B-TCP(4) mice transfer time reduction"))
+    lo, hi = number4["ours"]["ci95"]
+    assert number4["paper"] == 38.0 and number4["agrees"] == (lo <= 38.0 <= hi)
+    more = next(c for k, c in claims.items() if k.startswith("B-TCP(4) loses"))
+    diffs = [r["mice_loss_diff_pct"] for r in res.per_seed if r["variant"] == "btcp4"]
+    assert more["ours"]["mean"] == pytest.approx(sum(diffs) / 3)
+    # Away from the paper's loads only the direction claims remain.
+    off = run_btcp(BtcpExperiment(scale=0.08, seeds=2, flows_per_node=20))
+    assert all(not isinstance(c["paper"], float) for c in off.claims)
 
 
 @pytest.mark.parametrize("argv, needle", [
     (["--scale", "0"], "scale"),
     (["--seeds", "0"], "seeds"),
     (["--variants", "cubic"], "variants"),
-    (["--queue-packets", "-1"], "--queue-packets"),
-    (["--out", "x.json"], "--out"),
+    (["--queue-packets", "0"], "--queue-packets"),
+    (["--out", __file__], "--out"),
 ])
 def test_cli_experiment_btcp_errors_are_one_line(capsys, argv, needle):
     code = main(["experiment", "btcp", *argv])

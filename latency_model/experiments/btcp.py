@@ -46,7 +46,11 @@ PAPER_CLAIMS = {
 }
 
 _METRICS = ("mice_mean_s", "mice_loss_pct", "all_loss_pct", "elephant_mean_s", "utilisation_pct",
-            "mice_time_reduction_pct")
+            "mice_time_reduction_pct", "mice_loss_diff_pct")
+
+# The paper's numbers, by total flow count at scale 1 (Section 4.2).
+_PAPER_REDUCTION_PCT = {250: 38.0, 1250: 19.0}
+_PAPER_UTILISATION_PCT = {250: 2.8, 1250: 19.6}
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ class BtcpExperiment:
     nodes : int
         Sender nodes (paper: 5), >= 1.
     queue_packets : int
-        Router drop-tail buffer, packets (paper: 7), >= 0.
+        Router drop-tail buffer, packets (paper: 7), >= 1.
     rwnd : int
         Receiver window M, packets (>= 1; B-TCP reaches its mice_t = 32 only if M >= 32).
         Default 64 (ns-2's default window_ of 20 would stop B-TCP short of mice_t).
@@ -78,7 +82,7 @@ class BtcpExperiment:
     mice_bytes : int
         Mice are flows of fewer bytes (paper: 32 KB = 32768), >= 1.
     variants : tuple of str
-        Subset of :data:`VARIANTS`.
+        Subset of :data:`VARIANTS` (run in the order of :data:`VARIANTS`).
     """
 
     scale: float = 1.0
@@ -100,7 +104,7 @@ class BtcpExperiment:
         set_(self, "seed", check_int("seed", self.seed, low=0))
         set_(self, "flows_per_node", check_int("flows_per_node", self.flows_per_node, low=1))
         set_(self, "nodes", check_int("nodes", self.nodes, low=1))
-        set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=0))
+        set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=1))
         set_(self, "rwnd", check_int("rwnd", self.rwnd, low=1))
         set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
         set_(self, "b", check_int("b", self.b, low=1))
@@ -108,7 +112,7 @@ class BtcpExperiment:
         variants = tuple(self.variants)
         if not variants or any(v not in VARIANTS for v in variants):
             raise ValueError(f"variants must be a non-empty subset of {', '.join(VARIANTS)}, got {variants!r}")
-        set_(self, "variants", variants)
+        set_(self, "variants", tuple(v for v in VARIANTS if v in variants))  # NewReno first: the pairing base
 
     @property
     def n_flows(self) -> int:
@@ -208,20 +212,26 @@ class BtcpResult:
         ``n_flows, n_mice, mice_done, elephants_done, mice_mean_s, elephant_mean_s,
         mice_loss_pct, all_loss_pct, utilisation_pct`` and, for B-TCP,
         ``mice_time_reduction_pct`` = 100 (1 - mice_mean / NewReno's mice_mean) of the same
-        repetition.
+        repetition; ``mice_loss_diff_pct`` = mice_loss_pct minus NewReno's of the same repetition.
     summary : list of dict
         One row per variant: ``variant`` and, per metric, ``<metric>`` (mean over
         repetitions), ``<metric>_lo``, ``<metric>_hi`` (95% Student-t interval).
+    claims : list of dict
+        ``{"claim", "ours": {"mean", "ci95"}, "paper", "agrees"}`` per claim of the paper
+        (see :func:`_claims` for the agreement rules).
     """
 
     experiment: BtcpExperiment
     per_seed: list = field(default_factory=list)
     summary: list = field(default_factory=list)
+    claims: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        """JSON-serialisable: settings, paper claims, summary, per-repetition rows."""
-        return {"experiment": "btcp", "settings": self.experiment.to_dict(), "paper_claims": PAPER_CLAIMS,
-                "summary": self.summary, "per_seed": self.per_seed}
+        """The issue's contract: ``{"experiment", "params", "series", "claims"}`` plus
+        ``per_seed`` (raw rows) and ``paper_text`` (the paper's claims in words). ``series``
+        is :attr:`summary`."""
+        return {"experiment": "btcp", "params": self.experiment.to_dict(), "series": self.summary,
+                "claims": self.claims, "per_seed": self.per_seed, "paper_text": PAPER_CLAIMS}
 
 
 def run_btcp(experiment: BtcpExperiment | None = None, progress=None) -> BtcpResult:
@@ -253,9 +263,11 @@ def run_btcp(experiment: BtcpExperiment | None = None, progress=None) -> BtcpRes
             res = run(Scenario(flows=flows, topology=topo, config=cfg, horizon_s=ex.horizon_s))
             row = {"seed_index": i, "variant": v, **_metrics(res, ex.mice_bytes)}
             if v == "newreno":
-                base = row["mice_mean_s"]
-            row["mice_time_reduction_pct"] = (100.0 * (1.0 - row["mice_mean_s"] / base)
-                                              if base is not None and v != "newreno" else math.nan)
+                base = row
+            paired = base is not None and v != "newreno"
+            row["mice_time_reduction_pct"] = (100.0 * (1.0 - row["mice_mean_s"] / base["mice_mean_s"])
+                                              if paired else math.nan)
+            row["mice_loss_diff_pct"] = row["mice_loss_pct"] - base["mice_loss_pct"] if paired else math.nan
             rows.append(row)
             if progress is not None:
                 progress(i, v)
@@ -267,4 +279,48 @@ def run_btcp(experiment: BtcpExperiment | None = None, progress=None) -> BtcpRes
             mean, lo, hi = ci95([r[m] for r in sel])
             out[m], out[f"{m}_lo"], out[f"{m}_hi"] = mean, lo, hi
         summary.append(out)
-    return BtcpResult(experiment=ex, per_seed=rows, summary=summary)
+    return BtcpResult(experiment=ex, per_seed=rows, summary=summary, claims=_claims(ex, summary))
+
+
+def _claims(ex: BtcpExperiment, summary: list) -> list:
+    """The paper's claims beside ours. A direction claim agrees when our 95% interval excludes
+    zero on the claimed side; a number claim agrees when the paper's value lies inside our 95%
+    interval. Number claims are made only at the paper's loads (250 or 1250 flows at scale 1)."""
+    by = {row["variant"]: row for row in summary}
+    paper_load = ex.nodes * ex.flows_per_node if ex.nodes == 5 else None
+    out = []
+
+    def ours(row, m):
+        return {"mean": row[m], "ci95": [row[f"{m}_lo"], row[f"{m}_hi"]]}
+
+    for v, label in (("btcp4", "B-TCP(4)"), ("btcp8", "B-TCP(8)")):
+        if v not in by or "newreno" not in by:
+            continue
+        r = by[v]
+        out.append({"claim": f"{label} mean mice transfer time below NewReno's (reduction %, paired by seed)",
+                    "ours": ours(r, "mice_time_reduction_pct"), "paper": "below",
+                    "agrees": bool(r["mice_time_reduction_pct_lo"] > 0.0)})
+        if paper_load in _PAPER_REDUCTION_PCT:
+            ref = _PAPER_REDUCTION_PCT[paper_load]
+            out.append({"claim": f"{label} mice transfer time reduction vs NewReno at the paper's "
+                                 f"{paper_load}-flow load, %",
+                        "ours": ours(r, "mice_time_reduction_pct"), "paper": ref,
+                        "agrees": bool(r["mice_time_reduction_pct_lo"] <= ref <= r["mice_time_reduction_pct_hi"])})
+    if "btcp4" in by and "newreno" in by:
+        r = by["btcp4"]
+        out.append({"claim": "B-TCP(4) loses a larger percentage of mice packets than NewReno "
+                             "(difference in percentage points, paired by seed)",
+                    "ours": ours(r, "mice_loss_diff_pct"), "paper": "more",
+                    "agrees": bool(r["mice_loss_diff_pct_lo"] > 0.0)})
+    if "btcp8" in by and "newreno" in by:
+        r = by["btcp8"]
+        out.append({"claim": "B-TCP(8) loses a smaller percentage of mice packets than NewReno "
+                             "(difference in percentage points, paired by seed)",
+                    "ours": ours(r, "mice_loss_diff_pct"), "paper": "fewer",
+                    "agrees": bool(r["mice_loss_diff_pct_hi"] < 0.0)})
+    if paper_load in _PAPER_UTILISATION_PCT and "newreno" in by:
+        r, ref = by["newreno"], _PAPER_UTILISATION_PCT[paper_load]
+        out.append({"claim": f"mean bottleneck utilisation with NewReno at the paper's {paper_load}-flow load, %",
+                    "ours": ours(r, "utilisation_pct"), "paper": ref,
+                    "agrees": bool(r["utilisation_pct_lo"] <= ref <= r["utilisation_pct_hi"])})
+    return out
