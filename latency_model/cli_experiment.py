@@ -73,7 +73,7 @@ def cmd_experiment_btcp(args) -> int:
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     ex = BtcpExperiment(scale=args.scale, seeds=args.seeds, seed=args.seed,
                         flows_per_node=args.flows_per_node, queue_packets=args.queue_packets,
-                        rwnd=args.rwnd, min_rto_s=args.min_rto_s, b=args.b, variants=variants)
+                        access_queue_packets=args.access_queue_packets, rwnd=args.rwnd, min_rto_s=args.min_rto_s, b=args.b, variants=variants)
     if args.out is not None and Path(args.out).is_file():
         raise CliError(f"--out must be a directory, got the file {args.out!r}")
     res = run_btcp(ex)
@@ -113,6 +113,8 @@ def add_experiment_commands(sub) -> None:
                    help="flows per node at scale 1: 50 = light (250 flows), 250 = heavy (%(default)s)")
     b.add_argument("--queue-packets", type=int, default=d.queue_packets,
                    help="router drop-tail buffer, packets (%(default)s)")
+    b.add_argument("--access-queue-packets", type=int, default=None,
+                   help="drop-tail buffer of the sender access links, packets (default unlimited)")
     b.add_argument("--rwnd", type=int, default=d.rwnd, help="receiver window, packets (%(default)s)")
     b.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
                    help="minimum and initial RTO, seconds (%(default)s)")

@@ -123,6 +123,20 @@ def test_two_segments_queue_behind_each_other_at_the_bottleneck():
     assert rec.completion_s == pytest.approx(last_arrival + topo.ack_delay_s, rel=1e-12)
 
 
+def test_full_sender_access_buffer_drops_before_the_router():
+    # 4 packets at once onto a 1 packet/s access link with no buffer: the first is
+    # serialised, the other three are dropped there and never reach the router.
+    topo = Dumbbell(nodes=1, access_rate_bps=(MSS + 40) * 8.0, access_delay_s=0.0,
+                    access_queue_packets=0, queue_packets=None)
+    params = TcpParams(mss_bytes=MSS, p=0.0, w0=4, w_ss=64, rwnd=64)
+    res = run(Scenario(flows=[Flow(0.0, 4 * MSS, params)], topology=topo))
+    rec = res.flows[0]
+    assert res.queue.arrival_s[:1].tolist() == [1.0]
+    assert rec.completed and rec.packets_lost >= 3
+    assert rec.packets_sent == rec.packets_delivered + rec.packets_lost
+    assert res.queue.arrivals.sum() == rec.packets_sent - rec.packets_lost  # router saw no access drop
+
+
 # Many flows: conservation, drop-tail and series invariants, reproducibility ----------------
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -243,6 +257,7 @@ def test_fixed_sizes():
     (lambda: Dumbbell(queue_packets=-1), "queue_packets"),
     (lambda: Dumbbell(bottleneck_rate_bps=0), "bottleneck_rate_bps"),
     (lambda: Dumbbell(access_delay_s=-1), "access_delay_s"),
+    (lambda: Dumbbell(access_queue_packets=-1), "access_queue_packets"),
     (lambda: Flow(-1.0, 10, TCP), "start_s"),
     (lambda: Flow(0.0, 0, TCP), "size_bytes"),
     (lambda: Flow(0.0, 10, TcpParams()), "params.p"),

@@ -72,6 +72,9 @@ class BtcpExperiment:
         Sender nodes (paper: 5), >= 1.
     queue_packets : int
         Router drop-tail buffer, packets (paper: 7), >= 1.
+    access_queue_packets : int or None
+        Drop-tail buffer of the sender access links, packets (>= 0); ``None`` (default):
+        unlimited (the paper sets the *router* queues to 7).
     rwnd : int
         Receiver window M, packets (>= 1; B-TCP reaches its mice_t = 32 only if M >= 32).
         Default 64 (ns-2's default window_ of 20 would stop B-TCP short of mice_t).
@@ -91,6 +94,7 @@ class BtcpExperiment:
     flows_per_node: int = 50
     nodes: int = 5
     queue_packets: int = 7
+    access_queue_packets: int | None = None
     rwnd: int = 64
     min_rto_s: float = 1.0
     b: int = 1
@@ -105,6 +109,8 @@ class BtcpExperiment:
         set_(self, "flows_per_node", check_int("flows_per_node", self.flows_per_node, low=1))
         set_(self, "nodes", check_int("nodes", self.nodes, low=1))
         set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=1))
+        if self.access_queue_packets is not None:
+            set_(self, "access_queue_packets", check_int("access_queue_packets", self.access_queue_packets, low=0))
         set_(self, "rwnd", check_int("rwnd", self.rwnd, low=1))
         set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
         set_(self, "b", check_int("b", self.b, low=1))
@@ -131,7 +137,8 @@ class BtcpExperiment:
 
     def topology(self) -> Dumbbell:
         """The paper's dumbbell with this experiment's node count and queue."""
-        return Dumbbell(nodes=self.nodes, queue_packets=self.queue_packets)
+        return Dumbbell(nodes=self.nodes, queue_packets=self.queue_packets,
+                        access_queue_packets=self.access_queue_packets)
 
     def config(self) -> SimConfig:
         """Timers: RFC 6298 with ``min_rto_s`` as minimum and initial RTO; 40 B headers."""

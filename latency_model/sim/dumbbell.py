@@ -5,9 +5,9 @@ Every link is a FIFO *port* (:class:`Port`): a data packet of ``L`` payload byte
 serialised in ``(L + header) * 8 / rate`` seconds once the packets ahead of it have left
 (store and forward), then propagates for the link's delay. Only the router's port in
 front of the bottleneck has a finite buffer (ns-2 ``DropTail``, Burst TCP Section 4.1:
-"the queues sizes on each router were set ... to 7 packets"); the access ports are
-unlimited (at 10 Mb/s in front of a 1.5 Mb/s bottleneck they hold at most a few
-packets). A packet that finds ``B`` packets waiting behind the one being serialised is
+"the queues sizes on each router were set ... to 7 packets"); the sender access ports are
+unlimited unless ``access_queue_packets`` is set, the receiver access ports always (fed
+by the slower bottleneck, they never hold more than one packet). A packet that finds ``B`` packets waiting behind the one being serialised is
 dropped at once and uses no link time, exactly as the single-flow
 :class:`~latency_model.sim.link.Link` does.
 """
@@ -62,6 +62,10 @@ class Dumbbell:
     queue_packets : int or None
         Router drop-tail buffer, packets waiting for the bottleneck (the one being
         serialised not counted), >= 0; ``None``: unlimited. Burst TCP: 7.
+    access_queue_packets : int or None
+        Drop-tail buffer of each sender access link, packets (>= 0); ``None`` (default):
+        unlimited. A packet it drops never reaches the router (counted as lost by the flow,
+        not in the router's series).
     signal : {"source_quench", "ecn"} or None
         Router signal sent for arrivals that find ``signal_threshold_packets`` or more
         packets waiting (see :data:`SIGNALS`); ``None`` (default): no signals. The
@@ -81,6 +85,7 @@ class Dumbbell:
     bottleneck_rate_bps: float = 1.5e6
     bottleneck_delay_s: float = 0.035
     queue_packets: int | None = 7
+    access_queue_packets: int | None = None
     signal: str | None = None
     signal_threshold_packets: int | None = None
 
@@ -96,6 +101,9 @@ class Dumbbell:
         set_(self, "bottleneck_delay_s", check_real("bottleneck_delay_s", self.bottleneck_delay_s, low=0.0))
         if self.queue_packets is not None:
             set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=0))
+        if self.access_queue_packets is not None:
+            set_(self, "access_queue_packets",
+                 check_int("access_queue_packets", self.access_queue_packets, low=0))
         if self.signal is not None:
             check_choice("signal", self.signal, SIGNALS)
             if self.signal_threshold_packets is None:
@@ -132,6 +140,7 @@ class Dumbbell:
             "bottleneck_rate_bps": self.bottleneck_rate_bps,
             "bottleneck_delay_s": self.bottleneck_delay_s,
             "queue_packets": self.queue_packets,
+            "access_queue_packets": self.access_queue_packets,
             "signal": self.signal,
             "signal_threshold_packets": self.signal_threshold_packets,
         }

@@ -149,7 +149,8 @@ class FlowRecord:
     packets_sent : int
         Data transmissions, retransmissions included.
     packets_lost : int
-        Data transmissions dropped by the router queue.
+        Data transmissions dropped by the router queue (or by a full sender access
+        buffer, with ``Dumbbell.access_queue_packets``).
     packets_delivered : int
         Data transmissions that reached the receiver (duplicates included).
     retransmissions, timeouts, fast_retransmits : int
@@ -235,7 +236,7 @@ class _Network:
         self.access_delay = topo.access_delay_s
         self.bn_delay = topo.bottleneck_delay_s
         self.ack_delay = topo.ack_delay_s
-        self.senders = [Port(topo.access_rate_bps, None) for _ in range(topo.nodes)]
+        self.senders = [Port(topo.access_rate_bps, topo.access_queue_packets) for _ in range(topo.nodes)]
         self.receivers = [Port(topo.access_rate_bps, None) for _ in range(topo.nodes)]
         self.router = Port(topo.bottleneck_rate_bps, topo.queue_packets, record=True)
         self.signal = topo.signal
@@ -249,7 +250,11 @@ class _Network:
     def send(self, fid: int, node: int, seg: int, payload_bytes: int, now: float) -> None:
         self.sent[fid] += 1
         wire = payload_bytes + self.header
-        at_router = self.senders[node].offer(now, wire) + self.access_delay
+        left = self.senders[node].offer(now, wire)
+        if left is None:  # full access-link buffer (only with access_queue_packets)
+            self.lost[fid] += 1
+            return
+        at_router = left + self.access_delay
         if at_router <= now:  # no access link: enqueue now, as link.Link does
             self.router_arrival(fid, node, seg, payload_bytes, now)
         else:
