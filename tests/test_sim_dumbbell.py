@@ -66,7 +66,7 @@ def test_queue_series_time_average_by_hand():
 
 # Single flow: the dumbbell reproduces the single-flow simulator ---------------------------
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(
     n=st.integers(1, 60),
     queue=st.one_of(st.none(), st.integers(0, 12)),
@@ -139,7 +139,7 @@ def test_full_sender_access_buffer_drops_before_the_router():
 
 # Many flows: conservation, drop-tail and series invariants, reproducibility ----------------
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_packets_are_conserved_per_flow(seed):
     res = run(_busy_scenario(seed))
     assert res.in_flight == 0

@@ -287,7 +287,7 @@ class QueueSeries:
         if not (a.shape == dropped.shape == seen_all.shape):
             raise ValueError("arrival_s, seen and dropped must have the same length")
         idx = np.minimum((a // bin_s).astype(np.int64), n_bins - 1) if a.size else np.zeros(0, np.int64)
-        keep = a < n_bins * bin_s
+        keep = a <= n_bins * bin_s  # an arrival exactly at the end falls in the last bin
         arrivals = np.bincount(idx[keep], minlength=n_bins)
         drops = np.bincount(idx[keep & dropped], minlength=n_bins)
         # A packet waits over [arrival, service start): the integral of the waiting count
