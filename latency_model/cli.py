@@ -536,6 +536,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_sim import add_sim_commands  # simulate, single-loss, trace
 
     add_sim_commands(sub)
+    from .cli_experiment import add_experiment_commands  # experiment btcp
+
+    add_experiment_commands(sub)
     return parser
 
 

@@ -8,7 +8,9 @@ See ``docs/simulator.md`` for the model and what it leaves out.
 
 Entry points: :func:`run_transfer` (one transfer, optional trace), :func:`simulate`
 (Monte Carlo), :func:`single_loss` and :func:`y_to_packets` (T/F pattern per
-position), :func:`run_many` (raw per-run measures).
+position), :func:`run_many` (raw per-run measures). Many flows on a shared dumbbell:
+:func:`run_scenario` over a :class:`Scenario` of :class:`Flow` s on a :class:`Dumbbell`
+(``docs/multiflow.md``).
 """
 
 from .config import LT_MODES, RTO_RULES, SimConfig
@@ -16,6 +18,10 @@ from .montecarlo import SimSummary, SizeSummary, mean_ci, simulate
 from .runner import ENGINES, OUT_FIELDS, fast_path_supported, run_many
 from .singleloss import SingleLossResult, single_loss, y_to_packets
 from .transfer import TraceRow, TransferResult, run_transfer
+from .dumbbell import Dumbbell, QueueSeries
+from .scenario import Flow, FlowRecord, Scenario, ScenarioResult, random_flows
+from .scenario import run as run_scenario
+from .sizes import FixedSizes, ParetoSizes
 
 __all__ = [
     "SimConfig",
@@ -35,4 +41,14 @@ __all__ = [
     "single_loss",
     "SingleLossResult",
     "y_to_packets",
+    "Dumbbell",
+    "QueueSeries",
+    "Flow",
+    "FlowRecord",
+    "Scenario",
+    "ScenarioResult",
+    "run_scenario",
+    "random_flows",
+    "ParetoSizes",
+    "FixedSizes",
 ]

@@ -1,0 +1,452 @@
+"""Multi-flow scenarios on a shared bottleneck: flows, the event loop, per-flow records.
+
+Each flow runs the single-flow simulator's own TCP ends, unchanged:
+:class:`~latency_model.sim.sender.Sender` (window growth through the flow's
+:class:`~latency_model.growth.GrowthRule`, NewReno, Limited Transmit, Early Retransmit,
+RFC 6298 timer with back-off) and :class:`~latency_model.sim.receiver.Receiver`
+(delayed ACKs). Only the path changes: the flows share the :class:`Dumbbell`'s router
+queue and bottleneck. All flows live in one event heap; timers are told apart by the
+flow index carried as the event payload.
+
+The run itself is deterministic (drop-tail drops, no random loss): randomness enters only
+through the scenario (start times, sizes), which :func:`random_flows` draws from an explicit
+seed. Same scenario, same records, bit for bit.
+
+Example
+-------
+>>> from latency_model.params import TcpParams
+>>> from latency_model.sim.scenario import Flow, Scenario, run
+>>> tcp = TcpParams(mss_bytes=1024, p=0.0, w0=1, w_ss=64, rwnd=64)
+>>> sc = Scenario(flows=[Flow(0.0, 20 * 1024, tcp), Flow(0.05, 10 * 1024, tcp, node=1)])
+>>> [round(r.completion_s, 3) for r in run(sc).flows]
+[0.51, 0.401]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..checks import check_int, check_real
+from ..params import TcpParams
+from .config import SimConfig
+from .dumbbell import Dumbbell, Port, QueueSeries
+from .engine import EventQueue
+from .receiver import Receiver
+from .sender import Sender
+from .sizes import SizeGenerator
+
+__all__ = ["Flow", "Scenario", "FlowRecord", "ScenarioResult", "run", "random_flows"]
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One TCP transfer of a scenario.
+
+    Parameters
+    ----------
+    start_s : float
+        Time the first segment may leave, seconds (>= 0).
+    size_bytes : int
+        Transfer size, bytes (>= 1); segments of ``params.mss_bytes``.
+    params : TcpParams
+        The flow's TCP: MSS, W0, W_SS, M, b, dup_t, dup_lt, recovery flags, growth
+        ``rule``. ``params.p`` must be 0: the dumbbell loses packets only at its queue.
+        ``params.rtt_s`` is used only by ``SimConfig(rto_rule="paper")``.
+    node : int
+        Sender node (and receiver node), in [0, topology.nodes).
+    """
+
+    start_s: float
+    size_bytes: int
+    params: TcpParams
+    node: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "start_s", check_real("start_s", self.start_s, low=0.0))
+        object.__setattr__(self, "size_bytes", check_int("size_bytes", self.size_bytes, low=1))
+        if not isinstance(self.params, TcpParams):
+            raise ValueError(f"params must be a TcpParams, got {self.params!r}")
+        if self.params.p != 0.0:
+            raise ValueError(f"params.p must be 0 in a dumbbell scenario (drops come from the queue), "
+                             f"got {self.params.p!r}")
+        object.__setattr__(self, "node", check_int("node", self.node, low=0))
+
+    @property
+    def n_segments(self) -> int:
+        """Segments of the transfer."""
+        return -(-self.size_bytes // self.params.mss_bytes)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Flows on a dumbbell, with the timer settings and the recording options.
+
+    Parameters
+    ----------
+    flows : sequence of Flow
+        The transfers (at least one).
+    topology : Dumbbell
+        Links and router queue; default Burst TCP's 5+5-node dumbbell.
+    config : SimConfig
+        Timer constants, RTO and LT rules and ``header_bytes``. Its link rate, delay,
+        queue and ``p_ack`` are not used (the topology replaces them; ``p_ack`` must be 0).
+    horizon_s : float or None
+        Stop the run at this time, seconds (> 0); flows not finished are censored.
+        ``None``: run until every flow has finished and the network is empty.
+    bin_s : float
+        Bin width of the queue time series, seconds (> 0).
+    """
+
+    flows: tuple
+    topology: Dumbbell = field(default_factory=Dumbbell)
+    config: SimConfig = field(default_factory=SimConfig)
+    horizon_s: float | None = None
+    bin_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        flows = tuple(self.flows)
+        if not flows:
+            raise ValueError("flows must hold at least one Flow")
+        if not isinstance(self.topology, Dumbbell):
+            raise ValueError(f"topology must be a Dumbbell, got {self.topology!r}")
+        for i, f in enumerate(flows):
+            if not isinstance(f, Flow):
+                raise ValueError(f"flows[{i}] must be a Flow, got {f!r}")
+            if f.node >= self.topology.nodes:
+                raise ValueError(f"flows[{i}].node must be in [0, {self.topology.nodes - 1}], got {f.node}")
+        object.__setattr__(self, "flows", flows)
+        if not isinstance(self.config, SimConfig):
+            raise ValueError(f"config must be a SimConfig, got {self.config!r}")
+        if self.config.p_ack != 0.0:
+            raise ValueError(f"config.p_ack must be 0 in a dumbbell scenario, got {self.config.p_ack!r}")
+        if self.horizon_s is not None:
+            object.__setattr__(self, "horizon_s",
+                               check_real("horizon_s", self.horizon_s, low=0.0, low_open=True))
+        object.__setattr__(self, "bin_s", check_real("bin_s", self.bin_s, low=0.0, low_open=True))
+
+
+@dataclass(frozen=True)
+class FlowRecord:
+    """Measures of one flow of a scenario run.
+
+    Attributes
+    ----------
+    index, node : int
+        Position in ``Scenario.flows`` and sender node.
+    start_s : float
+        Start time, seconds.
+    size_bytes, n_segments : int
+        Transfer size, bytes and segments.
+    completed : bool
+        The ACK of the last byte reached the sender before the horizon.
+    completion_s : float
+        Transfer time: start to the ACK of the last byte at the sender, seconds
+        (``nan`` if not completed).
+    packets_sent : int
+        Data transmissions, retransmissions included.
+    packets_lost : int
+        Data transmissions dropped by the router queue (or by a full sender access
+        buffer, with ``Dumbbell.access_queue_packets``).
+    packets_delivered : int
+        Data transmissions that reached the receiver (duplicates included).
+    retransmissions, timeouts, fast_retransmits : int
+        As in :class:`~latency_model.sim.TransferResult`.
+    signals : int
+        Router signals (Source Quench or ECN echoes) that reached the sender before the
+        transfer completed; each was passed to the rule's ``on_signal``.
+    """
+
+    index: int
+    node: int
+    start_s: float
+    size_bytes: int
+    n_segments: int
+    completed: bool
+    completion_s: float
+    packets_sent: int
+    packets_lost: int
+    packets_delivered: int
+    retransmissions: int
+    timeouts: int
+    fast_retransmits: int
+    signals: int = 0
+
+    def to_dict(self) -> dict:
+        """Plain dict of the measures."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """Outcome of :func:`run`.
+
+    Attributes
+    ----------
+    flows : tuple of FlowRecord
+        One record per flow, in scenario order.
+    queue : QueueSeries
+        Router queue time series over ``[0, end_s)``.
+    end_s : float
+        Time the run stopped, seconds (the horizon, or the last event).
+    in_flight : int
+        Data packets still travelling when the run stopped (0 without a horizon).
+    signals_sent : int
+        Source Quench messages sent or packets marked by the router (0 without signals).
+    """
+
+    flows: tuple
+    queue: QueueSeries
+    end_s: float
+    in_flight: int
+    signals_sent: int = 0
+
+    def column(self, name: str) -> np.ndarray:
+        """One :class:`FlowRecord` field for every flow, as an array."""
+        if name not in FlowRecord.__dataclass_fields__:
+            raise ValueError(f"name must be a FlowRecord field, got {name!r}")
+        return np.asarray([getattr(r, name) for r in self.flows])
+
+
+class _FlowEvents:
+    """The shared event heap as seen by one flow's timers: the payload names the flow."""
+
+    __slots__ = ("q", "fid")
+
+    def __init__(self, q: EventQueue, fid: int) -> None:
+        self.q = q
+        self.fid = fid
+
+    def push(self, time_s, kind, payload):
+        return self.q.push(time_s, kind, self.fid)
+
+    def discard(self, token) -> None:
+        self.q.discard(token)
+
+
+class _Network:
+    """The dumbbell's ports and the per-flow counters; the ``link`` every flow's ends use."""
+
+    def __init__(self, q: EventQueue, topo: Dumbbell, header: int, n_flows: int) -> None:
+        self.q = q
+        self.header = header
+        self.access_delay = topo.access_delay_s
+        self.bn_delay = topo.bottleneck_delay_s
+        self.ack_delay = topo.ack_delay_s
+        self.senders = [Port(topo.access_rate_bps, topo.access_queue_packets) for _ in range(topo.nodes)]
+        self.receivers = [Port(topo.access_rate_bps, None) for _ in range(topo.nodes)]
+        self.router = Port(topo.bottleneck_rate_bps, topo.queue_packets, record=True)
+        self.signal = topo.signal
+        self.tau = topo.signal_threshold_packets
+        self.signals_sent = 0
+        self.signals_received = [0] * n_flows
+        self.sent = [0] * n_flows
+        self.lost = [0] * n_flows
+        self.delivered = [0] * n_flows
+
+    def send(self, fid: int, node: int, seg: int, payload_bytes: int, now: float) -> None:
+        self.sent[fid] += 1
+        wire = payload_bytes + self.header
+        left = self.senders[node].offer(now, wire)
+        if left is None:  # full access-link buffer (only with access_queue_packets)
+            self.lost[fid] += 1
+            return
+        at_router = left + self.access_delay
+        if at_router <= now:  # no access link: enqueue now, as link.Link does
+            self.router_arrival(fid, node, seg, payload_bytes, now)
+        else:
+            self.q.push(at_router, "router", (fid, node, seg, payload_bytes))
+
+    def router_arrival(self, fid: int, node: int, seg: int, payload_bytes: int, now: float) -> None:
+        wire = payload_bytes + self.header
+        left = self.router.offer(now, wire)
+        flagged = self.signal is not None and self.router.last_seen >= self.tau
+        if flagged and self.signal == "source_quench":  # straight back over the access link
+            self.signals_sent += 1
+            self.q.push(now + self.access_delay, "signal", fid)
+        if left is None:
+            self.lost[fid] += 1
+            return
+        marked = flagged and self.signal == "ecn"
+        if marked:
+            self.signals_sent += 1
+        # The receiver port is fed only by the FIFO bottleneck, so offers come in time order.
+        at_rcv = self.receivers[node].offer(left + self.bn_delay, wire) + self.access_delay
+        self.q.push(at_rcv, "data", (fid, seg, marked))
+
+
+class _FlowLink:
+    """``Link`` interface of one flow (what Sender and Receiver call)."""
+
+    __slots__ = ("net", "fid", "node")
+
+    def __init__(self, net: _Network, fid: int, node: int) -> None:
+        self.net = net
+        self.fid = fid
+        self.node = node
+
+    def send_data(self, seg: int, payload_bytes: int, now: float) -> bool:
+        self.net.send(self.fid, self.node, seg, payload_bytes, now)
+        return True  # a queue drop happens later, at the router; counted there
+
+    def send_ack(self, ack: int, now: float) -> bool:
+        self.net.q.push(now + self.net.ack_delay, "ack", (self.fid, ack))
+        return True
+
+
+def run(scenario: Scenario) -> ScenarioResult:
+    """Run every flow of ``scenario`` through the shared dumbbell.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Flows, topology, timers, horizon.
+
+    Returns
+    -------
+    ScenarioResult
+        Per-flow records, the router queue's time series and the packets left in flight.
+
+    Raises
+    ------
+    ValueError
+        If ``scenario`` is not a :class:`Scenario`.
+    """
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a Scenario, got {scenario!r}")
+    flows = scenario.flows
+    cfg = scenario.config
+    horizon = scenario.horizon_s
+    q = EventQueue()
+    net = _Network(q, scenario.topology, cfg.header_bytes, len(flows))
+    senders: list[Sender | None] = [None] * len(flows)
+    receivers: list[Receiver | None] = [None] * len(flows)
+    for i, f in enumerate(flows):
+        q.push(f.start_s, "start", i)
+
+    end = 0.0
+    while True:
+        ev = q.pop()
+        if ev is None:
+            break
+        now, token, kind, payload = ev
+        if horizon is not None and now > horizon:
+            break
+        end = now
+        if kind == "data":
+            fid, seg, marked = payload
+            net.delivered[fid] += 1
+            if marked:  # ECN echo: reaches the sender one ACK path later
+                q.push(now + net.ack_delay, "signal", fid)
+            receivers[fid].on_segment(seg, now)
+        elif kind == "router":
+            net.router_arrival(*payload, now)
+        elif kind == "ack":
+            fid, ack = payload
+            snd = senders[fid]
+            if snd.completion_s is None:
+                snd.on_ack(ack, now)
+        elif kind == "rto":
+            snd = senders[payload]
+            if snd.timer.fired(token):
+                snd.on_rto(now)
+        elif kind == "signal":
+            snd = senders[payload]
+            if snd.completion_s is None:
+                net.signals_received[payload] += 1
+                snd.rule.on_signal(snd.st, net.signal)
+                snd.send_allowed(now)  # a rule may also open the window
+        elif kind == "delack":
+            rcv = receivers[payload]
+            if rcv.timer.fired(token):
+                rcv.on_delack_timer(now)
+        else:  # "start"
+            f = flows[payload]
+            events = _FlowEvents(q, payload)
+            link = _FlowLink(net, payload, f.node)
+            snd = Sender(events, link, f.params, cfg, f.size_bytes)
+            senders[payload] = snd
+            receivers[payload] = Receiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s)
+            snd.send_allowed(now)
+    if horizon is not None:
+        end = horizon
+
+    records = []
+    for i, f in enumerate(flows):
+        snd = senders[i]
+        done = snd is not None and snd.completion_s is not None
+        records.append(FlowRecord(
+            index=i,
+            node=f.node,
+            start_s=f.start_s,
+            size_bytes=f.size_bytes,
+            n_segments=f.n_segments,
+            completed=done,
+            completion_s=snd.completion_s - f.start_s if done else math.nan,
+            packets_sent=net.sent[i],
+            packets_lost=net.lost[i],
+            packets_delivered=net.delivered[i],
+            retransmissions=snd.retransmissions if snd is not None else 0,
+            timeouts=snd.timeouts if snd is not None else 0,
+            fast_retransmits=snd.fast_retransmits if snd is not None else 0,
+            signals=net.signals_received[i],
+        ))
+    in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
+    return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
+                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent)
+
+
+def random_flows(
+    n_flows: int,
+    sizes: SizeGenerator,
+    params,
+    *,
+    start_window_s: float,
+    nodes: int,
+    seed,
+) -> list[Flow]:
+    """Flows with uniform start times and random sizes, spread round-robin over the nodes.
+
+    Burst TCP, Section 4.1: start times uniform on [0, 900 s], Pareto(4, 1.2) sizes in
+    packets. Sizes are whole packets of ``params.mss_bytes``.
+
+    Parameters
+    ----------
+    n_flows : int
+        Number of flows, >= 1.
+    sizes : SizeGenerator
+        File sizes, packets.
+    params : TcpParams or sequence of TcpParams
+        The TCP of every flow, or one per flow.
+    start_window_s : float
+        Start times are uniform on ``[0, start_window_s)``, seconds (>= 0).
+    nodes : int
+        Sender nodes; flow ``i`` uses node ``i mod nodes`` (>= 1).
+    seed : int or numpy.random.SeedSequence
+        Seed of the draw. Sizes and start times come from two independent child
+        streams, so the same seed gives the same sizes whatever the TCP variant
+        (common random numbers across variants).
+
+    Returns
+    -------
+    list of Flow
+        In index order (not sorted by start time).
+    """
+    n = check_int("n_flows", n_flows, low=1)
+    if not isinstance(sizes, SizeGenerator):
+        raise ValueError(f"sizes must be a SizeGenerator, got {sizes!r}")
+    window = check_real("start_window_s", start_window_s, low=0.0)
+    nodes = check_int("nodes", nodes, low=1)
+    per_flow = [params] * n if isinstance(params, TcpParams) else list(params)
+    if len(per_flow) != n:
+        raise ValueError(f"params must be one TcpParams or {n} of them, got {len(per_flow)}")
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    # Children built from the key, not spawn(), so reusing one SeedSequence gives the same flows.
+    size_ss, start_ss = (np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (k,)) for k in (0, 1))
+    packets = sizes.sample_whole_packets(np.random.default_rng(size_ss), n)
+    starts = np.random.default_rng(start_ss).random(n) * window
+    return [Flow(float(starts[i]), int(packets[i]) * per_flow[i].mss_bytes, per_flow[i], node=i % nodes)
+            for i in range(n)]
