@@ -72,6 +72,9 @@ class Case:
         The default simulator whose difference from ``sim_set`` is the known effect.
     effect : str
         What the switch changes (the known reason).
+    known_failure : str
+        Why the case is expected to fail (a difference no simulator switch removes); the
+        case still counts as failed.
     """
 
     name: str
@@ -84,6 +87,7 @@ class Case:
     max_packets: int = 60
     effect_set: str | None = None
     effect: str = ""
+    known_failure: str = ""
 
     def __post_init__(self):
         model_set, _, quantity = self.model.partition(":")
@@ -116,7 +120,12 @@ CASES = (
          "round end with its last ACK, the 200 ms timer holds an odd segment back.",
          effect_set="newreno_b2",
          effect="delayed-ACK timer: with b = 2 a round with an odd number of segments waits 200 ms for "
-                "the timer (RFC 1122), which the per-round law ignores"),
+                "the timer (RFC 1122), which the per-round law ignores",
+         known_failure="The paper's law multiplies the window by 1 + 1/b = 1.5 per round (2, 3, 4.5, ...), "
+                       "where a receiver that ACKs every second segment and the odd one on its own gives "
+                       "ceil(w/2) ACKs and w + ceil(w/2) segments (2, 3, 5, 8, ...): the simulator is one "
+                       "round faster from 10 packets on. Both are right about what they model; the "
+                       "difference is the model's, not the simulator's."),
     Case("L0_fluid_vs_staircase", "newreno_b1:L0", "newreno_b1", 0, _B1, "rtt_per_stretch", _STRETCH_WHY),
     Case("fig6_L1_newreno", "newreno_b1:L1", "newreno_b1", 1, _B1, "rtt_per_stretch", _STRETCH_WHY),
     Case("fig6_L2_newreno_fixed_rto", "newreno_b1:L2", "newreno_b1_fixed_rto", 2, _B1, "rtt_per_stretch",
@@ -229,6 +238,7 @@ def evaluate(results: dict, cases=CASES) -> dict:
             "k": case.k,
             "sizes_compared": len(rows),
             "why": case.why,
+            "known_failure": case.known_failure,
             "rows": rows,
         }
         if not rows:
@@ -313,13 +323,18 @@ def paper_claims(results: dict) -> list[dict]:
         m = results["model"][f"{series}_b1"]
         mv = [v for s, v in zip(m["sizes_packets"], m["expected_s"]) if float(s).is_integer() and s <= 20]
         sv = [r["mean_latency_s"] for s, r in results["sim"][f"{series}_b1"].items() if s <= 20]
-        means[series] = (float(np.mean(mv)), float(np.mean(sv)) if sv else None)
+        pv = [r["mean_latency_s"] for s, r in results["sim"].get(f"{series}_b1_paper_lt", {}).items() if s <= 20]
+        if series == "newreno":
+            pv = sv  # NewReno has no Limited Transmit to read
+        means[series] = (float(np.mean(mv)), float(np.mean(sv)) if sv else None,
+                         float(np.mean(pv)) if pv and len(pv) == len(sv) else None)
     claims.append({
         "claim": "Fig. 9: LT reduces the expected latency significantly and the proposal further "
                  "(mean over 1-20 packets, seconds: NewReno / LT / proposal)",
         "paper": "NewReno > LT > proposal",
         "model": [means[s][0] for s in ("newreno", "lt", "proposal")],
         "simulation": [means[s][1] for s in ("newreno", "lt", "proposal")],
+        "simulation_paper_lt": [means[s][2] for s in ("newreno", "lt", "proposal")],
     })
     return claims
 
@@ -395,7 +410,8 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
             lines.append(f"| {cl['claim']} | {cl['paper']:.0%} | - | {_f(cl['model'], '{:.0%}')} | {sim} |")
         else:
             fmt = lambda v: " / ".join(_f(x, "{:.2f}") for x in v)  # noqa: E731
-            lines.append(f"| {cl['claim']} | {cl['paper']} | - | {fmt(cl['model'])} | {fmt(cl['simulation'])} |")
+            lines.append(f"| {cl['claim']} | {cl['paper']} | - | {fmt(cl['model'])} | {fmt(cl['simulation'])} "
+                         f"(RFC 3042 LT); {fmt(cl['simulation_paper_lt'])} (paper's LT reading) |")
     lines.append("")
     lines.append("## Per-case details")
     for c in evaluation["cases"]:
@@ -403,6 +419,9 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
         lines.append(f"### {c['name']} ({'pass' if c['passed'] else 'FAIL'})")
         lines.append("")
         lines.append(c["why"])
+        if c.get("known_failure") and not c["passed"]:
+            lines.append("")
+            lines.append(f"Known to fail: {c['known_failure']}")
         if c.get("why_failed"):
             lines.append("")
             lines.append(f"Failed: {c['why_failed']}.")
