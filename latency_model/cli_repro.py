@@ -210,6 +210,8 @@ def cmd_validate(args) -> int:
 
 def cmd_plot(args) -> int:
     from .cli import CliError
+    from .plots import draw
+
     path = Path(args.csv)
     if not path.is_file():
         raise CliError(f"csv file not found: {path}")

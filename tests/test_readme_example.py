@@ -10,7 +10,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def _example():
     text = README.read_text(encoding="utf-8")
-    m = re.search(r"<!-- example -->\s*```python\n(.*?)```\s*prints\s*```text\n(.*?)```", text, re.S)
+    m = re.search(r"<!-- example -->\s*```python\n(.*?)```\s*prints[^\n]*\n\s*```text\n(.*?)```", text, re.S)
     assert m, "README must hold a python block marked <!-- example --> followed by 'prints' and a text block"
     return m.group(1), m.group(2)
 
