@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from . import cache
-from .checks import check_int
+from .checks import check_choice, check_int
 from .params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
+from .sim.runner import ENGINES
 
 __all__ = [
     "Budget",
@@ -61,6 +62,10 @@ class Budget:
         Simulated transfers per size and set-up.
     seed : int
         Root seed of every simulated size.
+    engine : {"auto", "python", "compiled"}
+        Simulator engine (:data:`latency_model.sim.runner.ENGINES`). All give identical
+        results, so it is not part of the cache key; ``"python"`` avoids numba's
+        compilation in every worker (tens of seconds), which a small budget does not repay.
     """
 
     model_sizes_packets: tuple
@@ -68,9 +73,11 @@ class Budget:
     extra_sim_sizes_packets: tuple
     runs: int
     seed: int = 2005
+    engine: str = "auto"
 
     def __post_init__(self):
         check_int("runs", self.runs, low=2)
+        check_choice("engine", self.engine, ENGINES)
         check_int("seed", self.seed, low=0)
         for name in ("model_sizes_packets", "sim_sizes_packets", "extra_sim_sizes_packets"):
             vals = getattr(self, name)
@@ -92,6 +99,7 @@ QUICK_BUDGET = Budget(
     sim_sizes_packets=(1, 2, 3, 4, 5, 6, 8, 10, 14, 20, 30),
     extra_sim_sizes_packets=(3, 5, 8, 14),
     runs=200,
+    engine="python",
 )
 """``--quick`` (CI): 11 simulated sizes x 200 runs; wide intervals, same files."""
 
@@ -175,21 +183,21 @@ def _model_piece(spec: dict) -> dict:
     return out
 
 
-def _sim_piece(spec: dict) -> dict:
+def _sim_piece(spec: dict, engine: str = "auto") -> dict:
     from .sim.config import SimConfig
     from .sim.montecarlo import simulate
 
     params = base_params(spec["variant"], spec["b"])
     summary = simulate(params, [spec["size_packets"]], spec["runs"], spec["seed"],
-                       config=SimConfig(**spec["config"]))
+                       config=SimConfig(**spec["config"]), engine=engine)
     r = summary.results[0].to_dict()
     return {k: r[k] for k in ("size_packets", "size_bytes", "runs", "mean_latency_s", "ci95_s",
                               "conditional", "timeout_fraction", "mean_lost_packets")}
 
 
 def _run(piece):
-    kind, spec = piece
-    return (_model_piece if kind == "model" else _sim_piece)(spec)
+    kind, spec, engine = piece
+    return _model_piece(spec) if kind == "model" else _sim_piece(spec, engine)
 
 
 def _pieces(budget: Budget) -> list[tuple[str, str, dict]]:
@@ -265,13 +273,14 @@ def compute(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False, pr
     try:
         if jobs == 1 or len(todo) <= 1:
             for kind, name, spec, key in todo:
-                value = _run((kind, spec))
+                value = _run((kind, spec, budget.engine))
                 cache.store(cache_dir, key, value, spec)
                 _place(results, kind, name, value)
                 bar.update(1)
         else:
             with ProcessPoolExecutor(max_workers=jobs) as ex:
-                futures = {ex.submit(_run, (kind, spec)): (kind, name, spec, key) for kind, name, spec, key in todo}
+                futures = {ex.submit(_run, (kind, spec, budget.engine)): (kind, name, spec, key)
+                           for kind, name, spec, key in todo}
                 for fut in as_completed(futures):
                     kind, name, spec, key = futures[fut]
                     value = fut.result()

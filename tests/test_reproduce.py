@@ -27,6 +27,7 @@ TEST_BUDGET = Budget(
     extra_sim_sizes_packets=(5, 8),
     runs=40,
     seed=11,
+    engine="python",
 )
 
 
@@ -98,7 +99,7 @@ def test_simulated_conditional_means_agree_with_the_per_run_records(repro):
     from latency_model.sim.montecarlo import simulate
 
     _, rows = _read(repro["out"] / "figures" / "fig6.csv")
-    s = simulate(base_params("newreno", 1), [5], TEST_BUDGET.runs, TEST_BUDGET.seed)
+    s = simulate(base_params("newreno", 1), [5], TEST_BUDGET.runs, TEST_BUDGET.seed, engine="python")
     samples = s.results[0].samples
     from latency_model.sim.runner import OUT_FIELDS
 
@@ -138,7 +139,7 @@ def test_cached_piece_equals_a_fresh_serial_computation(repro):
     key = cache.cache_key("sim", spec, cache.source_hash("sim", "params.py", "growth", "checks.py"))
     stored = cache.load(repro["out"] / ".cache", key)
     assert stored is not None
-    assert json.loads(json.dumps(_sim_piece(spec))) == stored
+    assert json.loads(json.dumps(_sim_piece(spec, "python"))) == stored
 
 
 def test_plot_redraws_the_same_figure_from_the_csv(repro, tmp_path, capsys):
