@@ -400,9 +400,10 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
     lines.append("|---|---|---|---|---|")
     for cl in claims:
         if "toolkit" in cl:
+            peaks = [("not computed (no such set-up)" if v is None else f"L_1 peaks at {v:g} packets")
+                     for v in (cl["model_L1_peak_packets"], cl["sim_L1_peak_packets"])]
             lines.append(f"| {cl['claim']} | {cl['paper']} | {cl['toolkit']} (y_to of Tables 1-2 + dup_t) | "
-                         f"L_1 peaks at {_f(cl['model_L1_peak_packets'], '{:g}')} packets | "
-                         f"L_1 peaks at {_f(cl['sim_L1_peak_packets'], '{:g}')} packets |")
+                         f"{peaks[0]} | {peaks[1]} |")
         elif isinstance(cl["paper"], float):
             ci = cl.get("simulation_ci")
             sim = (f"{cl['simulation']:.0%} (95% CI {ci[0]:.0%} to {ci[1]:.0%})" if cl["simulation"] is not None
