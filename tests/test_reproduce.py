@@ -61,6 +61,10 @@ def test_reproduce_writes_every_table_figure_and_the_report(repro):
         for ext in ("csv", "json", "png", "svg"):
             assert (out / "figures" / f"{fig}.{ext}").stat().st_size > 0, (fig, ext)
     assert (out / "figures" / "fig4.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _, t2 = _read(out / "tables" / "table2.csv")
+    ca = [r for r in t2 if r["phase"] == "congestion_avoidance" and r["lt"] == "False"]
+    assert [int(r["paper"]) for r in ca] == [int(r["model"]) for r in ca] == [11, 10, 6, 1]  # Table 2 as printed
+    assert all(r["simulated"] != "" for r in t2)
     report = (out / "validation" / "REPORT.md").read_text()
     for case in CASES:
         assert case.name in report
