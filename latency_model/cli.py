@@ -334,20 +334,6 @@ def cmd_tables(args) -> int:
     return 0
 
 
-def cmd_reproduce(args) -> int:
-    from .cli_sim import add_simulated_y_to
-
-    out = Path(args.out)
-    rows = table_rows()
-    add_simulated_y_to(rows)  # the packet simulator's single-loss y_to beside model and paper
-    paths = write_tables(rows, out / "tables")
-    print(_tables_text(rows))
-    print()
-    for path in paths:
-        print(f"wrote {path}")
-    return 0
-
-
 def cmd_thresholds(args) -> int:
     params = params_from_args(args)
     out = {"params": params.to_dict(), "thresholds": []}
@@ -528,10 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_rules)
 
-    p = sub.add_parser("reproduce", help="regenerate the paper's tables (and, later, figures)")
-    p.add_argument("--out", default=".", metavar="DIR", help="output root: DIR/tables, DIR/figures (%(default)s)")
-    p.add_argument("--quick", action="store_true", help="small budget (used by CI)")
-    p.set_defaults(func=cmd_reproduce)
+    from .cli_repro import add_repro_commands  # reproduce, validate, plot
+
+    add_repro_commands(sub)
 
     from .cli_sim import add_sim_commands  # simulate, single-loss, trace
 

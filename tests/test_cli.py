@@ -51,11 +51,7 @@ def test_tables_out_writes_csv(tmp_path, capsys):
     assert not list(tmp_path.glob(".*.tmp"))  # atomic write leaves no temp file
 
 
-def test_reproduce_writes_tables(tmp_path, capsys):
-    code, out, _ = run(capsys, "reproduce", "--out", str(tmp_path))
-    assert code == 0
-    assert (tmp_path / "tables" / "table1.csv").exists()
-    assert (tmp_path / "tables" / "table2.csv").exists()
+# `reproduce` (tables, figures, report) is tested in test_reproduce.py with a small budget.
 
 
 def test_thresholds_json(capsys):
