@@ -209,7 +209,7 @@ def test_l1_peaks_at_filesize_min():
     assert sizes[np.argmax(l1)] / 500 == math.ceil(2 / math.log(2) + 3)
 
 
-@settings(max_examples=15)
+@settings(max_examples=10)
 @given(
     w0=st.floats(0.5, 6.0),
     b=st.integers(1, 3),
@@ -225,8 +225,8 @@ def test_results_finite_non_negative_and_at_least_l0(w0, b, packets, variant, rw
     assert np.all(L[1:] >= L[0] * (1 - 1e-9))
 
 
-@settings(max_examples=15)
-@given(p1=st.floats(0.0, 0.3), p2=st.floats(0.0, 0.3), packets=st.integers(1, 60))
+@settings(max_examples=6)
+@given(p1=st.floats(0.0, 0.3), p2=st.floats(0.0, 0.3), packets=st.integers(1, 40))
 def test_expected_latency_non_decreasing_in_p(p1, p2, packets):
     lo, hi = sorted((p1, p2))
     L = [expected_latency(TcpParams(p=p), [packets * 500.0]).expected_latency_s[0] for p in (lo, hi)]
