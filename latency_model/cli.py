@@ -536,6 +536,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_sim import add_sim_commands  # simulate, single-loss, trace
 
     add_sim_commands(sub)
+    from .cli_sweep import add_sweep_command  # sweep
+
+    add_sweep_command(sub)
     return parser
 
 
