@@ -475,6 +475,11 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _whole(x):
+    """Sizes read better as 20 than 20.0: whole numbers as int."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
 def columns_for(grid: Grid) -> list[str]:
     """Table columns of a sweep over ``grid``: :data:`COLUMNS` plus ``rule_param.X``."""
     extra = [a.name for a in grid.axes if a.name.startswith(RULE_PARAM)]
@@ -547,7 +552,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                     method = {"runs": spec.runs, "seed": spec.seed, "point": index, "sim_config": config_dict}
                 key = _digest({"source": source, "params": pdict, "size_bytes": size_b, "method": method})
                 cells = {"point": index, "source": source, "key": key, **fixed,
-                         "size_bytes": size_b, "size_packets": size_b / params.mss_bytes,
+                         "size_bytes": _whole(size_b), "size_packets": _whole(size_b / params.mss_bytes),
                          **{f: getattr(params, f) for f in _FIELDS}}
                 if source == "model":
                     cells.update(time_model=tm, law=spec.law)
@@ -590,7 +595,9 @@ def _model_rows(task: Task) -> list[dict]:
         for i, pt in enumerate(pts):
             q = {"expected_latency_s": float(res.expected_latency_s[i]),
                  **{f"latency_k{k}_s": float(cond[i, k]) for k in range(N_CONDITIONAL)},
-                 "y_to_bytes": yto, "filesize_min_bytes": fmin, "k_max": res.k_max,
+                 "y_to_bytes": yto, "filesize_min_bytes": fmin,
+                 # this size's own K (the call's K is the largest over its sizes)
+                 "k_max": int(np.flatnonzero(res.loss_pmf[i])[-1]) + 1,
                  "truncated_mass": float(res.truncated_mass[i])}
             rows[pt.index] = {**pt.cells, **q}
     return [rows[pt.index] for pt in task.points]
