@@ -58,14 +58,15 @@ def cmd_sweep(args) -> int:
         client, cluster = _dask_client(args)
     try:
         report = run_sweep(spec, args.out, jobs=jobs, client=client, force=args.force, progress=progress,
-                           command=["latency-model", *sys.argv[1:]], plan=plan)
+                           command=["latency-model", *sys.argv[1:]], plan=plan,
+                           flush_interval_s=args.flush_every)
     except SweepInterrupted as exc:
         r = exc.report
         print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows saved "
               f"in {args.out}; rerun the same command to resume", file=sys.stderr)
         return 130
     except ValueError as exc:
-        raise CliError(_flag_message(str(exc))) from None
+        raise CliError(_flag_message(str(exc)).replace("flush_interval_s", "--flush-every")) from None
     finally:
         if client is not None:
             client.close()
@@ -118,6 +119,9 @@ def add_sweep_command(sub) -> None:
     g.add_argument("--jobs", type=number, default=None, metavar="N", help="local worker processes (all cores)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a running dask.distributed scheduler")
     g.add_argument("--dask-local", type=number, default=None, metavar="N", help="start a Dask LocalCluster of N workers")
+    p.add_argument("--flush-every", type=number, default=1.0, metavar="SECONDS",
+                   help="rewrite FILE with the finished points at most this often (%(default)s; "
+                        "always at the end and on Ctrl-C)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_link_flags(p)
     p.set_defaults(func=cmd_sweep)
