@@ -13,20 +13,32 @@ import sys
 
 from .cli import CliError, _flag_message, number
 from .cli_sim import add_link_flags, config_from_args
-from .sweep import WHAT, SweepInterrupted, SweepSpec, grid_from_items, grid_from_toml, plan_sweep, run_sweep
+from .sweep import (
+    WHAT,
+    SweepInterrupted,
+    SweepSpec,
+    grid_from_items,
+    grid_from_toml,
+    plan_sweep,
+    require_pyarrow,
+    run_sweep,
+)
 
 __all__ = ["add_sweep_command", "cmd_sweep"]
 
 
 def _spec_from_args(args) -> SweepSpec:
     toml_params, settings = {}, {}
-    try:
+    try:  # grid errors name the grid parameter as typed in --param (no flag rewriting)
         if args.grid is not None:
             grid_file, settings = grid_from_toml(args.grid)
             toml_params = grid_file.to_dict()
         grid = grid_from_items(args.param, toml_params)
-        if not grid.axes:
-            raise CliError("give at least one --param NAME=VALUES (or --grid FILE)")
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if not grid.axes:
+        raise CliError("give at least one --param NAME=VALUES (or --grid FILE)")
+    try:
         pick = lambda flag, key, default: (getattr(args, flag) if getattr(args, flag) is not None  # noqa: E731
                                            else settings.get(key, default))
         what = pick("what", "what", "model")
@@ -47,11 +59,9 @@ def cmd_sweep(args) -> int:
         raise CliError(f"--jobs must be an integer >= 1, got {args.jobs}")
     try:
         plan = plan_sweep(spec)  # every point validated before any work
-        from .sweep import require_pyarrow
-
         require_pyarrow(args.out)
     except ValueError as exc:
-        raise CliError(_flag_message(str(exc))) from None
+        raise CliError(str(exc)) from None
     progress = not args.quiet and sys.stderr.isatty()
     client = cluster = None
     if args.scheduler is not None or args.dask_local is not None:
