@@ -54,7 +54,7 @@ def cmd_sweep(args) -> int:
     spec = _spec_from_args(args)
     if sum(x is not None for x in (args.jobs, args.scheduler, args.dask_local)) > 1:
         raise CliError("give one of --jobs, --scheduler and --dask-local")
-    jobs = os.cpu_count() or 1 if args.jobs is None else args.jobs
+    jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
     if args.jobs is not None and (not isinstance(jobs, int) or jobs < 1):
         raise CliError(f"--jobs must be an integer >= 1, got {args.jobs}")
     try:
