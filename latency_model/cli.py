@@ -524,6 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_experiment import add_experiment_commands  # experiment btcp
 
     add_experiment_commands(sub)
+
+    from .cli_sweep import add_sweep_command  # sweep
+
+    add_sweep_command(sub)
     return parser
 
 

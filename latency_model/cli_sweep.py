@@ -1,0 +1,137 @@
+"""``latency-model sweep``: the model, the simulator or both over a parameter grid.
+
+The engine is :mod:`latency_model.sweep`; this module turns flags (and a TOML grid
+file) into a :class:`~latency_model.sweep.SweepSpec`, picks the executor and reports.
+Errors are one line with exit status 2 (:class:`~latency_model.cli.CliError`); Ctrl-C
+saves every finished point and exits with status 130 and one line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .cli import CliError, _flag_message, number
+from .cli_sim import add_link_flags, config_from_args
+from .sweep import (
+    WHAT,
+    SweepInterrupted,
+    SweepSpec,
+    grid_from_items,
+    grid_from_toml,
+    plan_sweep,
+    require_pyarrow,
+    run_sweep,
+)
+
+__all__ = ["add_sweep_command", "cmd_sweep"]
+
+
+def _spec_from_args(args) -> SweepSpec:
+    toml_params, settings = {}, {}
+    try:  # grid errors name the grid parameter as typed in --param (no flag rewriting)
+        if args.grid is not None:
+            grid_file, settings = grid_from_toml(args.grid)
+            toml_params = grid_file.to_dict()
+        grid = grid_from_items(args.param, toml_params)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if not grid.axes:
+        raise CliError("give at least one --param NAME=VALUES (or --grid FILE)")
+    try:
+        pick = lambda flag, key, default: (getattr(args, flag) if getattr(args, flag) is not None  # noqa: E731
+                                           else settings.get(key, default))
+        what = pick("what", "what", "model")
+        config = config_from_args(args) if what in ("simulation", "both") else None
+        return SweepSpec(grid=grid, what=what, runs=pick("runs", "runs", 1000), seed=pick("seed", "seed", 0),
+                         time_model=pick("time_model", "time-model", None), law=pick("law", "law", "paper"),
+                         sim_config=config, engine=args.engine)
+    except ValueError as exc:
+        raise CliError(_flag_message(str(exc))) from None
+
+
+def cmd_sweep(args) -> int:
+    spec = _spec_from_args(args)
+    if sum(x is not None for x in (args.jobs, args.scheduler, args.dask_local)) > 1:
+        raise CliError("give one of --jobs, --scheduler and --dask-local")
+    jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
+    if args.jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise CliError(f"--jobs must be an integer >= 1, got {args.jobs}")
+    try:
+        plan = plan_sweep(spec)  # every point validated before any work
+        require_pyarrow(args.out)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    progress = not args.quiet and sys.stderr.isatty()
+    client = cluster = None
+    if args.scheduler is not None or args.dask_local is not None:
+        client, cluster = _dask_client(args)
+    try:
+        report = run_sweep(spec, args.out, jobs=jobs, client=client, force=args.force, progress=progress,
+                           command=["latency-model", *sys.argv[1:]], plan=plan,
+                           flush_interval_s=args.flush_every)
+    except SweepInterrupted as exc:
+        r = exc.report
+        print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows saved "
+              f"in {args.out}; rerun the same command to resume", file=sys.stderr)
+        return 130
+    except ValueError as exc:
+        raise CliError(_flag_message(str(exc)).replace("flush_interval_s", "--flush-every")) from None
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    print(f"wrote {report.out} ({report.n_rows} rows, {report.n_points} grid points; "
+          f"{report.rows_resumed} resumed, {report.rows_computed} computed in {report.seconds:.1f} s) "
+          f"and {report.out}.json")
+    return 0
+
+
+def _dask_client(args):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise CliError("--scheduler and --dask-local need dask.distributed "
+                       "(pip install 'latency_model[dask]')") from None
+    if args.scheduler is not None:
+        try:
+            return Client(args.scheduler, timeout="10s"), None
+        except (OSError, TimeoutError) as exc:
+            raise CliError(f"cannot reach the Dask scheduler at {args.scheduler}: {exc}") from None
+    n = args.dask_local
+    if not isinstance(n, int) or n < 1:
+        raise CliError(f"--dask-local must be an integer >= 1, got {n}")
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def add_sweep_command(sub) -> None:
+    """Register ``sweep`` on the subparsers ``sub``."""
+    p = sub.add_parser("sweep", help="the model, the simulator or both over a parameter grid -> one tidy "
+                       "table (CSV or Parquet), resumable, on local cores or a Dask cluster")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUES",
+                   help="a grid axis (repeatable): any TcpParams field (p, rtt, w0, wss, rwnd, b, dup-t, "
+                        "dup-lt, mss, rto, ...), size-packets, size-bytes, variant, rule or rule-param.X; "
+                        "VALUES a,b,c, a:b[:step] (inclusive) or logspace:a:b:n")
+    p.add_argument("--grid", default=None, metavar="FILE.toml",
+                   help="grid file: a [params] table plus optional what, runs, seed, time-model, law")
+    p.add_argument("--what", choices=WHAT, default=None, help="model, simulation or both (model)")
+    p.add_argument("--runs", type=number, default=None, help="simulated transfers per point (1000)")
+    p.add_argument("--seed", type=number, default=None, help="root seed of the simulator (0)")
+    p.add_argument("--time-model", choices=["fluid", "rounds"], default=None,
+                   help="solver time model (default: fluid, or rounds for a rule without a continuous law)")
+    p.add_argument("--law", choices=["paper", "exact"], default=None, help="loss-count law (paper)")
+    p.add_argument("--engine", default="auto", help="simulator engine (auto; same results)")
+    p.add_argument("--out", required=True, metavar="FILE", help="output table: .csv, or .parquet (needs pyarrow)")
+    p.add_argument("--force", action="store_true", help="start over instead of resuming from FILE")
+    g = p.add_argument_group("executor (one of)")
+    g.add_argument("--jobs", type=number, default=None, metavar="N", help="local worker processes (all cores)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a running dask.distributed scheduler")
+    g.add_argument("--dask-local", type=number, default=None, metavar="N", help="start a Dask LocalCluster of N workers")
+    p.add_argument("--flush-every", type=number, default=1.0, metavar="SECONDS",
+                   help="rewrite FILE with the finished points at most this often (%(default)s; "
+                        "always at the end and on Ctrl-C)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_link_flags(p)
+    p.set_defaults(func=cmd_sweep)
