@@ -13,17 +13,17 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "write_csv", "write_json"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "write_csv", "write_json"]
 
 
-def atomic_write_text(path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (UTF-8); create parent folders.
+def atomic_write_bytes(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically; create parent folders.
 
     Parameters
     ----------
     path : str or Path
         Destination file.
-    text : str
+    data : bytes
         Full content.
 
     Returns
@@ -35,8 +35,8 @@ def atomic_write_text(path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -47,6 +47,12 @@ def atomic_write_text(path, text: str) -> Path:
             pass
         raise
     return path
+
+
+def atomic_write_text(path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (UTF-8, no newline translation); see
+    :func:`atomic_write_bytes`."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def write_csv(path, rows: list[dict], columns: list[str]) -> Path:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
+
+from .export import atomic_write_bytes
 
 __all__ = ["read_tidy", "draw", "REQUIRED_COLUMNS"]
 
@@ -122,7 +123,7 @@ def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     for ext in ("png", "svg"):
         buf = io.BytesIO()
         fig.savefig(buf, format=ext, dpi=110, metadata={"Date": None} if ext == "svg" else None)
-        paths.append(_atomic_bytes(stem.with_suffix(f".{ext}"), buf.getvalue()))
+        paths.append(atomic_write_bytes(stem.with_suffix(f".{ext}"), buf.getvalue()))
     plt.close(fig)
     return paths
 
@@ -133,19 +134,3 @@ def _default_title(name: str) -> str:
     return FIGURES.get(name, {}).get("title", name)
 
 
-def _atomic_bytes(path: Path, data: bytes) -> Path:
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path

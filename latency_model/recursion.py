@@ -34,10 +34,10 @@ used to check the tables.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate, sparse
+from scipy import integrate
 
 from . import _levels
 from .checks import check_array, check_choice, check_int, check_real

@@ -29,7 +29,6 @@ are all present and recomputes the rest.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import hashlib
 import io
 import itertools

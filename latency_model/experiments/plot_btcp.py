@@ -3,31 +3,13 @@
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from pathlib import Path
+
+from ..export import atomic_write_bytes
 
 __all__ = ["plot_btcp"]
 
 _LABELS = {"newreno": "NewReno", "btcp4": "B-TCP(4)", "btcp8": "B-TCP(8)"}
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
 
 
 def plot_btcp(data: dict, path) -> Path:
@@ -66,4 +48,4 @@ def plot_btcp(data: dict, path) -> Path:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
-    return _atomic_write_bytes(Path(path), buf.getvalue())
+    return atomic_write_bytes(Path(path), buf.getvalue())
