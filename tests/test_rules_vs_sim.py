@@ -126,7 +126,9 @@ def test_simulated_rounds_follow_the_rules_own_per_ack_law(rule):
 
 L1_RULES = [
     ("standard", {}), ("generalized", {"beta": 4}), ("generalized", {"beta": 1.5}), ("btcp", {}),
-    ("lss", {"max_ssthresh": 8}), ("ass", {"algorithm": 2}), ("smooth-start", {}),
+    ("lss", {"max_ssthresh": 8}), ("ass", {"algorithm": 2}),
+    # smooth-start runs the reference (pure Python) simulator per ACK: ~45 s, slow suite
+    pytest.param(("smooth-start", {}), marks=pytest.mark.slow),
 ]
 PAPER_RTO = SimConfig(rto_rule="paper")
 
