@@ -22,6 +22,7 @@ from .growth import RULES, make_rule, rule_parameters
 from .params import IW_PRESETS, VARIANTS, TcpParams, apply_variant, initial_window_bytes
 from .fluid import TIME_MODELS
 from .thresholds import filesize_min, table_rows, y_to
+from .values import expand_range, scalar
 
 PROG = "latency-model"
 
@@ -124,19 +125,8 @@ def _parse_rule_params(items: list[str]) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise CliError(f"--rule-param must be KEY=VALUE, got {item!r}")
-        out[key.strip()] = _number_or_text(value.strip())
+        out[key.strip()] = scalar(value)
     return out
-
-
-def _number_or_text(text: str):
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    return text
 
 
 def parse_sizes(text: str, flag: str) -> list[float]:
@@ -145,22 +135,13 @@ def parse_sizes(text: str, flag: str) -> list[float]:
     for part in text.split(","):
         part = part.strip()
         if ":" in part:
-            bits = part.split(":")
-            if len(bits) not in (2, 3):
-                raise CliError(f"{flag} range must be a:b or a:b:step, got {part!r}")
             try:
-                a, b = float(bits[0]), float(bits[1])
-                step = float(bits[2]) if len(bits) == 3 else 1.0
-            except ValueError:
-                raise CliError(f"{flag} range must be numbers, got {part!r}") from None
-            if not (a > 0 and math.isfinite(b)):
+                rng = expand_range(flag, part)
+            except ValueError as exc:
+                raise CliError(str(exc)) from None
+            if not rng[0] > 0:
                 raise CliError(f"{flag} range must start above 0, got {part!r}")
-            if b < a:
-                raise CliError(f"{flag} range must have b >= a, got {part!r}")
-            if not step > 0:
-                raise CliError(f"{flag} range step must be > 0, got {part!r}")
-            n = int(math.floor((b - a) / step + 1e-9)) + 1
-            values.extend(a + i * step for i in range(n))
+            values.extend(float(v) for v in rng)
         else:
             try:
                 v = float(part)

@@ -256,6 +256,7 @@ class _NodeSet:
         self._level += 1
         direct = next_values if next_values is not None else (self.exact_next_l0 if prev is None else None)
         total, num = self._sums(self.data, self.ratio, self.base, prev, direct, self._level > 1)
+        self.exact_next_l0 = None  # level 1 only: not carried through pruning
         if self._level % _PRUNE_EVERY == 0:
             self._prune(total)
         return num / np.where(total > 0, total, 1.0)
@@ -264,9 +265,10 @@ class _NodeSet:
         dens = self.data.cols[:, 0]
         keep = dens > _PRUNE_BELOW * total[self.state]
         if not keep.all():
-            for name in ("state", "ratio", "base", "exact_next_l0", "idx", "wts"):
+            for name in ("state", "ratio", "base", "idx", "wts"):
                 setattr(self, name, getattr(self, name)[keep])
-            self.next_state = tuple(a[keep] for a in self.next_state)
+            if self.next_state is not None:
+                self.next_state = tuple(a[keep] for a in self.next_state)
             self.data = _levels.LevelData(self.n_states, self.state, dens[keep], self.idx, self.wts, self.n_table)
 
 
@@ -291,6 +293,7 @@ class _Tables:
         w0 = np.concatenate([s[1] for s in states])
         wss = np.concatenate([s[2] for s in states])
         self.table_nodes = self.nodes_for(r, w0, wss)
+        self.table_nodes.next_state = None  # read only by the top node set (exact L_2)
 
     def _row_grids(self, family: str, lo: float, hi: float) -> np.ndarray:
         """Window grid of every size row, shape (n_sizes, n_windows).
@@ -408,6 +411,7 @@ class _Tables:
         for j in range(1, k_max + 1):
             if j == 2 and self.opts.exact_l2:
                 top_j = top.level(None, next_values=self._exact_l1(*top.next_state))
+                top.next_state = None  # only needed here
             else:
                 top_j = top.level(prev)
             if j < k_max:

@@ -33,7 +33,6 @@ import hashlib
 import io
 import itertools
 import json
-import math
 import os
 import signal
 import sys
@@ -45,6 +44,7 @@ import numpy as np
 
 from .checks import check_choice, check_int, check_real
 from .export import atomic_write_text, write_json
+from .values import expand_range, finite_number, scalar
 from .growth import RULES, make_rule, rule_parameters
 from .params import VARIANTS, TcpParams, apply_variant
 
@@ -122,25 +122,7 @@ def canonical_name(name: str) -> str:
 
 def _scalar(text: str):
     """int, float, bool, None or the text itself."""
-    t = text.strip()
-    for conv in (int, float):
-        try:
-            return conv(t)
-        except ValueError:
-            pass
-    low = t.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    return t
-
-
-def _number(name: str, text: str) -> float:
-    v = _scalar(text)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ValueError(f"{name} range bounds must be finite numbers, got {text!r}")
-    return v
+    return None if text.strip().lower() == "none" else scalar(text)
 
 
 def _range(name: str, part: str) -> list:
@@ -149,7 +131,7 @@ def _range(name: str, part: str) -> list:
     if bits[0].strip().lower() == "logspace":
         if len(bits) != 4:
             raise ValueError(f"{name} logspace must be logspace:a:b:n, got {part!r}")
-        a, b = _number(name, bits[1]), _number(name, bits[2])
+        a, b = finite_number(name, bits[1]), finite_number(name, bits[2])
         n = _scalar(bits[3])
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"{name} logspace count n must be an integer >= 1, got {bits[3]!r}")
@@ -160,16 +142,7 @@ def _range(name: str, part: str) -> list:
         return [float(v) for v in np.geomspace(a, b, n)]
     if len(bits) not in (2, 3):
         raise ValueError(f"{name} range must be a:b, a:b:step or logspace:a:b:n, got {part!r}")
-    a, b = _number(name, bits[0]), _number(name, bits[1])
-    step = _number(name, bits[2]) if len(bits) == 3 else 1
-    if not step > 0:
-        raise ValueError(f"{name} range step must be > 0, got {part!r}")
-    if b < a:
-        raise ValueError(f"{name} range {part!r} is empty (b < a)")
-    n = int(math.floor((b - a) / step + 1e-9)) + 1
-    if all(isinstance(v, int) for v in (a, b, step)):
-        return [a + i * step for i in range(n)]
-    return [float(a + i * step) for i in range(n)]
+    return expand_range(name, part)
 
 
 def parse_values(name: str, text) -> list:
