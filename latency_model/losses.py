@@ -120,7 +120,7 @@ def loss_count_pmf(
             pmf = stats.nbinom.pmf(np.arange(k_max)[None, :], n_packets, 1.0 - p)
         if own_truncation:
             pmf = _truncate_each(pmf, np.ones(sizes.size), tail)
-        left = np.clip(1.0 - pmf.sum(axis=1), 0.0, None)
+        left = np.maximum(1.0 - pmf.sum(axis=1), 0.0)
         return LossCounts(pmf=pmf, raw_mass=np.ones(sizes.size), truncated_mass=left)
 
     # Paper's law: the mass is summed far enough to know the total (mean ~ lam y / (1 - p)).
@@ -144,7 +144,7 @@ def loss_count_pmf(
     total = np.cumsum(full, axis=1)[:, -1] if normalize else raw
     if own_truncation:
         pmf = _truncate_each(pmf, total, tail)
-    left = np.clip(total - pmf.sum(axis=1), 0.0, None)
+    left = np.maximum(total - pmf.sum(axis=1), 0.0)
     return LossCounts(pmf=pmf, raw_mass=raw, truncated_mass=left)
 
 
@@ -175,6 +175,6 @@ def first_loss_density(y, k: int, y_bar) -> np.ndarray:
     k = check_int("k", k, low=1)
     y_bar = check_array("y_bar", y_bar, low=0.0, low_open=True)
     y = np.asarray(y, dtype=float)
-    x = np.clip(1.0 - y / y_bar, 0.0, 1.0)
+    x = np.minimum(np.maximum(1.0 - y / y_bar, 0.0), 1.0)
     inside = (y >= 0) & (y <= y_bar)
     return np.where(inside, k / y_bar * x ** (k - 1), 0.0)

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _budget import pick
+
 from latency_model import TcpParams, apply_variant
 from latency_model.recursion import (
     SolverOptions,
@@ -125,7 +127,7 @@ def test_l1_kink_at_one_mss_inside_the_early_timeout_region():
 
 
 @pytest.mark.slow  # ~2 min: 20-digit mpmath on fine pieces per example
-@settings(max_examples=10)
+@settings(max_examples=pick(10, 2))
 @given(
     w0=st.floats(1.0, 4.0),
     b=st.integers(1, 2),
@@ -141,7 +143,8 @@ def test_l1_matches_mpmath_over_parameters(w0, b, packets, variant, rtt, mss):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant,packets", [("newreno", 3), ("newreno", 8), ("lt", 5)])
+@pytest.mark.parametrize("variant,packets", [
+    ("newreno", 3), pytest.param("newreno", 8, marks=pytest.mark.full_budget), pytest.param("lt", 5, marks=pytest.mark.full_budget)])
 def test_l2_matches_mpmath(variant, packets):
     # L_2 at the requested sizes integrates the exact L_1 of each post-loss state (no table).
     mp.mp.dps = 15
@@ -151,7 +154,7 @@ def test_l2_matches_mpmath(variant, packets):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", [1500.0, 4000.0, 20000.0])
+@pytest.mark.parametrize("size", [1500.0, pytest.param(4000.0, marks=pytest.mark.full_budget), pytest.param(20000.0, marks=pytest.mark.full_budget)])
 def test_l2_tables_agree_with_nested_quadrature(size):
     # Nested adaptive quadrature (paper-faithful, ~30 s per size) vs the tabulated recursion,
     # NewReno: measured 9e-11, 5.0e-5 and 3.1e-5; the bound is 1e-4.

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from _budget import pick
 from scipy import stats
 
 from latency_model import TcpParams
@@ -55,9 +56,9 @@ def test_single_packet_losses_are_geometric():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n,p", [(40, 0.1), (20, 0.3), (8, 0.02)])
+@pytest.mark.parametrize("n,p", [(40, 0.1), pytest.param(20, 0.3, marks=pytest.mark.full_budget), pytest.param(8, 0.02, marks=pytest.mark.full_budget)])
 def test_first_transmission_losses_binomial_large(n, p):
-    s = simulate(TcpParams(p=p), [n], runs=40_000, seed=n)
+    s = simulate(TcpParams(p=p), [n], runs=pick(40_000, 8_000), seed=n)
     bins = 7 if p >= 0.1 else 3
     counts = binned(col(s, "first_transmissions_lost"), bins)
     assert chi2_pvalue(counts, binomial_probs(n, p, bins)) > ALPHA

@@ -55,6 +55,7 @@ def test_issue_contract_command_small(tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.full_budget
 def test_issue_contract_command(tmp_path, capsys):
     _contract(tmp_path, capsys, 20)  # the issue's exact command (about a minute here)
 

@@ -299,7 +299,7 @@ class QueueSeries:
         mean_length = np.diff(integral) / bin_s
         e = np.asarray(service_end_s, dtype=float)
         busy = _ramp_sum(np.sort(s), edges) - _ramp_sum(np.sort(e), edges)
-        busy_fraction = np.clip(np.diff(busy) / bin_s, 0.0, 1.0)
+        busy_fraction = np.minimum(np.maximum(np.diff(busy) / bin_s, 0.0), 1.0)
         max_seen = np.zeros(n_bins, dtype=np.int64)
         np.maximum.at(max_seen, idx[keep], seen_all[keep])
         return cls(bin_s=bin_s, arrivals=arrivals, drops=drops,
