@@ -34,6 +34,9 @@ used to check the tables.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +54,7 @@ __all__ = [
     "conditional_latency",
     "expected_latency",
     "conditional_latency_direct",
+    "clear_table_cache",
 ]
 
 
@@ -278,11 +282,14 @@ class _NodeSet:
 
 
 class _Tables:
-    """Grids of the two window families and the node sets that read them."""
+    """Grids of the two window families, the node sets that read them, and the table
+    levels computed so far (reused by later calls, see :func:`_tables_for`)."""
 
-    def __init__(self, params: TcpParams, opts: SolverOptions, r_min: float, r_max: float):
+    def __init__(self, params: TcpParams, opts: SolverOptions, lattice: np.ndarray):
         self.params, self.opts = params, opts
-        self.r = _size_lattice(float(params.mss_bytes), opts, r_min, r_max)
+        self.r = lattice
+        self.values: list[np.ndarray] = []  # table of L_j, j = 1, 2, ...
+        self.lock = threading.Lock()
         half = params.rwnd / 2.0
         lo_t, lo_f = _TIMEOUT_SSTHRESH_FLOOR, _RECOVERY_WINDOW_FLOOR
         self.rows = {
@@ -421,16 +428,15 @@ class _Tables:
         gw, ratio, base, exact, timeout, r_next, p_next, nw0, nwss = (c[keep] for c in cols)
         return state, ratio, gw, base, exact, timeout, r_next, p_next, nw0, nwss
 
-    def levels(self, k_max: int, r, w0, wss, exact_l2=None):
+    def levels(self, k_max: int, r, w0, wss, exact_l2):
         """Yield (j, L_j at the states (r, w0, wss)) for j = 1 .. k_max.
 
         L_1 at these states uses no table, nor does L_2 at the states where ``exact_l2``
-        (a boolean per state; default: ``options.exact_l2`` for all) is true: it integrates
-        the exact L_1 of every node's post-loss state. Otherwise the tables of L_{j-1} are
-        interpolated.
+        (a boolean per state) is true: it integrates the exact L_1 of every node's
+        post-loss state. Otherwise the tables of L_{j-1} are interpolated.
         """
         top = self.nodes_for(r, w0, wss)
-        exact = np.full(r.shape, self.opts.exact_l2) if exact_l2 is None else np.asarray(exact_l2, bool)
+        exact = np.asarray(exact_l2, bool)
         prev = None
         for j in range(1, k_max + 1):
             if j == 2 and exact.any():
@@ -445,8 +451,15 @@ class _Tables:
             else:
                 top_j = top.level(prev)
             if j < k_max:
-                prev = self.table_nodes.level(prev)
+                prev = self.table_level(j)
             yield j, top_j
+
+    def table_level(self, j: int) -> np.ndarray:
+        """The stacked table of L_j (computed once, level by level, then kept)."""
+        with self.lock:
+            while len(self.values) < j:
+                self.values.append(self.table_nodes.level(self.values[-1] if self.values else None))
+            return self.values[j - 1]
 
     def _exact_l1(self, r, w0, wss, chunk: int = 20_000) -> np.ndarray:
         """L_1 at arbitrary states by quadrature of the exact L_0 (in chunks of states)."""
@@ -455,6 +468,38 @@ class _Tables:
             sl = slice(lo, lo + chunk)
             out[sl] = self.nodes_for(r[sl], w0[sl], wss[sl], tables=False).level(None)
         return out
+
+
+# Tables kept across calls, most recent last: they do not depend on p, so a sweep over p
+# (or a second call on the same sizes) reuses the table levels already computed.
+_TABLE_CACHE: "OrderedDict[tuple, _Tables]" = OrderedDict()
+_TABLE_CACHE_SIZE = 2
+_TABLE_CACHE_LOCK = threading.Lock()
+
+
+def _tables_for(params: TcpParams, opts: SolverOptions, r_min: float, r_max: float) -> _Tables:
+    """Tables covering the sizes [r_min, r_max], from the cache when one covers them.
+
+    A cached table serves a call when its size lattice starts with the lattice the call
+    needs: rows only read smaller rows, so the extra rows change nothing, bit for bit.
+    """
+    lattice = _size_lattice(float(params.mss_bytes), opts, r_min, r_max)
+    key = (params.replace(p=0.0), dataclasses.replace(opts, exact_l2=True))  # neither changes a table
+    with _TABLE_CACHE_LOCK:
+        tables = _TABLE_CACHE.get(key)
+        if tables is None or tables.r.size < lattice.size or not np.array_equal(tables.r[: lattice.size], lattice):
+            tables = _Tables(params, opts, lattice)
+        _TABLE_CACHE[key] = tables
+        _TABLE_CACHE.move_to_end(key)
+        while len(_TABLE_CACHE) > _TABLE_CACHE_SIZE:
+            _TABLE_CACHE.popitem(last=False)
+    return tables
+
+
+def clear_table_cache() -> None:
+    """Forget the tables kept across calls (they can take a few hundred MB for long curves)."""
+    with _TABLE_CACHE_LOCK:
+        _TABLE_CACHE.clear()
 
 
 def _size_lattice(mss: float, opts: SolverOptions, r_min: float, r_max: float) -> np.ndarray:
@@ -614,13 +659,15 @@ def _solve(params: TcpParams, sizes: np.ndarray, n_levels: int, opts: SolverOpti
 
     ``exact_l2``: per size, whether L_2 integrates the exact L_1 (default: ``opts.exact_l2``).
     """
+    if exact_l2 is None:
+        exact_l2 = np.full(sizes.shape, opts.exact_l2)
     out = np.empty((sizes.size, n_levels))
     w0 = np.full(sizes.shape, params.w0)
     wss = np.full(sizes.shape, params.w_ss)
     out[:, 0] = l0(params, sizes, w0, wss, time_model=opts.time_model)
     if n_levels == 1:
         return out
-    tables = _Tables(params, opts, r_min=float(sizes.min()), r_max=float(sizes.max()))
+    tables = _tables_for(params, opts, r_min=float(sizes.min()), r_max=float(sizes.max()))
     for j, values in tables.levels(n_levels - 1, sizes, w0, wss, exact_l2):
         out[:, j] = values
     return out

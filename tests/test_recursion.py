@@ -278,3 +278,35 @@ def test_compiled_level_sums_are_bit_identical_to_numpy(monkeypatch):
         monkeypatch.setattr(_levels, "compiled_level_sums", lambda engine=engine: engine)
         runs[name] = expected_latency(P, sizes, options=SolverOptions(exact_l2=False)).conditional_latency_s
     assert np.array_equal(runs["numpy"], runs["numba"])
+
+
+def test_expected_latency_uses_the_exact_l2_only_where_it_weighs():
+    # expected_latency integrates the exact L_1 for L_2 only where p(2 | y) >= 1e-7 (cost);
+    # elsewhere it reads the table, whose L_2 the docs put within 5e-4 of the exact one.
+    P = TcpParams(p=0.3)
+    sizes = [8 * 500.0, 80 * 500.0]
+    res = expected_latency(P, sizes)
+    assert res.loss_pmf[0, 2] > 1e-7 > res.loss_pmf[1, 2]
+    exact = conditional_latency(P, sizes, 2)
+    table = conditional_latency(P, sizes, 2, options=SolverOptions(exact_l2=False))
+    assert res.conditional_latency_s[0, 2] == exact[0]
+    assert res.conditional_latency_s[1, 2] == table[1]
+    assert table[1] == pytest.approx(exact[1], rel=5e-4)
+
+
+def test_tables_are_kept_across_calls_and_change_nothing():
+    # The tables do not depend on p: a second p, or fewer sizes, reuse the table levels
+    # already computed, with the same bits as a fresh solve.
+    from latency_model import recursion
+
+    recursion.clear_table_cache()
+    P, opts = apply_variant(TcpParams(p=0.05), "lt"), SolverOptions(exact_l2=False)
+    expected_latency(P, [3000.0, 6000.0], options=opts)
+    (kept,) = recursion._TABLE_CACHE.values()
+    reused = expected_latency(P.replace(p=0.1), [2000.0, 6000.0], options=opts).conditional_latency_s
+    smaller = conditional_latency(P, [2500.0], [1, 2, 3], options=opts)
+    assert list(recursion._TABLE_CACHE.values()) == [kept]
+    recursion.clear_table_cache()
+    assert np.array_equal(reused, expected_latency(P.replace(p=0.1), [2000.0, 6000.0], options=opts).conditional_latency_s)
+    recursion.clear_table_cache()
+    assert np.array_equal(smaller, conditional_latency(P, [2500.0], [1, 2, 3], options=opts))
