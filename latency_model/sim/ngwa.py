@@ -187,7 +187,8 @@ class NgwaSender(Sender):
     (RFC 793): ``dup_t``, tail and early retransmit are disabled. As in the base sender, one
     segment may leave when nothing is in flight (it stands in for the zero-window probe, so
     a window stamped to 0 cannot stall the flow). Before the first ACK, ``W_a`` is the
-    handshake's ``min(W_b, W_max)``.
+    handshake's ``min(W_b, W_max)``; the scenario lowers it to ``W_a`` computed from the SYN's
+    stamp for a stamping flow.
 
     Parameters
     ----------
@@ -266,6 +267,11 @@ class NgwaReceiver(Receiver):
         """The window this receiver advertises now, bytes (Eq. 2)."""
         w = self.w_ngwa if self.mode.stamping else None
         return advertised_window(self.w_b, self.mode.w_max_bytes, w)
+
+    def on_syn(self, stamp: float) -> None:
+        """Record the SYN's stamp (bytes): the first ``W_ngwa`` sample."""
+        if self.mode.stamping:
+            self.w_ngwa = smooth(self.w_ngwa, stamp, self.mode.alpha) if self.mode.se else stamp
 
     def on_segment(self, seg: int, now: float, stamp: float | None = None) -> None:
         """A data segment arriving at ``now`` with the path's stamp ``stamp`` (bytes)."""

@@ -287,6 +287,19 @@ class _Network:
         free = max(port.limit - port.waiting(now), 0) * wire
         return node_value(free, n_flows, fd)
 
+    def syn_stamp(self, fid: int, node: int, payload_bytes: int, now: float) -> float:
+        """NGWA stamp of a flow's SYN at ``now``: the path's value for a full segment, with the
+        flow already counted in ``n_f``. The handshake takes no time in this simulator, so the
+        first advertised window is this stamp (not ``W_max``)."""
+        wire = payload_bytes + self.header
+        fd = self.ngwa[fid].fd
+        value = math.inf
+        for port, n in ((self.senders[node], self.node_active[node]), (self.router, self.active)):
+            if port.limit is not None:
+                free = max(port.limit - port.waiting(now), 0) * wire
+                value = lower_stamp(value, node_value(free, n, fd))
+        return value
+
     def source_arrival(self, wire_bytes: int, now: float) -> None:
         """A packet of an on-off source reaches the router (no receiver: it only takes queue room)."""
         self.source_sent += 1
@@ -472,6 +485,9 @@ def run(scenario: Scenario) -> ScenarioResult:
                 snd = NgwaSender(events, link, f.params, cfg, f.size_bytes, f.ngwa)
                 rcv = NgwaReceiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s,
                                    f.ngwa, f.params.rwnd * f.params.mss_bytes)
+                if f.ngwa.stamping:  # the SYN's stamp sets the first advertised window
+                    rcv.on_syn(net.syn_stamp(payload, f.node, f.params.mss_bytes, now))
+                    snd.w_a = rcv.window()
             senders[payload] = snd
             receivers[payload] = rcv
             snd.send_allowed(now)
