@@ -45,7 +45,12 @@ def _text(res) -> str:
     lines += ["", "claims (counts compared by kind, zero or nonzero; orderings by our means):"]
     for c in res.claims:
         verdict = "agrees" if c["agrees"] else "DISAGREES"
-        lines.append(f"  {verdict:<9} {c['claim']}: ours {c['ours']}, paper {c['paper']}")
+        ours = c["ours"]
+        if isinstance(ours, dict):
+            ours = ", ".join(f"{k} {v:.4g}" for k, v in ours.items())
+        elif isinstance(ours, float):
+            ours = format(ours, ".4g")
+        lines.append(f"  {verdict:<9} {c['claim']}: ours {ours}, paper {c['paper']}")
     return "\n".join(lines)
 
 
