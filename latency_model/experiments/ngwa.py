@@ -59,7 +59,7 @@ class NgwaExperiment:
     Parameters
     ----------
     scale : float
-        Run length as a fraction of the paper's 600 s, in (0, 10]. Default 0.25 (150 s).
+        Run length as a fraction of the paper's 600 s, in (0, 10]. Default 0.2 (120 s).
     rounds : int
         Repetitions (paper: 30), >= 1. Default 3.
     seed : int
@@ -89,7 +89,7 @@ class NgwaExperiment:
         Subset of :data:`VARIANTS`, run in that order.
     """
 
-    scale: float = 0.25
+    scale: float = 0.2
     rounds: int = 3
     seed: int = 1
     mss_bytes: int = 1000
