@@ -125,3 +125,7 @@ def add_experiment_commands(sub) -> None:
     b.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/btcp.csv (per variant), DIR/btcp_per_seed.csv, DIR/btcp.json, DIR/btcp.png")
     b.set_defaults(func=cmd_experiment_btcp)
+
+    from .cli_experiment_ngwa import add_ngwa_command  # experiment ngwa
+
+    add_ngwa_command(exps)

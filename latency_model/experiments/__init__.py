@@ -1,14 +1,16 @@
 """The papers' multi-flow experiments on the shared-bottleneck simulator (issue #6).
 
 One module per experiment; :data:`EXPERIMENTS` maps the CLI name to its runner.
-Implemented: ``btcp`` (Burst TCP, Section 4). Planned: ``smoothtcp``, ``ngwa``, ``ass``.
+Implemented: ``btcp`` (Burst TCP, Section 4), ``ngwa`` (NGWA, Table 2). Planned: ``smoothtcp``, ``ass``.
 """
 
 from __future__ import annotations
 
 from .btcp import BtcpExperiment, BtcpResult, run_btcp
+from .ngwa import NgwaExperiment, NgwaResult, run_ngwa
 
-__all__ = ["BtcpExperiment", "BtcpResult", "run_btcp", "EXPERIMENTS"]
+__all__ = ["BtcpExperiment", "BtcpResult", "run_btcp", "NgwaExperiment", "NgwaResult", "run_ngwa",
+           "EXPERIMENTS"]
 
-EXPERIMENTS = {"btcp": run_btcp}
+EXPERIMENTS = {"btcp": run_btcp, "ngwa": run_ngwa}
 """Registry: experiment name -> runner."""

@@ -35,6 +35,8 @@ from ..params import TcpParams
 from .config import SimConfig
 from .dumbbell import Dumbbell, Port, QueueSeries
 from .engine import EventQueue
+from .ngwa import NgwaMode, NgwaReceiver, NgwaSender, lower_stamp, node_value
+from .onoff import OnOffSource
 from .receiver import Receiver
 from .sender import Sender
 from .sizes import SizeGenerator
@@ -58,12 +60,15 @@ class Flow:
         ``params.rtt_s`` is used only by ``SimConfig(rto_rule="paper")``.
     node : int
         Sender node (and receiver node), in [0, topology.nodes).
+    ngwa : NgwaMode or None
+        NGWA options of the flow (:mod:`latency_model.sim.ngwa`); ``None`` (default): plain TCP.
     """
 
     start_s: float
     size_bytes: int
     params: TcpParams
     node: int = 0
+    ngwa: NgwaMode | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "start_s", check_real("start_s", self.start_s, low=0.0))
@@ -74,6 +79,8 @@ class Flow:
             raise ValueError(f"params.p must be 0 in a dumbbell scenario (drops come from the queue), "
                              f"got {self.params.p!r}")
         object.__setattr__(self, "node", check_int("node", self.node, low=0))
+        if self.ngwa is not None and not isinstance(self.ngwa, NgwaMode):
+            raise ValueError(f"ngwa must be an NgwaMode or None, got {self.ngwa!r}")
 
     @property
     def n_segments(self) -> int:
@@ -99,6 +106,9 @@ class Scenario:
         ``None``: run until every flow has finished and the network is empty.
     bin_s : float
         Bin width of the queue time series, seconds (> 0).
+    sources : sequence of OnOffSource
+        Non-TCP constant-rate sources feeding the router queue (default none). A source
+        without ``stop_s`` needs ``horizon_s``.
     """
 
     flows: tuple
@@ -106,6 +116,7 @@ class Scenario:
     config: SimConfig = field(default_factory=SimConfig)
     horizon_s: float | None = None
     bin_s: float = 1.0
+    sources: tuple = ()
 
     def __post_init__(self) -> None:
         flows = tuple(self.flows)
@@ -127,6 +138,13 @@ class Scenario:
             object.__setattr__(self, "horizon_s",
                                check_real("horizon_s", self.horizon_s, low=0.0, low_open=True))
         object.__setattr__(self, "bin_s", check_real("bin_s", self.bin_s, low=0.0, low_open=True))
+        sources = tuple(self.sources)
+        for i, src in enumerate(sources):
+            if not isinstance(src, OnOffSource):
+                raise ValueError(f"sources[{i}] must be an OnOffSource, got {src!r}")
+            if src.stop_s is None and self.horizon_s is None:
+                raise ValueError(f"sources[{i}] has no stop_s, so horizon_s must be set")
+        object.__setattr__(self, "sources", sources)
 
 
 @dataclass(frozen=True)
@@ -158,6 +176,9 @@ class FlowRecord:
     signals : int
         Router signals (Source Quench or ECN echoes) that reached the sender before the
         transfer completed; each was passed to the rule's ``on_signal``.
+    triple_dupacks : int
+        Times the sender's duplicate-ACK count reached 3 (a "triple dupACK" received,
+        whether or not it triggered a fast retransmit).
     """
 
     index: int
@@ -174,6 +195,7 @@ class FlowRecord:
     timeouts: int
     fast_retransmits: int
     signals: int = 0
+    triple_dupacks: int = 0
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -196,6 +218,8 @@ class ScenarioResult:
         Data packets still travelling when the run stopped (0 without a horizon).
     signals_sent : int
         Source Quench messages sent or packets marked by the router (0 without signals).
+    source_sent, source_lost : int
+        Packets offered to and dropped by the router queue from the on-off sources.
     """
 
     flows: tuple
@@ -203,6 +227,8 @@ class ScenarioResult:
     end_s: float
     in_flight: int
     signals_sent: int = 0
+    source_sent: int = 0
+    source_lost: int = 0
 
     def column(self, name: str) -> np.ndarray:
         """One :class:`FlowRecord` field for every flow, as an array."""
@@ -230,7 +256,7 @@ class _FlowEvents:
 class _Network:
     """The dumbbell's ports and the per-flow counters; the ``link`` every flow's ends use."""
 
-    def __init__(self, q: EventQueue, topo: Dumbbell, header: int, n_flows: int) -> None:
+    def __init__(self, q: EventQueue, topo: Dumbbell, header: int, n_flows: int, ngwa=None) -> None:
         self.q = q
         self.header = header
         self.access_delay = topo.access_delay_s
@@ -246,6 +272,39 @@ class _Network:
         self.sent = [0] * n_flows
         self.lost = [0] * n_flows
         self.delivered = [0] * n_flows
+        self.triple = [0] * n_flows
+        # NGWA: per-flow options (None: plain TCP), flows active through the router and each node.
+        self.ngwa = list(ngwa) if ngwa is not None else [None] * n_flows
+        self.active = 0
+        self.node_active = [0] * topo.nodes
+        self.source_sent = 0
+        self.source_lost = 0
+
+    def _port_value(self, port: Port, n_flows: int, wire: int, fd: bool, now: float) -> float:
+        """NGWA value of a port that just accepted a packet: free buffer bytes (or FD share)."""
+        if port.limit is None:
+            return math.inf
+        free = max(port.limit - port.waiting(now), 0) * wire
+        return node_value(free, n_flows, fd)
+
+    def syn_stamp(self, fid: int, node: int, payload_bytes: int, now: float) -> float:
+        """NGWA stamp of a flow's SYN at ``now``: the path's value for a full segment, with the
+        flow already counted in ``n_f``. The handshake takes no time in this simulator, so the
+        first advertised window is this stamp (not ``W_max``)."""
+        wire = payload_bytes + self.header
+        fd = self.ngwa[fid].fd
+        value = math.inf
+        for port, n in ((self.senders[node], self.node_active[node]), (self.router, self.active)):
+            if port.limit is not None:
+                free = max(port.limit - port.waiting(now), 0) * wire
+                value = lower_stamp(value, node_value(free, n, fd))
+        return value
+
+    def source_arrival(self, wire_bytes: int, now: float) -> None:
+        """A packet of an on-off source reaches the router (no receiver: it only takes queue room)."""
+        self.source_sent += 1
+        if self.router.offer(now, wire_bytes) is None:
+            self.source_lost += 1
 
     def send(self, fid: int, node: int, seg: int, payload_bytes: int, now: float) -> None:
         self.sent[fid] += 1
@@ -254,13 +313,20 @@ class _Network:
         if left is None:  # full access-link buffer (only with access_queue_packets)
             self.lost[fid] += 1
             return
+        mode = self.ngwa[fid]
+        stamp = None
+        if mode is not None and mode.stamping:  # NGWA: the sender access port stamps first
+            stamp = self._port_value(self.senders[node], self.node_active[node], wire, mode.fd, now)
         at_router = left + self.access_delay
         if at_router <= now:  # no access link: enqueue now, as link.Link does
-            self.router_arrival(fid, node, seg, payload_bytes, now)
-        else:
+            self.router_arrival(fid, node, seg, payload_bytes, now, stamp)
+        elif stamp is None:
             self.q.push(at_router, "router", (fid, node, seg, payload_bytes))
+        else:
+            self.q.push(at_router, "ngwa_router", (fid, node, seg, payload_bytes, stamp))
 
-    def router_arrival(self, fid: int, node: int, seg: int, payload_bytes: int, now: float) -> None:
+    def router_arrival(self, fid: int, node: int, seg: int, payload_bytes: int, now: float,
+                       stamp: float | None = None) -> None:
         wire = payload_bytes + self.header
         left = self.router.offer(now, wire)
         flagged = self.signal is not None and self.router.last_seen >= self.tau
@@ -275,7 +341,12 @@ class _Network:
             self.signals_sent += 1
         # The receiver port is fed only by the FIFO bottleneck, so offers come in time order.
         at_rcv = self.receivers[node].offer(left + self.bn_delay, wire) + self.access_delay
-        self.q.push(at_rcv, "data", (fid, seg, marked))
+        if stamp is None:
+            self.q.push(at_rcv, "data", (fid, seg, marked))
+        else:  # NGWA: the smallest value along the path wins
+            stamp = lower_stamp(stamp, self._port_value(self.router, self.active, wire,
+                                                        self.ngwa[fid].fd, now))
+            self.q.push(at_rcv, "ngwa_data", (fid, seg, marked, stamp))
 
 
 class _FlowLink:
@@ -292,8 +363,11 @@ class _FlowLink:
         self.net.send(self.fid, self.node, seg, payload_bytes, now)
         return True  # a queue drop happens later, at the router; counted there
 
-    def send_ack(self, ack: int, now: float) -> bool:
-        self.net.q.push(now + self.net.ack_delay, "ack", (self.fid, ack))
+    def send_ack(self, ack: int, now: float, window: float | None = None) -> bool:
+        if window is None:
+            self.net.q.push(now + self.net.ack_delay, "ack", (self.fid, ack))
+        else:  # NGWA receiver: the ACK carries the advertised window W_a, bytes
+            self.net.q.push(now + self.net.ack_delay, "ngwa_ack", (self.fid, ack, window))
         return True
 
 
@@ -321,11 +395,14 @@ def run(scenario: Scenario) -> ScenarioResult:
     cfg = scenario.config
     horizon = scenario.horizon_s
     q = EventQueue()
-    net = _Network(q, scenario.topology, cfg.header_bytes, len(flows))
+    net = _Network(q, scenario.topology, cfg.header_bytes, len(flows), [f.ngwa for f in flows])
     senders: list[Sender | None] = [None] * len(flows)
     receivers: list[Receiver | None] = [None] * len(flows)
     for i, f in enumerate(flows):
         q.push(f.start_s, "start", i)
+    sources = scenario.sources
+    for k, src in enumerate(sources):
+        q.push(src.start_s, "source", k)
 
     end = 0.0
     while True:
@@ -348,7 +425,13 @@ def run(scenario: Scenario) -> ScenarioResult:
             fid, ack = payload
             snd = senders[fid]
             if snd.completion_s is None:
+                dup = snd.dupacks
                 snd.on_ack(ack, now)
+                if snd.dupacks == 3 and dup == 2:
+                    net.triple[fid] += 1
+                if snd.completion_s is not None:  # FIN: the flow leaves the routers' count n_f
+                    net.active -= 1
+                    net.node_active[flows[fid].node] -= 1
         elif kind == "rto":
             snd = senders[payload]
             if snd.timer.fired(token):
@@ -363,13 +446,50 @@ def run(scenario: Scenario) -> ScenarioResult:
             rcv = receivers[payload]
             if rcv.timer.fired(token):
                 rcv.on_delack_timer(now)
+        elif kind == "ngwa_data":
+            fid, seg, marked, stamp = payload
+            net.delivered[fid] += 1
+            if marked:
+                q.push(now + net.ack_delay, "signal", fid)
+            receivers[fid].on_segment(seg, now, stamp)
+        elif kind == "ngwa_router":
+            fid, node, seg, payload_bytes, stamp = payload
+            net.router_arrival(fid, node, seg, payload_bytes, now, stamp)
+        elif kind == "ngwa_ack":
+            fid, ack, window = payload
+            snd = senders[fid]
+            if snd.completion_s is None:
+                dup = snd.dupacks
+                snd.on_ack(ack, now, window)
+                if snd.dupacks == 3 and dup == 2:
+                    net.triple[fid] += 1
+                if snd.completion_s is not None:
+                    net.active -= 1
+                    net.node_active[flows[fid].node] -= 1
+        elif kind == "source":
+            src = sources[payload]
+            net.source_arrival(src.packet_bytes, now)
+            nxt = src.next_send(now)
+            if nxt is not None:
+                q.push(nxt, "source", payload)
         else:  # "start"
             f = flows[payload]
             events = _FlowEvents(q, payload)
             link = _FlowLink(net, payload, f.node)
-            snd = Sender(events, link, f.params, cfg, f.size_bytes)
+            net.active += 1  # SYN: the flow enters the routers' count n_f
+            net.node_active[f.node] += 1
+            if f.ngwa is None:
+                snd = Sender(events, link, f.params, cfg, f.size_bytes)
+                rcv = Receiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s)
+            else:
+                snd = NgwaSender(events, link, f.params, cfg, f.size_bytes, f.ngwa)
+                rcv = NgwaReceiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s,
+                                   f.ngwa, f.params.rwnd * f.params.mss_bytes)
+                if f.ngwa.stamping:  # the SYN's stamp sets the first advertised window
+                    rcv.on_syn(net.syn_stamp(payload, f.node, f.params.mss_bytes, now))
+                    snd.w_a = rcv.window()
             senders[payload] = snd
-            receivers[payload] = Receiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s)
+            receivers[payload] = rcv
             snd.send_allowed(now)
     if horizon is not None:
         end = horizon
@@ -393,10 +513,12 @@ def run(scenario: Scenario) -> ScenarioResult:
             timeouts=snd.timeouts if snd is not None else 0,
             fast_retransmits=snd.fast_retransmits if snd is not None else 0,
             signals=net.signals_received[i],
+            triple_dupacks=net.triple[i],
         ))
     in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
     return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
-                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent)
+                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent,
+                          source_sent=net.source_sent, source_lost=net.source_lost)
 
 
 def random_flows(

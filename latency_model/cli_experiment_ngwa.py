@@ -1,0 +1,112 @@
+"""``latency-model experiment ngwa``: NGWA's lost packets and triple dupACKs per mode (Table 2).
+
+Registered by :func:`latency_model.cli_experiment.add_experiment_commands`; errors are raised
+as :class:`~latency_model.cli.CliError` or ``ValueError`` (one line, exit status 2).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from . import __version__
+from .cli import CliError, number
+from .cli_experiment import _json_safe
+from .experiments.ngwa import VARIANTS, NgwaExperiment, run_ngwa
+from .export import write_csv, write_json
+
+__all__ = ["add_ngwa_command"]
+
+
+def _mean_ci(row: dict, m: str, fmt: str) -> str:
+    lo, hi = row[f"{m}_lo"], row[f"{m}_hi"]
+    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
+        return format(row[m], fmt)
+    return f"{format(row[m], fmt)} [{format(lo, fmt)}, {format(hi, fmt)}]"
+
+
+def _text(res) -> str:
+    ex = res.experiment
+    lines = [
+        f"NGWA experiment (Talau & Wille, Section 3.3): 4 flows, {ex.horizon_s:g} s runs (scale {ex.scale:g}), "
+        f"queue {ex.queue_packets} packets ({ex.queue_bytes} B), W_max {ex.w_max_bytes} B, alpha {ex.alpha:g}, "
+        f"{ex.sources} x {ex.source_rate_bps / 1e3:g} kb/s on-off source(s), {ex.rounds} rounds "
+        f"(root seed {ex.seed}); mean per round [95% CI]",
+        "",
+        f"{'variant':<9}{'lost':<24}{'paper':>7}  {'triple dupACKs':<22}{'paper':>7}  {'fairness':<9}{'util %':<7}",
+    ]
+    d = _json_safe(res.to_dict())
+    for row in d["series"]:
+        pt = row["paper_triple_dupacks"]
+        lines.append(f"{row['variant']:<9}{_mean_ci(row, 'lost', '.1f'):<24}{row['paper_lost']:>7}  "
+                     f"{_mean_ci(row, 'triple_dupacks', '.1f'):<22}{'-' if pt is None else pt:>7}  "
+                     f"{row['jain_fairness']:<9.3f}{row['utilisation_pct']:<7.1f}")
+    lines += ["", "claims (counts compared by kind, zero or nonzero; orderings by our means):"]
+    for c in res.claims:
+        verdict = "agrees" if c["agrees"] else "DISAGREES"
+        ours = c["ours"]
+        if isinstance(ours, dict):
+            ours = ", ".join(f"{k} {v:.4g}" for k, v in ours.items())
+        elif isinstance(ours, float):
+            ours = format(ours, ".4g")
+        lines.append(f"  {verdict:<9} {c['claim']}: ours {ours}, paper {c['paper']}")
+    return "\n".join(lines)
+
+
+def cmd_experiment_ngwa(args) -> int:
+    variants = tuple(v.strip().lower() for v in args.variants.split(",") if v.strip())
+    ex = NgwaExperiment(scale=args.scale, rounds=args.rounds, seed=args.seed, queue_bytes=args.queue_bytes,
+                        w_max_bytes=args.w_max_bytes, alpha=args.alpha,
+                        bottleneck_rate_bps=args.bottleneck_rate_bps, sources=args.sources,
+                        source_on_s=args.source_on_s, source_off_s=args.source_off_s, variants=variants)
+    if args.out is not None and Path(args.out).is_file():
+        raise CliError(f"--out must be a directory, got the file {args.out!r}")
+    res = run_ngwa(ex)
+    data = _json_safe(res.to_dict())
+    data["version"] = __version__
+    paths = []
+    if args.out is not None:
+        out = Path(args.out)
+        paths.append(write_csv(out / "ngwa.csv", data["series"], list(data["series"][0].keys())))
+        paths.append(write_csv(out / "ngwa_per_round.csv", data["per_round"], list(data["per_round"][0].keys())))
+        paths.append(write_json(out / "ngwa.json", data))
+        from .experiments.plot_ngwa import plot_ngwa  # matplotlib only when a figure is asked for
+
+        paths.append(plot_ngwa(data, out / "ngwa.png"))
+    if args.json:
+        print(json.dumps(data, allow_nan=False))
+    else:
+        print(_text(res))
+        if paths:
+            print("\nwrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def add_ngwa_command(exps) -> None:
+    """Register ``ngwa`` on the ``experiment`` subparsers ``exps``."""
+    d = NgwaExperiment()
+    p = exps.add_parser("ngwa", help="NGWA, Section 3.3: lost packets and triple dupACKs per mode "
+                                     "(Table 2) vs NewReno and RFC 793")
+    p.add_argument("--scale", type=number, default=d.scale,
+                   help="run length as a fraction of the paper's 600 s (%(default)s)")
+    p.add_argument("--rounds", type=int, default=d.rounds, help="repetitions (paper: 30) (%(default)s)")
+    p.add_argument("--seed", type=int, default=d.seed, help="root seed (%(default)s)")
+    p.add_argument("--queue-bytes", type=int, default=d.queue_bytes,
+                   help="router drop-tail buffer, bytes (paper: 97 KB) (%(default)s)")
+    p.add_argument("--w-max-bytes", type=int, default=d.w_max_bytes,
+                   help="maximum window W_max, bytes (paper: 64 KB) (%(default)s)")
+    p.add_argument("--alpha", type=number, default=d.alpha, help="smoothing constant (%(default)s)")
+    p.add_argument("--bottleneck-rate-bps", type=number, default=d.bottleneck_rate_bps,
+                   help="bottleneck rate, bit/s (our choice; the paper's Figure 2 is not in its text) (%(default)s)")
+    p.add_argument("--sources", type=int, default=d.sources,
+                   help="500 kb/s on-off sources feeding the router (%(default)s)")
+    p.add_argument("--source-on-s", type=number, default=d.source_on_s, help="on period, s (%(default)s)")
+    p.add_argument("--source-off-s", type=number, default=d.source_off_s,
+                   help="off period, s; 0 = always on (%(default)s)")
+    p.add_argument("--variants", default=",".join(VARIANTS),
+                   help="comma-separated subset of " + ", ".join(VARIANTS) + " (default: all)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="also write DIR/ngwa.csv (per variant), DIR/ngwa_per_round.csv, DIR/ngwa.json, DIR/ngwa.png")
+    p.set_defaults(func=cmd_experiment_ngwa)
