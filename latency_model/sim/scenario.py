@@ -39,7 +39,7 @@ from .receiver import Receiver
 from .sender import Sender
 from .sizes import SizeGenerator
 
-__all__ = ["Flow", "Scenario", "FlowRecord", "ScenarioResult", "run", "random_flows"]
+__all__ = ["Flow", "Scenario", "FlowRecord", "ScenarioResult", "RttLog", "run", "random_flows"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,8 @@ class Scenario:
         ``None``: run until every flow has finished and the network is empty.
     bin_s : float
         Bin width of the queue time series, seconds (> 0).
+    record_rtt : bool
+        Keep every flow's RTT samples (:class:`RttLog`, in ``ScenarioResult.rtt``). Default False.
     """
 
     flows: tuple
@@ -106,6 +108,7 @@ class Scenario:
     config: SimConfig = field(default_factory=SimConfig)
     horizon_s: float | None = None
     bin_s: float = 1.0
+    record_rtt: bool = False
 
     def __post_init__(self) -> None:
         flows = tuple(self.flows)
@@ -127,6 +130,8 @@ class Scenario:
             object.__setattr__(self, "horizon_s",
                                check_real("horizon_s", self.horizon_s, low=0.0, low_open=True))
         object.__setattr__(self, "bin_s", check_real("bin_s", self.bin_s, low=0.0, low_open=True))
+        if not isinstance(self.record_rtt, bool):
+            raise ValueError(f"record_rtt must be True or False, got {self.record_rtt!r}")
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,9 @@ class FlowRecord:
     signals : int
         Router signals (Source Quench or ECN echoes) that reached the sender before the
         transfer completed; each was passed to the rule's ``on_signal``.
+    bytes_acked : int
+        Bytes cumulatively acknowledged at the sender when the run stopped (the goodput of
+        a flow the horizon cut off; ``size_bytes`` if completed).
     """
 
     index: int
@@ -174,6 +182,7 @@ class FlowRecord:
     timeouts: int
     fast_retransmits: int
     signals: int = 0
+    bytes_acked: int = 0
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -196,6 +205,8 @@ class ScenarioResult:
         Data packets still travelling when the run stopped (0 without a horizon).
     signals_sent : int
         Source Quench messages sent or packets marked by the router (0 without signals).
+    rtt : tuple of RttLog
+        One per flow with ``Scenario.record_rtt``; empty otherwise.
     """
 
     flows: tuple
@@ -203,12 +214,38 @@ class ScenarioResult:
     end_s: float
     in_flight: int
     signals_sent: int = 0
+    rtt: tuple = ()
 
     def column(self, name: str) -> np.ndarray:
         """One :class:`FlowRecord` field for every flow, as an array."""
         if name not in FlowRecord.__dataclass_fields__:
             raise ValueError(f"name must be a FlowRecord field, got {name!r}")
         return np.asarray([getattr(r, name) for r in self.flows])
+
+
+@dataclass(frozen=True)
+class RttLog:
+    """RTT samples of one flow (RFC 6298 with Karn's rule: none from a retransmitted segment).
+
+    Attributes
+    ----------
+    time_s, rtt_s, cwnd_bytes : ndarray of float
+        Arrival time of the ACK, its RTT sample and cwnd when it arrived (before its
+        growth), seconds, seconds, bytes.
+    slow_start : ndarray of bool
+        The rule's state ``in_slow_start`` when the ACK arrived.
+    """
+
+    time_s: np.ndarray
+    rtt_s: np.ndarray
+    cwnd_bytes: np.ndarray
+    slow_start: np.ndarray
+
+    @classmethod
+    def from_samples(cls, samples) -> "RttLog":
+        """From ``(time_s, rtt_s, cwnd_bytes, in_slow_start)`` tuples."""
+        a = np.asarray(samples, dtype=float).reshape(-1, 4)
+        return cls(time_s=a[:, 0], rtt_s=a[:, 1], cwnd_bytes=a[:, 2], slow_start=a[:, 3].astype(bool))
 
 
 class _FlowEvents:
@@ -369,6 +406,8 @@ def run(scenario: Scenario) -> ScenarioResult:
             link = _FlowLink(net, payload, f.node)
             snd = Sender(events, link, f.params, cfg, f.size_bytes)
             senders[payload] = snd
+            if scenario.record_rtt:
+                snd.rtt_log = []
             receivers[payload] = Receiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s)
             snd.send_allowed(now)
     if horizon is not None:
@@ -393,10 +432,13 @@ def run(scenario: Scenario) -> ScenarioResult:
             timeouts=snd.timeouts if snd is not None else 0,
             fast_retransmits=snd.fast_retransmits if snd is not None else 0,
             signals=net.signals_received[i],
+            bytes_acked=snd.acked_bytes if snd is not None else 0,
         ))
     in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
+    rtt = tuple(RttLog.from_samples(s.rtt_log if s is not None else []) for s in senders) \
+        if scenario.record_rtt else ()
     return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
-                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent)
+                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent, rtt=rtt)
 
 
 def random_flows(
