@@ -233,6 +233,45 @@ class SmoothTcpResult:
                 "flow_series": self.flow_series, "paper_text": PAPER_CLAIMS}
 
 
+    def to_text(self) -> str:
+        """The summary table, the paper's claims and our verdicts, as plain text."""
+        ex = self.experiment
+        lines = [
+            f"SmoothTCP experiment (SmoothTCP, Section V): {ex.flows} long-lived flows, "
+            f"{ACCESS_RATE_BPS / 1e6:g} Mb/s / {ACCESS_DELAY_S * 1e3:g} ms -> {BOTTLENECK_RATE_BPS / 1e6:g} Mb/s / "
+            f"{BOTTLENECK_DELAY_S * 1e3:g} ms, queue {ex.queue_packets} packets, Source Quench at >= {ex.tau}, "
+            f"{ex.packet_bytes} B packets, {ex.horizon_s:g} s (scale {ex.scale:g}), kappa {ex.kappa:g}, "
+            f"smooth start restarted by {'losses' if ex.ss_signal == 'loss' else 'losses and signals'}",
+            "RTT and queue after slow start (from the later flow's end of slow start); drops during / after it",
+            "",
+            f"{'rule':<12}{'ss end s':>9}{'RTT mean s':>11}{'RTT std s':>10}{'RTT range s':>12}"
+            f"{'queue':>7}{'drops':>11}{'ICMP-SQ':>9}  bytes (per flow)",
+        ]
+        for r in self.summary:
+            per = ", ".join(str(f["bytes_acked"]) for f in self.flows if f["rule"] == r["rule"])
+            lines.append(f"{r['rule']:<12}{r['slow_start_end_s']:>9.1f}{r['rtt_mean_s']:>11.3f}{r['rtt_std_s']:>10.3f}"
+                         f"{r['rtt_range_s']:>12.3f}{r['queue_mean_after_ss_packets']:>7.1f}"
+                         f"{str(r['drops_during_ss']) + ' / ' + str(r['drops_after_ss']):>11}"
+                         f"{r['source_quench_sent']:>9}  {r['bytes_total']} ({per})")
+        lines += ["", "paper:"] + [f"  {text}" for text in PAPER_CLAIMS.values()]
+        if self.claims:
+            lines += ["", "claims (each with its agreement rule):"]
+            for c in self.claims:
+                o = c["ours"]
+                ours = (", ".join(f"{k} {_fmt(v)}" for k, v in o.items()) if isinstance(o, dict) else _fmt(o))
+                verdict = "agrees" if c["agrees"] else "DISAGREES"
+                lines.append(f"  {verdict:<9} {c['claim']}: ours {ours}; paper {_fmt(c['paper'])}")
+        return "\n".join(lines)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return "-" if math.isnan(v) else f"{v:.4g}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return str(v)
+
+
 def _summary(name: str, res, ex: SmoothTcpExperiment) -> tuple[dict, list, list, list, list]:
     horizon = ex.horizon_s
     ss_end = []
