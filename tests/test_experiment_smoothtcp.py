@@ -93,7 +93,7 @@ def test_paper_byte_claims_at_full_scale_use_the_papers_numbers(small):
 
 
 def test_cli_experiment_smoothtcp_json_contract_and_export(capsys, tmp_path, small):
-    code = main(["experiment", "smoothtcp", "--scale", "0.1", "--json", "--out", str(tmp_path)])
+    code = main(["experiment", "smoothtcp", "--scale", "0.1", "--bin-s", "10", "--json", "--out", str(tmp_path)])
     printed, err = capsys.readouterr()
     assert code == 0 and err == ""
     d = json.loads(printed)
@@ -114,6 +114,7 @@ def test_cli_experiment_smoothtcp_json_contract_and_export(capsys, tmp_path, sma
     text, _ = capsys.readouterr()
     assert "SmoothTCP experiment" in text and "1,046,272" in text
     assert f"{small.summary[1]['rtt_std_s']:.3f}" in text
+    assert len(d["queue_series"]) == 2 * 6  # 60 s in 10 s bins, per rule
 
 
 @pytest.mark.parametrize("argv, needle", [
