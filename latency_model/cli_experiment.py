@@ -97,8 +97,83 @@ def cmd_experiment_btcp(args) -> int:
     return 0
 
 
+# SmoothTcpExperiment field -> flag, so that errors name what the user typed.
+_SMOOTHTCP_FLAGS = {"scale": "--scale", "flows": "--flows", "queue_packets": "--queue-packets", "tau": "--tau",
+                    "rwnd": "--rwnd", "kappa": "--kappa", "ss_signal": "--ss-signal", "min_rto_s": "--min-rto-s",
+                    "rules": "--rules", "bin_s": "--bin-s"}
+
+
+def cmd_experiment_smoothtcp(args) -> int:
+    from .experiments.smoothtcp import SmoothTcpExperiment, run_smoothtcp
+
+    rules = tuple(r.strip() for r in args.rules.split(",") if r.strip())
+    try:
+        ex = SmoothTcpExperiment(scale=args.scale, flows=args.flows, queue_packets=args.queue_packets, tau=args.tau,
+                                 rwnd=args.rwnd, kappa=args.kappa, ss_signal=args.ss_signal,
+                                 min_rto_s=args.min_rto_s, rules=rules, bin_s=args.bin_s)
+    except ValueError as exc:
+        field = str(exc).split(" ", 1)[0]
+        # ValueError, not CliError: caught by main() even under `python -m latency_model.cli`,
+        # where cli.py runs as __main__ and its CliError is another class.
+        raise ValueError(_SMOOTHTCP_FLAGS.get(field, field) + str(exc)[len(field):]) from None
+    if args.out is not None and Path(args.out).is_file():
+        raise ValueError(f"--out must be a directory, got the file {args.out!r}")
+    res = run_smoothtcp(ex)
+    data = _json_safe(res.to_dict())
+    data["version"] = __version__
+    paths = []
+    if args.out is not None:
+        out = Path(args.out)
+        for name, rows in (("smoothtcp.csv", res.summary), ("smoothtcp_flows.csv", res.flows),
+                           ("smoothtcp_queue.csv", res.queue_series), ("smoothtcp_flow_series.csv", res.flow_series),
+                           ("smoothtcp_rtt.csv", res.rtt_samples)):
+            if rows:
+                paths.append(write_csv(out / name, rows, list(rows[0].keys())))
+        paths.append(write_json(out / "smoothtcp.json", data))
+        from .experiments.plot_smoothtcp import plot_smoothtcp  # matplotlib only when a figure is asked for
+
+        paths.append(plot_smoothtcp(data, out / "smoothtcp.png"))
+    if args.json:
+        print(json.dumps(data, allow_nan=False))
+    else:
+        print(res.to_text())
+        if paths:
+            print("\nwrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def add_smoothtcp_command(exps) -> None:
+    """Register ``experiment smoothtcp`` on the ``experiment`` subparsers ``exps``."""
+    from .experiments.smoothtcp import SmoothTcpExperiment
+
+    d = SmoothTcpExperiment()
+    s = exps.add_parser("smoothtcp", help="SmoothTCP, Section V: RTT variation, queue, drops and bytes, "
+                                          "Standard TCP vs SmoothTCP on a 0.03125 Mb/s bottleneck")
+    s.add_argument("--scale", type=number, default=d.scale,
+                   help="run length as a fraction of the paper's 600 s (%(default)s)")
+    s.add_argument("--flows", type=int, default=d.flows, help="long-lived flows from t = 0 (%(default)s)")
+    s.add_argument("--queue-packets", type=int, default=d.queue_packets,
+                   help="router drop-tail buffer, packets (%(default)s)")
+    s.add_argument("--tau", type=int, default=d.tau, help="Source Quench threshold, packets (%(default)s)")
+    s.add_argument("--rwnd", type=int, default=d.rwnd,
+                   help="receiver window and initial ssthresh, packets (%(default)s)")
+    s.add_argument("--kappa", type=number, default=d.kappa, help="SmoothTCP's fairness factor (%(default)s)")
+    s.add_argument("--ss-signal", default=d.ss_signal,
+                   help="what restarts SmoothTCP's smooth start: loss, or all (losses and signals) (%(default)s)")
+    s.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
+                   help="minimum and initial RTO, seconds (%(default)s)")
+    s.add_argument("--rules", default=",".join(d.rules),
+                   help="comma-separated growth rules, one run each (%(default)s)")
+    s.add_argument("--bin-s", type=number, default=d.bin_s, help="time-series bin, seconds (%(default)s)")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--out", default=None, metavar="DIR",
+                   help="also write DIR/smoothtcp.csv (per rule), smoothtcp_flows.csv, smoothtcp_queue.csv, "
+                        "smoothtcp_flow_series.csv, smoothtcp_rtt.csv (every RTT sample), smoothtcp.json, smoothtcp.png")
+    s.set_defaults(func=cmd_experiment_smoothtcp)
+
+
 def add_experiment_commands(sub) -> None:
-    """Register ``experiment`` (with ``btcp``) on the main parser's subparsers ``sub``."""
+    """Register ``experiment`` (with ``btcp`` and ``smoothtcp``) on the main parser's subparsers ``sub``."""
     p = sub.add_parser("experiment", help="the papers' multi-flow experiments on the shared bottleneck")
     exps = p.add_subparsers(dest="experiment", metavar="NAME")
     exps.required = True
@@ -125,6 +200,7 @@ def add_experiment_commands(sub) -> None:
     b.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/btcp.csv (per variant), DIR/btcp_per_seed.csv, DIR/btcp.json, DIR/btcp.png")
     b.set_defaults(func=cmd_experiment_btcp)
+    add_smoothtcp_command(exps)
 
     from .cli_experiment_ngwa import add_ngwa_command  # experiment ngwa
 

@@ -215,6 +215,15 @@ BAD = [
     ("smooth-start", "t", 0, "t must"),
     ("smooth-start", "kappa", 2, "kappa"),
     ("smooth-start", "per_ack", "rk4", "per_ack"),
+    ("smoothtcp", "a_a", 0, "a_a"),
+    ("smoothtcp", "b_a", -1, "b_a"),
+    ("smoothtcp", "t", 0, "t must"),
+    ("smoothtcp", "kappa", 2, "kappa"),
+    ("smoothtcp", "per_ack", "rk4", "per_ack"),
+    *[("smoothtcp", f"{c}_{m}", bad, f"{c}_{m}") for m in "jxfeq"
+      for c, bad in (("a", 1e4), ("b", -0.5), ("c", float("nan")), ("m", 2e6))],
+    ("smoothtcp", "alpha", 0, "alpha"),
+    ("smoothtcp", "ss_signal", "ecn", "ss_signal"),
 ]
 
 
@@ -338,7 +347,7 @@ def test_cli_rules_lists_every_rule_with_params_and_source(capsys):
 @pytest.mark.parametrize(
     "argv, needle",
     [
-        (["thresholds", "--rule", "cubic"], "ass, btcp, generalized, lss, smooth-start, standard"),
+        (["thresholds", "--rule", "cubic"], ", ".join(sorted(RULES))),
         (["thresholds", "--rule", "btcp", "--rule-param", "g=2"], "valid: f, mice_t"),
         (["thresholds", "--rule", "lss", "--rule-param", "max_ssthresh=0"], "max_ssthresh must be"),
     ],

@@ -7,7 +7,7 @@ import pytest
 
 from latency_model import TcpParams
 from latency_model.cli import main
-from latency_model.growth import StandardRule, make_rule
+from latency_model.growth import RULES, StandardRule, make_rule
 from latency_model.sim import SimConfig, run_many, run_transfer
 from latency_model.sim.config import pipe_config
 from latency_model.sim.rounds import packets_before_first_drop, rtt_rounds
@@ -57,7 +57,7 @@ def test_trace_rtts_table_and_csv(capsys):
 
 
 @pytest.mark.parametrize("argv,text", [
-    (["trace", "--rule", "nope", "--rtts", "3"], "ass, btcp, generalized, lss, smooth-start, standard"),
+    (["trace", "--rule", "nope", "--rtts", "3"], ", ".join(sorted(RULES))),
     (["trace", "--rule", "btcp", "--rule-param", "g=1", "--rtts", "3"], "valid: f, mice_t"),
     (["trace", "--rtts", "0"], "--rtts"),
     (["trace", "--rtts", "3", "--pipe-packets", "1"], "--pipe-packets"),

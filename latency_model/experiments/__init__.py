@@ -1,16 +1,18 @@
 """The papers' multi-flow experiments on the shared-bottleneck simulator (issue #6).
 
 One module per experiment; :data:`EXPERIMENTS` maps the CLI name to its runner.
-Implemented: ``btcp`` (Burst TCP, Section 4), ``ngwa`` (NGWA, Table 2). Planned: ``smoothtcp``, ``ass``.
+Implemented: ``btcp`` (Burst TCP, Section 4), ``ngwa`` (NGWA, Table 2), ``smoothtcp``
+(SmoothTCP, Section V). Planned: ``ass``.
 """
 
 from __future__ import annotations
 
 from .btcp import BtcpExperiment, BtcpResult, run_btcp
 from .ngwa import NgwaExperiment, NgwaResult, run_ngwa
+from .smoothtcp import SmoothTcpExperiment, SmoothTcpResult, run_smoothtcp
 
 __all__ = ["BtcpExperiment", "BtcpResult", "run_btcp", "NgwaExperiment", "NgwaResult", "run_ngwa",
-           "EXPERIMENTS"]
+           "SmoothTcpExperiment", "SmoothTcpResult", "run_smoothtcp", "EXPERIMENTS"]
 
-EXPERIMENTS = {"btcp": run_btcp, "ngwa": run_ngwa}
+EXPERIMENTS = {"btcp": run_btcp, "ngwa": run_ngwa, "smoothtcp": run_smoothtcp}
 """Registry: experiment name -> runner."""

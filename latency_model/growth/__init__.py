@@ -13,6 +13,7 @@ from .btcp import BtcpRule
 from .generalized import GeneralizedRule
 from .lss import LssRule
 from .smooth import SmoothStartRule
+from .smoothtcp import SmoothTcpRule
 from .standard import StandardRule
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "LssRule",
     "AssRule",
     "SmoothStartRule",
+    "SmoothTcpRule",
     "RULES",
     "make_rule",
     "rule_parameters",
@@ -37,6 +39,7 @@ RULES: dict[str, type[GrowthRule]] = {
     LssRule.name: LssRule,
     AssRule.name: AssRule,
     SmoothStartRule.name: SmoothStartRule,
+    SmoothTcpRule.name: SmoothTcpRule,
 }
 """Registry: rule name -> rule class."""
 

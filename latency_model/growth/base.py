@@ -2,8 +2,9 @@
 
 In the spirit of ns-3's ``TcpCongestionOps``: a rule is a small frozen
 object holding its parameters. The packet-level simulator drives it ack by ack
-through :meth:`GrowthRule.on_ack`, :meth:`GrowthRule.ssthresh_after_loss` and
-:meth:`GrowthRule.on_congestion_event`, with per-flow mutable state in a
+through :meth:`GrowthRule.on_ack`, :meth:`GrowthRule.ssthresh_after_loss`,
+:meth:`GrowthRule.on_congestion_event` and the optional hooks :meth:`GrowthRule.on_signal`
+and :meth:`GrowthRule.on_rtt_sample`, with per-flow mutable state in a
 :class:`CongestionState` that the rule creates. The fluid model reads its
 flow-level law: :meth:`GrowthRule.next_round_window` (per-round time model) and,
 where the rule has one, the closed-form :meth:`GrowthRule.continuous_law`.
@@ -131,6 +132,11 @@ class GrowthRule(abc.ABC):
 
     def on_signal(self, st: CongestionState, signal: str) -> None:
         """Hook for router signals (ICMP source quench, ECN, NGWA stamps); default: ignore."""
+
+    def on_rtt_sample(self, st: CongestionState, rtt_s: float) -> None:
+        """Hook for each RTT sample, seconds (RFC 6298 with Karn's rule: none from a
+        retransmitted segment), called just before the :meth:`on_ack` of the same ACK
+        (and also during fast recovery, where no ``on_ack`` follows); default: ignore."""
 
     # Description -------------------------------------------------------------
     def describe(self) -> dict:

@@ -162,7 +162,7 @@ class SmoothStartRule(GrowthRule):
         if st.active and (w >= st.w_c or st.cwnd >= st.ws or float(self._d(st.acks, st.a_a)) <= self.kappa):
             st.active = False
         if not st.active:
-            st.cwnd += self.kappa * mss / w
+            self._congestion_avoidance_ack(st, w)
             return
         if self.per_ack == "euler":
             w += float(self._d(st.acks, st.a_a)) / (w + math.sqrt(self.t) - 1.0)
@@ -172,6 +172,11 @@ class SmoothStartRule(GrowthRule):
             w = math.sqrt(u * u + 2.0 * float(step)) - math.sqrt(self.t) + 1.0
         st.acks += 1.0
         st.cwnd = w * mss
+
+    def _congestion_avoidance_ack(self, st: SmoothState, w: float) -> None:
+        """Congestion avoidance per ACK without router signals: Eq. 6 with ``D = kappa``,
+        ``dw = kappa/w`` packets (Eq. 3). ``w``: cwnd in packets."""
+        st.cwnd += self.kappa * st.mss / w
 
     def _restart(self, st: SmoothState) -> None:
         """Eq. 10: new A_a so that the new limit is the current window."""

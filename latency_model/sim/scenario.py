@@ -41,7 +41,7 @@ from .receiver import Receiver
 from .sender import Sender
 from .sizes import SizeGenerator
 
-__all__ = ["Flow", "Scenario", "FlowRecord", "ScenarioResult", "run", "random_flows"]
+__all__ = ["Flow", "Scenario", "FlowRecord", "ScenarioResult", "RttLog", "run", "random_flows"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,8 @@ class Scenario:
     sources : sequence of OnOffSource
         Non-TCP constant-rate sources feeding the router queue (default none). A source
         without ``stop_s`` needs ``horizon_s``.
+    record_rtt : bool
+        Keep every flow's RTT samples (:class:`RttLog`, in ``ScenarioResult.rtt``). Default False.
     """
 
     flows: tuple
@@ -117,6 +119,7 @@ class Scenario:
     horizon_s: float | None = None
     bin_s: float = 1.0
     sources: tuple = ()
+    record_rtt: bool = False
 
     def __post_init__(self) -> None:
         flows = tuple(self.flows)
@@ -145,6 +148,8 @@ class Scenario:
             if src.stop_s is None and self.horizon_s is None:
                 raise ValueError(f"sources[{i}] has no stop_s, so horizon_s must be set")
         object.__setattr__(self, "sources", sources)
+        if not isinstance(self.record_rtt, bool):
+            raise ValueError(f"record_rtt must be True or False, got {self.record_rtt!r}")
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,9 @@ class FlowRecord:
     triple_dupacks : int
         Times the sender's duplicate-ACK count reached 3 (a "triple dupACK" received,
         whether or not it triggered a fast retransmit).
+    bytes_acked : int
+        Bytes cumulatively acknowledged at the sender when the run stopped (the goodput of
+        a flow the horizon cut off; ``size_bytes`` if completed).
     """
 
     index: int
@@ -196,6 +204,7 @@ class FlowRecord:
     fast_retransmits: int
     signals: int = 0
     triple_dupacks: int = 0
+    bytes_acked: int = 0
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -220,6 +229,8 @@ class ScenarioResult:
         Source Quench messages sent or packets marked by the router (0 without signals).
     source_sent, source_lost : int
         Packets offered to and dropped by the router queue from the on-off sources.
+    rtt : tuple of RttLog
+        One per flow with ``Scenario.record_rtt``; empty otherwise.
     """
 
     flows: tuple
@@ -229,12 +240,38 @@ class ScenarioResult:
     signals_sent: int = 0
     source_sent: int = 0
     source_lost: int = 0
+    rtt: tuple = ()
 
     def column(self, name: str) -> np.ndarray:
         """One :class:`FlowRecord` field for every flow, as an array."""
         if name not in FlowRecord.__dataclass_fields__:
             raise ValueError(f"name must be a FlowRecord field, got {name!r}")
         return np.asarray([getattr(r, name) for r in self.flows])
+
+
+@dataclass(frozen=True)
+class RttLog:
+    """RTT samples of one flow (RFC 6298 with Karn's rule: none from a retransmitted segment).
+
+    Attributes
+    ----------
+    time_s, rtt_s, cwnd_bytes : ndarray of float
+        Arrival time of the ACK, its RTT sample and cwnd when it arrived (before its
+        growth), seconds, seconds, bytes.
+    slow_start : ndarray of bool
+        The rule's state ``in_slow_start`` when the ACK arrived.
+    """
+
+    time_s: np.ndarray
+    rtt_s: np.ndarray
+    cwnd_bytes: np.ndarray
+    slow_start: np.ndarray
+
+    @classmethod
+    def from_samples(cls, samples) -> "RttLog":
+        """From ``(time_s, rtt_s, cwnd_bytes, in_slow_start)`` tuples."""
+        a = np.asarray(samples, dtype=float).reshape(-1, 4)
+        return cls(time_s=a[:, 0], rtt_s=a[:, 1], cwnd_bytes=a[:, 2], slow_start=a[:, 3].astype(bool))
 
 
 class _FlowEvents:
@@ -489,6 +526,8 @@ def run(scenario: Scenario) -> ScenarioResult:
                     rcv.on_syn(net.syn_stamp(payload, f.node, f.params.mss_bytes, now))
                     snd.w_a = rcv.window()
             senders[payload] = snd
+            if scenario.record_rtt:
+                snd.rtt_log = []
             receivers[payload] = rcv
             snd.send_allowed(now)
     if horizon is not None:
@@ -514,11 +553,14 @@ def run(scenario: Scenario) -> ScenarioResult:
             fast_retransmits=snd.fast_retransmits if snd is not None else 0,
             signals=net.signals_received[i],
             triple_dupacks=net.triple[i],
+            bytes_acked=snd.acked_bytes if snd is not None else 0,
         ))
     in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
+    rtt = tuple(RttLog.from_samples(s.rtt_log if s is not None else []) for s in senders) \
+        if scenario.record_rtt else ()
     return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
                           end_s=end, in_flight=in_flight, signals_sent=net.signals_sent,
-                          source_sent=net.source_sent, source_lost=net.source_lost)
+                          source_sent=net.source_sent, source_lost=net.source_lost, rtt=rtt)
 
 
 def random_flows(

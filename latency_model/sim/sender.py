@@ -6,7 +6,8 @@ Implemented, segment by segment:
 * sending: a segment leaves when ``FlightSize + len <= cwnd`` (plus Limited
   Transmit credit) and ``FlightSize + len <= M * MSS`` (receiver window); one
   segment may always leave when nothing is in flight;
-* new ACK: ``rule.on_ack`` (RFC 5681 Section 3.1) outside fast recovery;
+* new ACK: ``rule.on_rtt_sample`` with the ACK's RTT sample (Karn's rule: none from a
+  retransmitted segment), then ``rule.on_ack`` (RFC 5681 Section 3.1) outside fast recovery;
 * duplicate ACKs (RFC 5681 Section 2 definition): fast retransmit on the
   ``dup_t``-th (RFC 5681 3.2, RFC 6582 3.2 steps 1-3 incl. the ``recover`` check);
   the threshold drops to 1 for a hole among the last ``dup_t`` segments with the
@@ -98,12 +99,19 @@ class Sender:
         self.first_lost = 0
         self.completion_s: float | None = None
         self.trace = None
+        # Optional log of (time_s, rtt_s, cwnd_bytes, in_slow_start) per RTT sample (scenario.record_rtt).
+        self.rtt_log: list | None = None
 
     # Helpers -------------------------------------------------------------
     def _end(self, k: int) -> int:
         """Byte offset just past segment ``k - 1`` (bytes in segments 0..k-1)."""
         e = k * self.mss
         return e if e < self.size else self.size
+
+    @property
+    def acked_bytes(self) -> int:
+        """Bytes cumulatively acknowledged so far (goodput of a censored flow)."""
+        return self._end(self.snd_una)
 
     def _seg_len(self, k: int) -> int:
         return self._end(k + 1) - k * self.mss
@@ -204,7 +212,11 @@ class Sender:
         st = self.st
         acked = self._end(ack) - self._end(self.snd_una)
         if not self.retransmitted[ack - 1]:  # Karn's rule
-            self._rtt_sample(now - self.sent_at[ack - 1])
+            r = now - self.sent_at[ack - 1]
+            if self.rtt_log is not None:
+                self.rtt_log.append((now, r, st.cwnd, st.in_slow_start))
+            self.rule.on_rtt_sample(st, r)
+            self._rtt_sample(r)
         self.snd_una = ack
         if self.snd_nxt < ack:
             self.snd_nxt = ack
