@@ -533,4 +533,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m latency_model.cli` runs this file as __main__; the subcommand modules raise
+    # latency_model.cli.CliError, so run the imported module's main, which catches that one.
+    from latency_model.cli import main as _main
+
+    sys.exit(_main())

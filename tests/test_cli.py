@@ -85,11 +85,18 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_console_script_never_prints_a_traceback():
+@pytest.mark.parametrize("module", ["latency_model.cli", "latency_model"])
+def test_console_script_never_prints_a_traceback(module, tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "latency_model.cli", "thresholds", "--p", "-0.5"],
+        [sys.executable, "-m", module, "thresholds", "--p", "-0.5"],
         capture_output=True,
         text=True,
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "latency-model: error: --p must be in [0, 1), got -0.5"
+    # A CliError raised in a subcommand module (not cli.py itself) is caught too.
+    (tmp_path / "f").write_text("")
+    proc = subprocess.run([sys.executable, "-m", module, "experiment", "btcp", "--out", str(tmp_path / "f")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("latency-model: error: --out must be a directory")
+    assert proc.stderr.count("\n") == 1

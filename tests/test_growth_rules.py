@@ -370,3 +370,16 @@ def test_banded_law_window_landing_on_an_edge_moves_to_the_next_band():
     rule = make_rule("lss", max_ssthresh=342.2082077029835)
     nxt = rule.next_round_window(np.array([172.0, 342.2082077029835, 513.3123115544752]), np.full(3, np.inf), 1)
     assert np.all(np.isfinite(nxt)) and np.all(nxt > [172.0, 342.2082077029835, 513.3123115544752])
+
+
+@pytest.mark.parametrize("per_ack", ["exact", "euler"])
+def test_smooth_start_below_one_packet_grows_as_from_one_packet(per_ack):
+    # Found by the invariant test: with T = 0.25, w + sqrt(T) - 1 is 0 at w = 0.5 packet
+    # (Euler divided by it). Below one packet, Eq. 7 runs from w = 1 and keeps the offset.
+    rule = make_rule("smooth-start", t=0.25, per_ack=per_ack)
+    low, one = rule.new_state(0.5 * MSS, 1e4 * MSS, MSS), rule.new_state(1.0 * MSS, 1e4 * MSS, MSS)
+    low.acks = one.acks  # the same point of the a-curve
+    rule.on_ack(low, MSS)
+    rule.on_ack(one, MSS)
+    assert math.isfinite(low.cwnd)
+    assert low.cwnd - 0.5 * MSS == pytest.approx(one.cwnd - 1.0 * MSS, rel=1e-12)

@@ -164,12 +164,14 @@ class SmoothStartRule(GrowthRule):
         if not st.active:
             self._congestion_avoidance_ack(st, w)
             return
+        # Eq. 7 holds for w >= 1 packet (w + sqrt(T) - 1 reaches 0 below it): a window under
+        # one packet grows as one packet would, as in next_round_window.
         if self.per_ack == "euler":
-            w += float(self._d(st.acks, st.a_a)) / (w + math.sqrt(self.t) - 1.0)
+            w += float(self._d(st.acks, st.a_a)) / (max(w, 1.0) + math.sqrt(self.t) - 1.0)
         else:
-            u = w + math.sqrt(self.t) - 1.0
+            u = max(w, 1.0) + math.sqrt(self.t) - 1.0
             step = smooth_integral(st.acks + 1.0, st.a_a, self.b_a) - smooth_integral(st.acks, st.a_a, self.b_a)
-            w = math.sqrt(u * u + 2.0 * float(step)) - math.sqrt(self.t) + 1.0
+            w = math.sqrt(u * u + 2.0 * float(step)) - math.sqrt(self.t) + 1.0 + min(w - 1.0, 0.0)
         st.acks += 1.0
         st.cwnd = w * mss
 
