@@ -98,7 +98,7 @@ def cmd_experiment_btcp(args) -> int:
 
 
 def add_experiment_commands(sub) -> None:
-    """Register ``experiment`` (with ``btcp``) on the main parser's subparsers ``sub``."""
+    """Register ``experiment`` (with ``btcp`` and ``ass``) on the main parser's subparsers ``sub``."""
     p = sub.add_parser("experiment", help="the papers' multi-flow experiments on the shared bottleneck")
     exps = p.add_subparsers(dest="experiment", metavar="NAME")
     exps.required = True
@@ -125,3 +125,7 @@ def add_experiment_commands(sub) -> None:
     b.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/btcp.csv (per variant), DIR/btcp_per_seed.csv, DIR/btcp.json, DIR/btcp.png")
     b.set_defaults(func=cmd_experiment_btcp)
+
+    from .cli_ass import add_ass_command  # experiment ass
+
+    add_ass_command(exps)

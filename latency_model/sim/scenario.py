@@ -38,6 +38,7 @@ from .engine import EventQueue
 from .receiver import Receiver
 from .sender import Sender
 from .sizes import SizeGenerator
+from .traces import CwndLog
 
 __all__ = ["Flow", "Scenario", "FlowRecord", "ScenarioResult", "run", "random_flows"]
 
@@ -99,6 +100,10 @@ class Scenario:
         ``None``: run until every flow has finished and the network is empty.
     bin_s : float
         Bin width of the queue time series, seconds (> 0).
+    record_cwnd : bool
+        Record every flow's congestion window over time
+        (:class:`~latency_model.sim.traces.CwndSeries` in ``ScenarioResult.cwnd``).
+        Default False: it costs a little time and memory per ACK.
     """
 
     flows: tuple
@@ -106,6 +111,7 @@ class Scenario:
     config: SimConfig = field(default_factory=SimConfig)
     horizon_s: float | None = None
     bin_s: float = 1.0
+    record_cwnd: bool = False
 
     def __post_init__(self) -> None:
         flows = tuple(self.flows)
@@ -127,6 +133,8 @@ class Scenario:
             object.__setattr__(self, "horizon_s",
                                check_real("horizon_s", self.horizon_s, low=0.0, low_open=True))
         object.__setattr__(self, "bin_s", check_real("bin_s", self.bin_s, low=0.0, low_open=True))
+        if not isinstance(self.record_cwnd, bool):
+            raise ValueError(f"record_cwnd must be true or false, got {self.record_cwnd!r}")
 
 
 @dataclass(frozen=True)
@@ -158,6 +166,8 @@ class FlowRecord:
     signals : int
         Router signals (Source Quench or ECN echoes) that reached the sender before the
         transfer completed; each was passed to the rule's ``on_signal``.
+    acks_lost : int
+        ACKs dropped by the reverse port's full buffer (0 without ``Dumbbell.reverse_rate_bps``).
     """
 
     index: int
@@ -174,6 +184,7 @@ class FlowRecord:
     timeouts: int
     fast_retransmits: int
     signals: int = 0
+    acks_lost: int = 0
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -196,6 +207,12 @@ class ScenarioResult:
         Data packets still travelling when the run stopped (0 without a horizon).
     signals_sent : int
         Source Quench messages sent or packets marked by the router (0 without signals).
+    ack_queue : QueueSeries or None
+        Reverse (ACK) port time series, ACKs counted as packets; ``None`` without
+        ``Dumbbell.reverse_rate_bps``.
+    cwnd : tuple of CwndSeries or None
+        One congestion-window series per flow (``None`` for a flow that never started);
+        ``None`` unless ``Scenario.record_cwnd``.
     """
 
     flows: tuple
@@ -203,12 +220,18 @@ class ScenarioResult:
     end_s: float
     in_flight: int
     signals_sent: int = 0
+    ack_queue: QueueSeries | None = None
+    cwnd: tuple | None = None
 
     def column(self, name: str) -> np.ndarray:
         """One :class:`FlowRecord` field for every flow, as an array."""
         if name not in FlowRecord.__dataclass_fields__:
             raise ValueError(f"name must be a FlowRecord field, got {name!r}")
         return np.asarray([getattr(r, name) for r in self.flows])
+
+
+# Events after which a flow's sender may have changed its window (recorded with record_cwnd).
+_SENDER_EVENTS = frozenset(("start", "ack", "rto", "signal"))
 
 
 class _FlowEvents:
@@ -243,6 +266,10 @@ class _Network:
         self.tau = topo.signal_threshold_packets
         self.signals_sent = 0
         self.signals_received = [0] * n_flows
+        self.ack_wire = topo.ack_bytes
+        self.reverse = (None if topo.reverse_rate_bps is None
+                        else Port(topo.reverse_rate_bps, topo.reverse_queue_packets, record=True))
+        self.acks_lost = [0] * n_flows
         self.sent = [0] * n_flows
         self.lost = [0] * n_flows
         self.delivered = [0] * n_flows
@@ -277,6 +304,16 @@ class _Network:
         at_rcv = self.receivers[node].offer(left + self.bn_delay, wire) + self.access_delay
         self.q.push(at_rcv, "data", (fid, seg, marked))
 
+    def reverse_ack(self, fid: int, ack: int, now: float) -> bool:
+        """An ACK through the reverse port: at the port one access delay after ``now``."""
+        # ACKs leave in event order with the same access delay, so offers come in time order.
+        left = self.reverse.offer(now + self.access_delay, self.ack_wire)
+        if left is None:
+            self.acks_lost[fid] += 1
+            return False
+        self.q.push(left + self.bn_delay + self.access_delay, "ack", (fid, ack))
+        return True
+
 
 class _FlowLink:
     """``Link`` interface of one flow (what Sender and Receiver call)."""
@@ -293,6 +330,8 @@ class _FlowLink:
         return True  # a queue drop happens later, at the router; counted there
 
     def send_ack(self, ack: int, now: float) -> bool:
+        if self.net.reverse is not None:
+            return self.net.reverse_ack(self.fid, ack, now)
         self.net.q.push(now + self.net.ack_delay, "ack", (self.fid, ack))
         return True
 
@@ -326,6 +365,7 @@ def run(scenario: Scenario) -> ScenarioResult:
     receivers: list[Receiver | None] = [None] * len(flows)
     for i, f in enumerate(flows):
         q.push(f.start_s, "start", i)
+    logs = [CwndLog() for _ in flows] if scenario.record_cwnd else None
 
     end = 0.0
     while True:
@@ -371,6 +411,9 @@ def run(scenario: Scenario) -> ScenarioResult:
             senders[payload] = snd
             receivers[payload] = Receiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s)
             snd.send_allowed(now)
+        if logs is not None and kind in _SENDER_EVENTS:
+            fid = payload[0] if kind == "ack" else payload
+            logs[fid].note(now, senders[fid])
     if horizon is not None:
         end = horizon
 
@@ -393,10 +436,15 @@ def run(scenario: Scenario) -> ScenarioResult:
             timeouts=snd.timeouts if snd is not None else 0,
             fast_retransmits=snd.fast_retransmits if snd is not None else 0,
             signals=net.signals_received[i],
+            acks_lost=net.acks_lost[i],
         ))
     in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
+    ack_queue = None if net.reverse is None else net.reverse.series(end, scenario.bin_s)
+    cwnd = None if logs is None else tuple(
+        None if senders[i] is None else log.series() for i, log in enumerate(logs))
     return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
-                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent)
+                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent,
+                          ack_queue=ack_queue, cwnd=cwnd)
 
 
 def random_flows(
