@@ -173,7 +173,7 @@ def add_smoothtcp_command(exps) -> None:
 
 
 def add_experiment_commands(sub) -> None:
-    """Register ``experiment`` (with ``btcp`` and ``smoothtcp``) on the main parser's subparsers ``sub``."""
+    """Register ``experiment`` (with ``btcp``, ``smoothtcp``, ``ngwa`` and ``ass``) on the main parser's subparsers ``sub``."""
     p = sub.add_parser("experiment", help="the papers' multi-flow experiments on the shared bottleneck")
     exps = p.add_subparsers(dest="experiment", metavar="NAME")
     exps.required = True
@@ -205,3 +205,7 @@ def add_experiment_commands(sub) -> None:
     from .cli_experiment_ngwa import add_ngwa_command  # experiment ngwa
 
     add_ngwa_command(exps)
+
+    from .cli_ass import add_ass_command  # experiment ass
+
+    add_ass_command(exps)

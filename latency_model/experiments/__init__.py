@@ -2,17 +2,19 @@
 
 One module per experiment; :data:`EXPERIMENTS` maps the CLI name to its runner.
 Implemented: ``btcp`` (Burst TCP, Section 4), ``ngwa`` (NGWA, Table 2), ``smoothtcp``
-(SmoothTCP, Section V). Planned: ``ass``.
+(SmoothTCP, Section V), ``ass`` (Advanced Slow Start, Sections 3-4).
 """
 
 from __future__ import annotations
 
+from .ass import AssExperiment, AssResult, run_ass
 from .btcp import BtcpExperiment, BtcpResult, run_btcp
 from .ngwa import NgwaExperiment, NgwaResult, run_ngwa
 from .smoothtcp import SmoothTcpExperiment, SmoothTcpResult, run_smoothtcp
 
 __all__ = ["BtcpExperiment", "BtcpResult", "run_btcp", "NgwaExperiment", "NgwaResult", "run_ngwa",
-           "SmoothTcpExperiment", "SmoothTcpResult", "run_smoothtcp", "EXPERIMENTS"]
+           "SmoothTcpExperiment", "SmoothTcpResult", "run_smoothtcp", "AssExperiment", "AssResult", "run_ass",
+           "EXPERIMENTS"]
 
-EXPERIMENTS = {"btcp": run_btcp, "ngwa": run_ngwa, "smoothtcp": run_smoothtcp}
+EXPERIMENTS = {"btcp": run_btcp, "ngwa": run_ngwa, "smoothtcp": run_smoothtcp, "ass": run_ass}
 """Registry: experiment name -> runner."""

@@ -44,7 +44,7 @@ class Dumbbell:
     A flow of sender node ``i`` goes to receiver node ``i``. Its data crosses sender
     access link ``i``, the router queue, the bottleneck and receiver access link ``i``;
     its ACKs take ``2 * access_delay_s + bottleneck_delay_s`` (no serialisation, no
-    queueing, no loss).
+    queueing, no loss) unless ``reverse_rate_bps`` sends them through a reverse port.
 
     Parameters
     ----------
@@ -72,6 +72,18 @@ class Dumbbell:
         sender's rule receives it through ``GrowthRule.on_signal(state, signal)``.
     signal_threshold_packets : int or None
         Queue threshold tau, packets (>= 0); required with ``signal``. SmoothTCP: 7 (of 20).
+    reverse_rate_bps : float or None
+        Rate of the reverse bottleneck port, bit/s (> 0); ``None`` (default): ACKs return
+        uncongested after ``ack_delay_s``. When set, every ACK (``ack_bytes`` on the wire)
+        reaches the receiver-side router one access delay after it leaves the receiver, is
+        serialised there through a FIFO port with a drop-tail buffer of
+        ``reverse_queue_packets``, then crosses the bottleneck and the sender's access link
+        (propagation only; the access links' ACK serialisation is neglected).
+    reverse_queue_packets : int or None
+        Drop-tail buffer of the reverse port, packets waiting (>= 0); ``None``: unlimited.
+        Only with ``reverse_rate_bps``. ns-2's default ``Queue`` limit is 50.
+    ack_bytes : int
+        Wire size of an ACK on the reverse port, bytes (>= 1). Default 40 (IPv4 + TCP).
 
     Raises
     ------
@@ -88,6 +100,9 @@ class Dumbbell:
     access_queue_packets: int | None = None
     signal: str | None = None
     signal_threshold_packets: int | None = None
+    reverse_rate_bps: float | None = None
+    reverse_queue_packets: int | None = None
+    ack_bytes: int = 40
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -113,10 +128,20 @@ class Dumbbell:
                 raise ValueError("signal must be one of source_quench, ecn when signal_threshold_packets is set")
             set_(self, "signal_threshold_packets",
                  check_int("signal_threshold_packets", self.signal_threshold_packets, low=0))
+        if self.reverse_rate_bps is not None:
+            set_(self, "reverse_rate_bps",
+                 check_real("reverse_rate_bps", self.reverse_rate_bps, low=0.0, low_open=True))
+        if self.reverse_queue_packets is not None:
+            if self.reverse_rate_bps is None:
+                raise ValueError("reverse_queue_packets needs reverse_rate_bps (the reverse port's rate)")
+            set_(self, "reverse_queue_packets",
+                 check_int("reverse_queue_packets", self.reverse_queue_packets, low=0))
+        set_(self, "ack_bytes", check_int("ack_bytes", self.ack_bytes, low=1))
 
     @property
     def ack_delay_s(self) -> float:
-        """Receiver -> sender time of an ACK, seconds: ``2 access + bottleneck`` delay."""
+        """Receiver -> sender propagation time of an ACK, seconds: ``2 access + bottleneck`` delay
+        (the whole ACK path without a reverse port; its propagation part with one)."""
         return 2.0 * self.access_delay_s + self.bottleneck_delay_s
 
     @property
@@ -143,6 +168,9 @@ class Dumbbell:
             "access_queue_packets": self.access_queue_packets,
             "signal": self.signal,
             "signal_threshold_packets": self.signal_threshold_packets,
+            "reverse_rate_bps": self.reverse_rate_bps,
+            "reverse_queue_packets": self.reverse_queue_packets,
+            "ack_bytes": self.ack_bytes,
         }
 
 

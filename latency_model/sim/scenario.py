@@ -40,6 +40,7 @@ from .onoff import OnOffSource
 from .receiver import Receiver
 from .sender import Sender
 from .sizes import SizeGenerator
+from .traces import CwndLog
 
 __all__ = ["Flow", "Scenario", "FlowRecord", "ScenarioResult", "RttLog", "run", "random_flows"]
 
@@ -111,6 +112,10 @@ class Scenario:
         without ``stop_s`` needs ``horizon_s``.
     record_rtt : bool
         Keep every flow's RTT samples (:class:`RttLog`, in ``ScenarioResult.rtt``). Default False.
+    record_cwnd : bool
+        Record every flow's congestion window over time
+        (:class:`~latency_model.sim.traces.CwndSeries` in ``ScenarioResult.cwnd``).
+        Default False: it costs a little time and memory per ACK.
     """
 
     flows: tuple
@@ -120,6 +125,7 @@ class Scenario:
     bin_s: float = 1.0
     sources: tuple = ()
     record_rtt: bool = False
+    record_cwnd: bool = False
 
     def __post_init__(self) -> None:
         flows = tuple(self.flows)
@@ -150,6 +156,8 @@ class Scenario:
         object.__setattr__(self, "sources", sources)
         if not isinstance(self.record_rtt, bool):
             raise ValueError(f"record_rtt must be True or False, got {self.record_rtt!r}")
+        if not isinstance(self.record_cwnd, bool):
+            raise ValueError(f"record_cwnd must be true or false, got {self.record_cwnd!r}")
 
 
 @dataclass(frozen=True)
@@ -187,6 +195,8 @@ class FlowRecord:
     bytes_acked : int
         Bytes cumulatively acknowledged at the sender when the run stopped (the goodput of
         a flow the horizon cut off; ``size_bytes`` if completed).
+    acks_lost : int
+        ACKs dropped by the reverse port's full buffer (0 without ``Dumbbell.reverse_rate_bps``).
     """
 
     index: int
@@ -205,6 +215,7 @@ class FlowRecord:
     signals: int = 0
     triple_dupacks: int = 0
     bytes_acked: int = 0
+    acks_lost: int = 0
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -231,6 +242,12 @@ class ScenarioResult:
         Packets offered to and dropped by the router queue from the on-off sources.
     rtt : tuple of RttLog
         One per flow with ``Scenario.record_rtt``; empty otherwise.
+    ack_queue : QueueSeries or None
+        Reverse (ACK) port time series, ACKs counted as packets; ``None`` without
+        ``Dumbbell.reverse_rate_bps``.
+    cwnd : tuple of CwndSeries or None
+        One congestion-window series per flow (``None`` for a flow that never started);
+        ``None`` unless ``Scenario.record_cwnd``.
     """
 
     flows: tuple
@@ -241,6 +258,8 @@ class ScenarioResult:
     source_sent: int = 0
     source_lost: int = 0
     rtt: tuple = ()
+    ack_queue: QueueSeries | None = None
+    cwnd: tuple | None = None
 
     def column(self, name: str) -> np.ndarray:
         """One :class:`FlowRecord` field for every flow, as an array."""
@@ -272,6 +291,10 @@ class RttLog:
         """From ``(time_s, rtt_s, cwnd_bytes, in_slow_start)`` tuples."""
         a = np.asarray(samples, dtype=float).reshape(-1, 4)
         return cls(time_s=a[:, 0], rtt_s=a[:, 1], cwnd_bytes=a[:, 2], slow_start=a[:, 3].astype(bool))
+
+
+# Events after which a flow's sender may have changed its window (recorded with record_cwnd).
+_SENDER_EVENTS = frozenset(("start", "ack", "ngwa_ack", "rto", "signal"))
 
 
 class _FlowEvents:
@@ -306,6 +329,10 @@ class _Network:
         self.tau = topo.signal_threshold_packets
         self.signals_sent = 0
         self.signals_received = [0] * n_flows
+        self.ack_wire = topo.ack_bytes
+        self.reverse = (None if topo.reverse_rate_bps is None
+                        else Port(topo.reverse_rate_bps, topo.reverse_queue_packets, record=True))
+        self.acks_lost = [0] * n_flows
         self.sent = [0] * n_flows
         self.lost = [0] * n_flows
         self.delivered = [0] * n_flows
@@ -385,6 +412,21 @@ class _Network:
                                                         self.ngwa[fid].fd, now))
             self.q.push(at_rcv, "ngwa_data", (fid, seg, marked, stamp))
 
+    def reverse_ack(self, fid: int, ack: int, now: float, window: float | None = None) -> bool:
+        """An ACK through the reverse port: at the port one access delay after ``now``
+        (``window``: an NGWA receiver's advertised window, bytes)."""
+        # ACKs leave in event order with the same access delay, so offers come in time order.
+        left = self.reverse.offer(now + self.access_delay, self.ack_wire)
+        if left is None:
+            self.acks_lost[fid] += 1
+            return False
+        at = left + self.bn_delay + self.access_delay
+        if window is None:
+            self.q.push(at, "ack", (fid, ack))
+        else:
+            self.q.push(at, "ngwa_ack", (fid, ack, window))
+        return True
+
 
 class _FlowLink:
     """``Link`` interface of one flow (what Sender and Receiver call)."""
@@ -401,9 +443,12 @@ class _FlowLink:
         return True  # a queue drop happens later, at the router; counted there
 
     def send_ack(self, ack: int, now: float, window: float | None = None) -> bool:
+        # window: the advertised window W_a an NGWA receiver puts in the ACK, bytes.
+        if self.net.reverse is not None:
+            return self.net.reverse_ack(self.fid, ack, now, window)
         if window is None:
             self.net.q.push(now + self.net.ack_delay, "ack", (self.fid, ack))
-        else:  # NGWA receiver: the ACK carries the advertised window W_a, bytes
+        else:
             self.net.q.push(now + self.net.ack_delay, "ngwa_ack", (self.fid, ack, window))
         return True
 
@@ -440,6 +485,7 @@ def run(scenario: Scenario) -> ScenarioResult:
     sources = scenario.sources
     for k, src in enumerate(sources):
         q.push(src.start_s, "source", k)
+    logs = [CwndLog() for _ in flows] if scenario.record_cwnd else None
 
     end = 0.0
     while True:
@@ -530,6 +576,9 @@ def run(scenario: Scenario) -> ScenarioResult:
                 snd.rtt_log = []
             receivers[payload] = rcv
             snd.send_allowed(now)
+        if logs is not None and kind in _SENDER_EVENTS:
+            fid = payload[0] if kind in ("ack", "ngwa_ack") else payload
+            logs[fid].note(now, senders[fid])
     if horizon is not None:
         end = horizon
 
@@ -554,13 +603,18 @@ def run(scenario: Scenario) -> ScenarioResult:
             signals=net.signals_received[i],
             triple_dupacks=net.triple[i],
             bytes_acked=snd.acked_bytes if snd is not None else 0,
+            acks_lost=net.acks_lost[i],
         ))
     in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
     rtt = tuple(RttLog.from_samples(s.rtt_log if s is not None else []) for s in senders) \
         if scenario.record_rtt else ()
+    ack_queue = None if net.reverse is None else net.reverse.series(end, scenario.bin_s)
+    cwnd = None if logs is None else tuple(
+        None if senders[i] is None else log.series() for i, log in enumerate(logs))
     return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
                           end_s=end, in_flight=in_flight, signals_sent=net.signals_sent,
-                          source_sent=net.source_sent, source_lost=net.source_lost, rtt=rtt)
+                          source_sent=net.source_sent, source_lost=net.source_lost, rtt=rtt,
+                          ack_queue=ack_queue, cwnd=cwnd)
 
 
 def random_flows(

@@ -1,0 +1,160 @@
+"""``latency-model experiment ass``: Advanced Slow Start (Petrov & Janevski, Sections 3-4).
+
+Registered by :func:`latency_model.cli_experiment.add_experiment_commands`. Errors are
+raised as :class:`~latency_model.cli.CliError` or ``ValueError`` (one line, exit status 2).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from . import __version__
+from .cli import CliError, number
+from .experiments.ass import PAPER_CLAIMS, SERIES_KEYS, AssExperiment, run_ass
+from .export import write_csv, write_json
+
+__all__ = ["add_ass_command"]
+
+# AssExperiment field -> flag, so a ValueError names what the user typed.
+_FLAGS = {"bottlenecks_mbps": "--bottlenecks-mbps", "queues": "--queues", "algorithms": "--algorithms",
+          "initial_windows": "--iw", "reverse_queue_packets": "--reverse-queue-packets",
+          "access_rate_mbps": "--access-rate-mbps", "min_rto_s": "--min-rto-s", "startup_s": "--startup-s",
+          "scale": "--scale", "bins": "--bins", "rwnd": "--rwnd", "decrease": "--decrease", "jobs": "--jobs"}
+
+
+def _list(flag: str, text: str, conv) -> tuple:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise CliError(f"{flag} must list at least one value, got {text!r}")
+    try:
+        return tuple(conv(t) for t in items)
+    except ValueError:
+        raise CliError(f"{flag} must be a comma-separated list of numbers, got {text!r}") from None
+
+
+def _fmt(x, spec: str) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
+
+
+def _text(res) -> str:
+    ex = res.experiment
+    algs = ex.algorithms
+    lines = [
+        f"ASS experiment (Petrov & Janevski, Sections 3-4): one flow over n0-n1-n2-n3, links "
+        f"{ex.link_delay_s * 1e3:g} ms, {ex.horizon_s:g} s runs (scale {ex.scale:g}), NewReno, "
+        f"reverse ACK queue {ex.reverse_queue_packets if ex.reverse_queue_packets is not None else 'off'}",
+        "throughput = payload acknowledged over the run; start-up = the same over the first "
+        f"{ex.startup_window_s:g} s; lost/TO = router drops / timeouts",
+        "",
+        f"{'case':<26}" + "".join(f"{'Alg ' + str(a) + ' kb/s':<14}" for a in algs)
+        + "".join(f"{'start ' + str(a):<10}" for a in algs) + "".join(f"{'lost/TO ' + str(a):<11}" for a in algs),
+    ]
+    by = {(r["bottleneck_mbps"], r["iw_packets"], r["queue_packets"], r["algorithm"]): r for r in res.runs}
+    for bn in ex.bottlenecks_mbps:
+        for w0 in ex.initial_windows:
+            for q in ex.queues:
+                rs = [by[(bn, w0, q, a)] for a in algs]
+                case = f"{bn:g} Mb/s IW {w0} IFQ {q}"
+                lines.append(f"{case:<26}" + "".join(f"{_fmt(r['throughput_kbps'], '.1f'):<14}" for r in rs)
+                             + "".join(f"{_fmt(r['startup_kbps'], '.0f'):<10}" for r in rs)
+                             + "".join(f"{str(r['packets_lost']) + '/' + str(r['timeouts']):<11}" for r in rs))
+    lines += ["", "paper:"] + [f"  {text}" for text in PAPER_CLAIMS.values()]
+    if res.claims:
+        lines += ["", "claims (whole-run throughput; equal = within 2%; aggregate = mean % beyond 2% "
+                      "on the paper's side):"]
+        for c in res.claims:
+            o = c["ours"]
+            ours = f"best {o['best']}" if isinstance(o, dict) else _fmt(o, ".1f")
+            verdict = "agrees" if c["agrees"] else "DISAGREES"
+            lines.append(f"  {verdict:<9} {c['claim']}: ours {ours}, paper {c['paper']}")
+        n = sum(c["agrees"] for c in res.claims)
+        lines.append(f"  {n} of {len(res.claims)} claims agree")
+    return "\n".join(lines)
+
+
+def cmd_experiment_ass(args) -> int:
+    from .cli_experiment import _json_safe
+
+    if args.out is not None and Path(args.out).is_file():
+        raise CliError(f"--out must be a directory, got the file {args.out!r}")
+    try:
+        ex = AssExperiment(
+            scale=args.scale,
+            bottlenecks_mbps=_list("--bottlenecks-mbps", args.bottlenecks_mbps, float),
+            queues=_list("--queues", args.queues, int),
+            algorithms=_list("--algorithms", args.algorithms, int),
+            initial_windows=_list("--iw", args.iw, int),
+            access_rate_mbps=args.access_rate_mbps,
+            reverse_queue_packets=None if args.no_reverse_queue else args.reverse_queue_packets,
+            rwnd=args.rwnd, min_rto_s=args.min_rto_s, decrease=args.decrease, bins=args.bins,
+            startup_s=args.startup_s)
+        res = run_ass(ex, jobs=args.jobs)
+    except ValueError as exc:
+        msg = str(exc)
+        for field, flag in _FLAGS.items():
+            if msg.startswith(field + " "):
+                msg = flag + msg[len(field):]
+                break
+        raise CliError(msg) from None
+    data = _json_safe(res.to_dict())
+    data["version"] = __version__
+    paths = []
+    if args.out is not None:
+        out = Path(args.out)
+        cols = [k for k in res.runs[0] if k not in SERIES_KEYS]
+        paths.append(write_csv(out / "ass.csv", res.runs, cols))
+        ts = [{"bottleneck_mbps": r["bottleneck_mbps"], "iw_packets": r["iw_packets"],
+               "queue_packets": r["queue_packets"], "algorithm": r["algorithm"], "time_s": t,
+               "cwnd_packets": c, "throughput_kbps": g}
+              for r in res.runs for t, c, g in zip(*(r[k] for k in SERIES_KEYS))]
+        paths.append(write_csv(out / "ass_timeseries.csv", ts, list(ts[0].keys())))
+        paths.append(write_json(out / "ass.json", data))
+        from .experiments.plot_ass import plot_ass  # matplotlib only when a figure is asked for
+
+        paths.append(plot_ass(data, out / "ass_cwnd.png", "cwnd"))
+        paths.append(plot_ass(data, out / "ass_throughput.png", "throughput"))
+    if args.json:
+        print(json.dumps(data, allow_nan=False))
+    else:
+        print(_text(res))
+        if paths:
+            print("\nwrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def add_ass_command(exps) -> None:
+    """Register ``ass`` on the ``experiment`` subparsers ``exps``."""
+    d = AssExperiment()
+    a = exps.add_parser("ass", help="Advanced Slow Start (Petrov & Janevski): throughput and cwnd over "
+                                    "time, Algorithms 1-4, 0.3 and 10 Mb/s, IFQ 5-200")
+    a.add_argument("--scale", type=number, default=d.scale,
+                   help="fraction of the paper's 250 s runs (%(default)s)")
+    a.add_argument("--bottlenecks-mbps", default=",".join(f"{x:g}" for x in d.bottlenecks_mbps),
+                   help="bottleneck rates, Mb/s, comma-separated (%(default)s)")
+    a.add_argument("--queues", default=",".join(map(str, d.queues)),
+                   help="router IFQ sizes, packets, comma-separated (%(default)s)")
+    a.add_argument("--algorithms", default=",".join(map(str, d.algorithms)),
+                   help="slow-start algorithms from 1-4, comma-separated (%(default)s)")
+    a.add_argument("--iw", default=",".join(map(str, d.initial_windows)),
+                   help="initial windows, packets, comma-separated; 4 = RFC 3390 at 1000 B (%(default)s)")
+    a.add_argument("--access-rate-mbps", type=number, default=d.access_rate_mbps,
+                   help="rate of the two access links, Mb/s (%(default)s)")
+    a.add_argument("--reverse-queue-packets", type=int, default=d.reverse_queue_packets,
+                   help="drop-tail buffer of the reverse ACK port at the bottleneck rate (%(default)s)")
+    a.add_argument("--no-reverse-queue", action="store_true", help="ACKs return uncongested")
+    a.add_argument("--rwnd", type=int, default=d.rwnd, help="receiver window, packets (%(default)s)")
+    a.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
+                   help="minimum and initial RTO, seconds (%(default)s)")
+    a.add_argument("--decrease", default=d.decrease,
+                   help="ASS decrease reading: divide, fraction or standard (%(default)s)")
+    a.add_argument("--bins", type=int, default=d.bins, help="time bins of the series (%(default)s)")
+    a.add_argument("--startup-s", type=number, default=d.startup_s,
+                   help="start-up window for the slow-start goodput, seconds (%(default)s)")
+    a.add_argument("--jobs", type=int, default=1, help="worker processes; same result for any value (%(default)s)")
+    a.add_argument("--json", action="store_true", help="print one JSON object")
+    a.add_argument("--out", default=None, metavar="DIR",
+                   help="also write DIR/ass.csv (per run), DIR/ass_timeseries.csv, DIR/ass.json, "
+                        "DIR/ass_cwnd.png, DIR/ass_throughput.png")
+    a.set_defaults(func=cmd_experiment_ass)
