@@ -239,7 +239,9 @@ class Sender:
                     self.timer.cancel()
             else:  # partial ACK: retransmit the next hole, partial deflation
                 self._transmit(ack, now)
-                st.cwnd -= acked
+                # Floored at 0 as in ns-3 (SafeSubtraction): RFC 6582 sets no floor, and a
+                # rule that cut ssthresh far below the flight (ASS's divide) drove cwnd negative.
+                st.cwnd = max(st.cwnd - acked, 0.0)
                 if acked >= self.mss:
                     st.cwnd += self.mss
                 self._note("partial_ack", now, ack)
