@@ -125,7 +125,9 @@ def test_progress_bar_on_a_terminal_only(tmp_path, capsys, monkeypatch):
 
 
 def test_sigint_half_way_then_rerun_gives_exactly_the_serial_table(tmp_path, capsys):
-    grid = ["--param", "p=0.1", "--param", "size-packets=2:41", "--what", "simulation", "--runs", "20",
+    # 40 runs a point: enough work left after the second row that a loaded machine cannot
+    # finish the sweep before the signal lands.
+    grid = ["--param", "p=0.1", "--param", "size-packets=2:41", "--what", "simulation", "--runs", "40",
             "--seed", "9", "--engine", "python", "--jobs", "1", "--quiet"]
     out = tmp_path / "run.csv"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
