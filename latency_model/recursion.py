@@ -33,10 +33,10 @@ used to check the tables.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections import OrderedDict
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
