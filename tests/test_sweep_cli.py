@@ -131,9 +131,14 @@ def test_sigint_half_way_then_rerun_gives_exactly_the_serial_table(tmp_path, cap
             "--seed", "9", "--engine", "python", "--jobs", "1", "--quiet"]
     out = tmp_path / "run.csv"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # A child inherits an ignored SIGINT, and Python then leaves it ignored: give the child
+    # the default disposition whatever an earlier test left in this process (in the full
+    # CI run the child ran to the end, status 0, despite the signal).
+    parent_sigint = signal.getsignal(signal.SIGINT)
     proc = subprocess.Popen([sys.executable, "-m", "latency_model.cli", "sweep", *grid, "--flush-every", "0",
                              "--out", str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if out.exists() and len(_rows(out)) >= 2:
@@ -141,7 +146,7 @@ def test_sigint_half_way_then_rerun_gives_exactly_the_serial_table(tmp_path, cap
         time.sleep(0.005)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == 130, (stderr, parent_sigint)
     assert stderr.count("\n") == 1 and "Traceback" not in stderr
     assert stderr.startswith("latency-model: interrupted: ") and "rerun the same command to resume" in stderr
     saved = _rows(out)
