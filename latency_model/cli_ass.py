@@ -6,12 +6,10 @@ raised as :class:`~latency_model.cli.CliError` or ``ValueError`` (one line, exit
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
-from . import __version__
 from .cli import CliError, number
+from .cli_experiment import emit, flag_error, out_dir
 from .experiments.ass import PAPER_CLAIMS, SERIES_KEYS, AssExperiment, run_ass
 from .export import write_csv, write_json
 
@@ -75,10 +73,7 @@ def _text(res) -> str:
 
 
 def cmd_experiment_ass(args) -> int:
-    from .cli_experiment import _json_safe
-
-    if args.out is not None and Path(args.out).is_file():
-        raise CliError(f"--out must be a directory, got the file {args.out!r}")
+    out_dir(args)  # before the run
     try:
         ex = AssExperiment(
             scale=args.scale,
@@ -92,36 +87,22 @@ def cmd_experiment_ass(args) -> int:
             startup_s=args.startup_s)
         res = run_ass(ex, jobs=args.jobs)
     except ValueError as exc:
-        msg = str(exc)
-        for field, flag in _FLAGS.items():
-            if msg.startswith(field + " "):
-                msg = flag + msg[len(field):]
-                break
-        raise CliError(msg) from None
-    data = _json_safe(res.to_dict())
-    data["version"] = __version__
-    paths = []
-    if args.out is not None:
-        out = Path(args.out)
+        raise flag_error(exc, _FLAGS) from None
+
+    def write(out, data):
+        from .experiments.plot_ass import plot_ass  # matplotlib only when a figure is asked for
+
         cols = [k for k in res.runs[0] if k not in SERIES_KEYS]
-        paths.append(write_csv(out / "ass.csv", res.runs, cols))
         ts = [{"bottleneck_mbps": r["bottleneck_mbps"], "iw_packets": r["iw_packets"],
                "queue_packets": r["queue_packets"], "algorithm": r["algorithm"], "time_s": t,
                "cwnd_packets": c, "throughput_kbps": g}
               for r in res.runs for t, c, g in zip(*(r[k] for k in SERIES_KEYS))]
-        paths.append(write_csv(out / "ass_timeseries.csv", ts, list(ts[0].keys())))
-        paths.append(write_json(out / "ass.json", data))
-        from .experiments.plot_ass import plot_ass  # matplotlib only when a figure is asked for
+        return [write_csv(out / "ass.csv", res.runs, cols),
+                write_csv(out / "ass_timeseries.csv", ts, list(ts[0].keys())),
+                write_json(out / "ass.json", data),
+                plot_ass(data, out / "ass_cwnd.png", "cwnd"), plot_ass(data, out / "ass_throughput.png", "throughput")]
 
-        paths.append(plot_ass(data, out / "ass_cwnd.png", "cwnd"))
-        paths.append(plot_ass(data, out / "ass_throughput.png", "throughput"))
-    if args.json:
-        print(json.dumps(data, allow_nan=False))
-    else:
-        print(_text(res))
-        if paths:
-            print("\nwrote " + ", ".join(str(p) for p in paths))
-    return 0
+    return emit(args, res, _text(res), write)
 
 
 def add_ass_command(exps) -> None:

@@ -69,32 +69,61 @@ def _json_safe(obj):
     return obj
 
 
-def cmd_experiment_btcp(args) -> int:
-    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
-    ex = BtcpExperiment(scale=args.scale, seeds=args.seeds, seed=args.seed,
-                        flows_per_node=args.flows_per_node, queue_packets=args.queue_packets,
-                        access_queue_packets=args.access_queue_packets, rwnd=args.rwnd, min_rto_s=args.min_rto_s, b=args.b, variants=variants)
-    if args.out is not None and Path(args.out).is_file():
+def names(text: str) -> tuple:
+    """A comma-separated list of names (variants, rules), blanks dropped."""
+    return tuple(t.strip() for t in text.split(",") if t.strip())
+
+
+def out_dir(args) -> Path | None:
+    """``--out`` as a directory path (None if not given); a file there is a one-line error."""
+    if args.out is None:
+        return None
+    if Path(args.out).is_file():
         raise CliError(f"--out must be a directory, got the file {args.out!r}")
-    res = run_btcp(ex)
+    return Path(args.out)
+
+
+def flag_error(exc: ValueError, flags: dict) -> CliError:
+    """The experiment's ValueError with its leading field name replaced by the flag the
+    user typed (``flags``: field -> flag)."""
+    msg = str(exc)
+    field = msg.split(" ", 1)[0]
+    return CliError(flags.get(field, field) + msg[len(field):])
+
+
+def emit(args, res, text, write) -> int:
+    """Print an experiment's result: its JSON (``--json``; NaN as null, with the package
+    version) or ``text``; with ``--out``, ``write(out_dir, data)`` first writes the files and
+    returns their paths (listed after the text)."""
     data = _json_safe(res.to_dict())
     data["version"] = __version__
-    paths = []
-    if args.out is not None:
-        out = Path(args.out)
-        paths.append(write_csv(out / "btcp.csv", res.summary, list(res.summary[0].keys())))
-        paths.append(write_csv(out / "btcp_per_seed.csv", res.per_seed, list(res.per_seed[0].keys())))
-        paths.append(write_json(out / "btcp.json", data))
-        from .experiments.plot_btcp import plot_btcp  # matplotlib only when a figure is asked for
-
-        paths.append(plot_btcp(data, out / "btcp.png"))
+    out = out_dir(args)
+    paths = write(out, data) if out is not None else []
     if args.json:
         print(json.dumps(data, allow_nan=False))
     else:
-        print(_btcp_text(res))
+        print(text)
         if paths:
             print("\nwrote " + ", ".join(str(p) for p in paths))
     return 0
+
+
+def cmd_experiment_btcp(args) -> int:
+    variants = names(args.variants)
+    ex = BtcpExperiment(scale=args.scale, seeds=args.seeds, seed=args.seed,
+                        flows_per_node=args.flows_per_node, queue_packets=args.queue_packets,
+                        access_queue_packets=args.access_queue_packets, rwnd=args.rwnd, min_rto_s=args.min_rto_s, b=args.b, variants=variants)
+    out_dir(args)  # before the run
+    res = run_btcp(ex)
+
+    def write(out, data):
+        from .experiments.plot_btcp import plot_btcp  # matplotlib only when a figure is asked for
+
+        return [write_csv(out / "btcp.csv", res.summary, list(res.summary[0].keys())),
+                write_csv(out / "btcp_per_seed.csv", res.per_seed, list(res.per_seed[0].keys())),
+                write_json(out / "btcp.json", data), plot_btcp(data, out / "btcp.png")]
+
+    return emit(args, res, _btcp_text(res), write)
 
 
 # SmoothTcpExperiment field -> flag, so that errors name what the user typed.
@@ -106,40 +135,26 @@ _SMOOTHTCP_FLAGS = {"scale": "--scale", "flows": "--flows", "queue_packets": "--
 def cmd_experiment_smoothtcp(args) -> int:
     from .experiments.smoothtcp import SmoothTcpExperiment, run_smoothtcp
 
-    rules = tuple(r.strip() for r in args.rules.split(",") if r.strip())
+    rules = names(args.rules)
     try:
         ex = SmoothTcpExperiment(scale=args.scale, flows=args.flows, queue_packets=args.queue_packets, tau=args.tau,
                                  rwnd=args.rwnd, kappa=args.kappa, ss_signal=args.ss_signal,
                                  min_rto_s=args.min_rto_s, rules=rules, bin_s=args.bin_s)
     except ValueError as exc:
-        field = str(exc).split(" ", 1)[0]
-        # ValueError, not CliError: caught by main() even under `python -m latency_model.cli`,
-        # where cli.py runs as __main__ and its CliError is another class.
-        raise ValueError(_SMOOTHTCP_FLAGS.get(field, field) + str(exc)[len(field):]) from None
-    if args.out is not None and Path(args.out).is_file():
-        raise ValueError(f"--out must be a directory, got the file {args.out!r}")
+        raise flag_error(exc, _SMOOTHTCP_FLAGS) from None
+    out_dir(args)  # before the run
     res = run_smoothtcp(ex)
-    data = _json_safe(res.to_dict())
-    data["version"] = __version__
-    paths = []
-    if args.out is not None:
-        out = Path(args.out)
-        for name, rows in (("smoothtcp.csv", res.summary), ("smoothtcp_flows.csv", res.flows),
-                           ("smoothtcp_queue.csv", res.queue_series), ("smoothtcp_flow_series.csv", res.flow_series),
-                           ("smoothtcp_rtt.csv", res.rtt_samples)):
-            if rows:
-                paths.append(write_csv(out / name, rows, list(rows[0].keys())))
-        paths.append(write_json(out / "smoothtcp.json", data))
+
+    def write(out, data):
         from .experiments.plot_smoothtcp import plot_smoothtcp  # matplotlib only when a figure is asked for
 
-        paths.append(plot_smoothtcp(data, out / "smoothtcp.png"))
-    if args.json:
-        print(json.dumps(data, allow_nan=False))
-    else:
-        print(res.to_text())
-        if paths:
-            print("\nwrote " + ", ".join(str(p) for p in paths))
-    return 0
+        tables = (("smoothtcp.csv", res.summary), ("smoothtcp_flows.csv", res.flows),
+                  ("smoothtcp_queue.csv", res.queue_series), ("smoothtcp_flow_series.csv", res.flow_series),
+                  ("smoothtcp_rtt.csv", res.rtt_samples))
+        paths = [write_csv(out / name, rows, list(rows[0].keys())) for name, rows in tables if rows]
+        return paths + [write_json(out / "smoothtcp.json", data), plot_smoothtcp(data, out / "smoothtcp.png")]
+
+    return emit(args, res, res.to_text(), write)
 
 
 def add_smoothtcp_command(exps) -> None:

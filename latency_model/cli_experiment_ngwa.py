@@ -6,13 +6,10 @@ as :class:`~latency_model.cli.CliError` or ``ValueError`` (one line, exit status
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
-from . import __version__
-from .cli import CliError, number
-from .cli_experiment import _json_safe
+from .cli import number
+from .cli_experiment import _json_safe, emit, names, out_dir
 from .experiments.ngwa import VARIANTS, NgwaExperiment, run_ngwa
 from .export import write_csv, write_json
 
@@ -55,32 +52,22 @@ def _text(res) -> str:
 
 
 def cmd_experiment_ngwa(args) -> int:
-    variants = tuple(v.strip().lower() for v in args.variants.split(",") if v.strip())
+    variants = tuple(v.lower() for v in names(args.variants))
     ex = NgwaExperiment(scale=args.scale, rounds=args.rounds, seed=args.seed, queue_bytes=args.queue_bytes,
                         w_max_bytes=args.w_max_bytes, alpha=args.alpha,
                         bottleneck_rate_bps=args.bottleneck_rate_bps, sources=args.sources,
                         source_on_s=args.source_on_s, source_off_s=args.source_off_s, variants=variants)
-    if args.out is not None and Path(args.out).is_file():
-        raise CliError(f"--out must be a directory, got the file {args.out!r}")
+    out_dir(args)  # before the run
     res = run_ngwa(ex)
-    data = _json_safe(res.to_dict())
-    data["version"] = __version__
-    paths = []
-    if args.out is not None:
-        out = Path(args.out)
-        paths.append(write_csv(out / "ngwa.csv", data["series"], list(data["series"][0].keys())))
-        paths.append(write_csv(out / "ngwa_per_round.csv", data["per_round"], list(data["per_round"][0].keys())))
-        paths.append(write_json(out / "ngwa.json", data))
+
+    def write(out, data):
         from .experiments.plot_ngwa import plot_ngwa  # matplotlib only when a figure is asked for
 
-        paths.append(plot_ngwa(data, out / "ngwa.png"))
-    if args.json:
-        print(json.dumps(data, allow_nan=False))
-    else:
-        print(_text(res))
-        if paths:
-            print("\nwrote " + ", ".join(str(p) for p in paths))
-    return 0
+        return [write_csv(out / "ngwa.csv", data["series"], list(data["series"][0].keys())),
+                write_csv(out / "ngwa_per_round.csv", data["per_round"], list(data["per_round"][0].keys())),
+                write_json(out / "ngwa.json", data), plot_ngwa(data, out / "ngwa.png")]
+
+    return emit(args, res, _text(res), write)
 
 
 def add_ngwa_command(exps) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .export import atomic_write_bytes
 
-__all__ = ["read_tidy", "draw", "REQUIRED_COLUMNS"]
+__all__ = ["read_tidy", "draw", "pyplot", "save_figure", "REQUIRED_COLUMNS"]
 
 REQUIRED_COLUMNS = ("figure", "series", "k", "source", "size_packets", "size_bytes", "value", "ci_low", "ci_high", "n")
 MIN_DRAWN_N = 10  # a simulated conditional mean from fewer transfers is not drawn
@@ -50,7 +50,8 @@ def read_tidy(path) -> list[dict]:
     return rows
 
 
-def _setup():
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend, with the package's fixed style."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -79,7 +80,7 @@ def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     """
     rows = read_tidy(csv_path)
     stem = Path(out_stem) if out_stem is not None else Path(csv_path).with_suffix("")
-    plt = _setup()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     name = rows[0]["figure"]
     curves = [r for r in rows if r["series"] not in ("filesize_min", "filesize_min_fluid")]
@@ -119,13 +120,38 @@ def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2, loc="best")
     fig.subplots_adjust(left=0.1, right=0.98, top=0.93, bottom=0.11)  # fixed: tight_layout costs a draw
-    paths = []
-    for ext in ("png", "svg"):
-        buf = io.BytesIO()
-        fig.savefig(buf, format=ext, dpi=110, metadata={"Date": None} if ext == "svg" else None)
-        paths.append(atomic_write_bytes(stem.with_suffix(f".{ext}"), buf.getvalue()))
+    paths = [save_figure(fig, stem.with_suffix(f".{ext}"), dpi=110, close=False) for ext in ("png", "svg")]
     plt.close(fig)
     return paths
+
+
+def save_figure(fig, path, dpi: int = 100, close: bool = True) -> Path:
+    """Write ``fig`` to ``path`` atomically, in the format its suffix names (SVG without a
+    date, so the same data gives the same bytes), and close it unless asked not to.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or Path
+        Output file (.png or .svg).
+    dpi : int
+        Resolution, dots per inch.
+    close : bool
+        Close the figure afterwards (default).
+
+    Returns
+    -------
+    Path
+    """
+    path = Path(path)
+    ext = path.suffix.lstrip(".").lower()
+    buf = io.BytesIO()
+    fig.savefig(buf, format=ext, dpi=dpi, metadata={"Date": None} if ext == "svg" else None)
+    if close:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())
 
 
 def _default_title(name: str) -> str:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from ..export import atomic_write_bytes
+from ..plots import pyplot, save_figure
 
 __all__ = ["plot_ass"]
 
@@ -32,10 +31,7 @@ def plot_ass(data: dict, path, kind: str = "cwnd") -> Path:
     """
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of cwnd, throughput, got {kind!r}")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     key, label = _KINDS[kind]
     p = data["params"]
@@ -63,7 +59,4 @@ def plot_ass(data: dict, path, kind: str = "cwnd") -> Path:
     fig.suptitle(f"ASS experiment ({label}): one flow, {p['horizon_s']:g} s runs (scale {p['scale']:g})",
                  fontsize=9)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80)
-    plt.close(fig)
-    return atomic_write_bytes(Path(path), buf.getvalue())
+    return save_figure(fig, path, dpi=80)

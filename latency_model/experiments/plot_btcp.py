@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from ..export import atomic_write_bytes
+from ..plots import pyplot, save_figure
 
 __all__ = ["plot_btcp"]
 
@@ -26,10 +25,7 @@ def plot_btcp(data: dict, path) -> Path:
     -------
     Path
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = data["series"]
     names = [_LABELS.get(r["variant"], r["variant"]) for r in rows]
@@ -45,7 +41,4 @@ def plot_btcp(data: dict, path) -> Path:
     fig.suptitle(f"Burst TCP experiment: {p['n_flows']} flows, queue {p['queue_packets']} packets, "
                  f"{p['seeds']} seeds (95% CI)", fontsize=10)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    return atomic_write_bytes(Path(path), buf.getvalue())
+    return save_figure(fig, path, dpi=100)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from ..export import atomic_write_bytes
+from ..plots import pyplot, save_figure
 
 __all__ = ["plot_ngwa"]
 
@@ -25,10 +24,7 @@ def plot_ngwa(data: dict, path) -> Path:
     -------
     Path
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = data["series"]
     names = [r["variant"] for r in rows]
@@ -55,7 +51,4 @@ def plot_ngwa(data: dict, path) -> Path:
     fig.suptitle(f"NGWA experiment: 4 flows, queue {p['queue_packets']} packets, {p['horizon_s']:g} s runs, "
                  f"{p['rounds']} rounds (95% CI); dots: the paper", fontsize=10)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    return atomic_write_bytes(Path(path), buf.getvalue())
+    return save_figure(fig, path, dpi=100)

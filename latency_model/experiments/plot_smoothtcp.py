@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from ..export import atomic_write_bytes
+from ..plots import pyplot, save_figure
 
 __all__ = ["plot_smoothtcp"]
 
@@ -31,10 +30,7 @@ def plot_smoothtcp(data: dict, path) -> Path:
     -------
     Path
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     import numpy as np
 
     rules = [r["rule"] for r in data["series"]]
@@ -67,7 +63,4 @@ def plot_smoothtcp(data: dict, path) -> Path:
     fig.suptitle(f"SmoothTCP experiment: {p['flows']} flows, {p['horizon_s']:g} s, queue {p['queue_packets']}, "
                  f"tau {p['tau']}, kappa {p['kappa']:g}", fontsize=10)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return atomic_write_bytes(Path(path), buf.getvalue())
+    return save_figure(fig, path, dpi=90)
