@@ -207,26 +207,12 @@ class NgwaSender(Sender):
             self.tail = False
             self.er = False
 
-    def _limit(self) -> float:
-        if self.cw:
-            return send_limit(self.w_a, self.st.cwnd + self.lt_credit * self.mss, 0.0, True)
+    def _receiver_window(self) -> float:
         return self.w_a
 
-    def _can_send_new(self) -> bool:
-        if self.snd_nxt >= self.n:
-            return False
-        return self._flight() + self._seg_len(self.snd_nxt) <= self.w_a
-
-    def send_allowed(self, now: float) -> None:
-        """Send every segment that Eq. (1) admits: ``len <= W_t``."""
-        while self.snd_nxt < self.n:
-            flight = self._flight()
-            if flight > 0 and self._seg_len(self.snd_nxt) > self._limit() - flight:
-                break
-            self._transmit(self.snd_nxt, now)
-            self.snd_nxt += 1
-            if self.snd_nxt > self.snd_max:
-                self.snd_max = self.snd_nxt
+    def _send_limit(self) -> float:
+        """Eq. (1): ``min(W_a, W_c)`` with the congestion window, ``W_a`` without (bytes)."""
+        return send_limit(self.w_a, self.st.cwnd + self.lt_credit * self.mss, 0.0, self.cw)
 
     def on_ack(self, ack: int, now: float, window: float | None = None) -> None:
         """An ACK for ``ack`` segments carrying the advertised window ``window`` (bytes)."""

@@ -119,11 +119,19 @@ class Sender:
     def _flight(self) -> int:
         return self._end(self.snd_nxt) - self._end(self.snd_una)
 
+    def _receiver_window(self) -> float:
+        """Bytes the receiver admits in flight (constant here; NGWA's sender overrides it)."""
+        return self.rwnd_bytes
+
+    def _send_limit(self) -> float:
+        """Bytes the flight may reach: cwnd (+ LT credit) and the receiver window."""
+        return min(self.st.cwnd + self.lt_credit * self.mss, self._receiver_window())
+
     def _can_send_new(self) -> bool:
         """True if the receiver window admits the next segment (RFC 5827 'no new data' test)."""
         if self.snd_nxt >= self.n:
             return False
-        return self._flight() + self._seg_len(self.snd_nxt) <= self.rwnd_bytes
+        return self._flight() + self._seg_len(self.snd_nxt) <= self._receiver_window()
 
     def _note(self, event: str, now: float, value: int) -> None:
         if self.trace is not None:
@@ -146,13 +154,10 @@ class Sender:
 
     def send_allowed(self, now: float) -> None:
         """Send every segment that cwnd (+ LT credit) and the receiver window admit."""
-        st = self.st
+        limit = self._send_limit()  # nothing below changes it
         while self.snd_nxt < self.n:
             flight = self._flight()
-            ln = self._seg_len(self.snd_nxt)
-            if flight > 0 and flight + ln > st.cwnd + self.lt_credit * self.mss:
-                break
-            if flight > 0 and flight + ln > self.rwnd_bytes:
+            if flight > 0 and flight + self._seg_len(self.snd_nxt) > limit:
                 break
             self._transmit(self.snd_nxt, now)
             self.snd_nxt += 1

@@ -32,7 +32,7 @@ class CwndLog:
     def note(self, now: float, sender) -> None:
         """Append a sample at ``now`` (seconds) if ``sender``'s window or cumulative ACK moved."""
         st = sender.st
-        acked = min(sender.snd_una * sender.mss, sender.size)
+        acked = sender.acked_bytes
         key = (st.cwnd, st.ssthresh, acked)
         if key == self.last:
             return
