@@ -88,7 +88,7 @@ class SolverOptions:
         agrees with nested quadrature to about 1e-8). ``False`` reads L_1 from the table
         (about 5e-5; 5e-4 for the proposal), which is faster. :func:`expected_latency`
         uses the exact L_2 only at sizes where p(2 | y) >= 1e-7; elsewhere the difference
-        cannot move L by more than about 1e-10 of L_2.
+        cannot move L by more than 5e-11 of L_2.
     """
 
     time_model: str = "fluid"
