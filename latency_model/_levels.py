@@ -30,15 +30,25 @@ class LevelData:
         n = state.size
         self.n_states = n_states
         self.starts = np.searchsorted(state, np.arange(n_states + 1)).astype(np.int64)
+        # int32 indices (when they fit) spare scipy a scan of every index array for its range.
+        itype = np.int32 if _fits_int32(max(n, n_table) * max(idx.shape[1], 1)) else np.int64
         # Sum over the nodes of each state, in node order.
-        self.summing = sparse.csr_matrix((np.ones(n), np.arange(n), self.starts), shape=(n_states, n))
+        self.summing = sparse.csr_matrix(
+            (np.ones(n), np.arange(n, dtype=itype), self.starts.astype(itype)), shape=(n_states, n)
+        )
         # Interpolation into the stacked tables: a fixed number of corners per node.
         c = idx.shape[1]
         self.interp = sparse.csr_matrix(
-            (wts.ravel(), idx.ravel(), c * np.arange(n + 1)), shape=(n, max(n_table, 1))
+            (wts.ravel(), idx.ravel().astype(itype, copy=False), c * np.arange(n + 1, dtype=itype)),
+            shape=(n, max(n_table, 1)),
         )
         self.cols = np.empty((n, 2))  # column 0: dens, column 1: (base + next) * dens
         self.cols[:, 0] = dens
+
+
+def _fits_int32(n: int) -> bool:
+    """Whether indices up to ``n`` fit a 32-bit integer."""
+    return n < np.iinfo(np.int32).max
 
 
 def level_sums(data: LevelData, ratio, base, prev, direct, update: bool):

@@ -44,7 +44,7 @@ from scipy import integrate
 
 from . import _levels
 from .checks import check_array, check_choice, check_int, check_real
-from .fluid import TIME_MODELS, l0, l0_and_w_f, y_f
+from .fluid import TIME_MODELS, l0, l0_and_w_f, l0_and_w_f_unchecked, l0_unchecked, y_f, y_f_unchecked
 from .losses import LOSS_LAWS, loss_count_pmf
 from .params import TcpParams
 
@@ -85,7 +85,7 @@ class SolverOptions:
         Points of each window-family grid.
     exact_l2 : bool
         L_2 at the requested sizes from the exact L_1 of every post-loss state (no table;
-        agrees with nested quadrature to about 1e-8). ``False`` reads L_1 from the table
+        agrees with nested quadrature to about 1e-7). ``False`` reads L_1 from the table
         (about 5e-5; 5e-4 for the proposal), which is faster. :func:`expected_latency`
         uses the exact L_2 only at sizes where p(2 | y) >= 1e-7; elsewhere the difference
         cannot move L by more than 5e-11 of L_2.
@@ -169,7 +169,7 @@ def _tail_packets(params: TcpParams) -> int:
 
 def _region_bounds(params: TcpParams, r, w0, wss, time_model):
     """Bytes a (end of region 1) and t (start of region 3) for states (r, w0, wss)."""
-    yto = y_f(params, params.timeout_threshold, w0, wss, time_model=time_model)
+    yto = y_f_unchecked(params, float(params.timeout_threshold), w0, wss, time_model)
     tail_start = np.minimum(np.maximum(r - _tail_packets(params) * params.mss_bytes, 0.0), r)
     a = np.minimum(np.maximum(np.minimum(yto, tail_start), 0.0), r)
     return a, tail_start
@@ -184,6 +184,53 @@ def _after_loss(params: TcpParams, region: int, r, y, wf):
     if region == 1:
         return params.rto, "T", np.minimum(r - y + mss, r), s_next
     return params.rto, "T", np.broadcast_to(np.minimum(mss, r), np.shape(y)), s_next
+
+
+def _next_boundary_gap(params: TcpParams, region: int, r, y, w0, wss, time_model):
+    """y_to of the post-loss state minus where its tail starts, bytes.
+
+    Where this changes sign, L_{j-1} of the post-loss state switches between its
+    region-1 and region-2 formulas (a timeout vs fast retransmit): a kink in y of the
+    integrand of L_j.
+    """
+    wf = l0_and_w_f_unchecked(params, y, w0, wss, time_model)[1]
+    _, family, r_next, p_next = _after_loss(params, region, r, y, wf)
+    nw0, nwss = _family_windows(family, p_next)
+    yto = y_f_unchecked(params, float(params.timeout_threshold), nw0, nwss, time_model)
+    return yto - (r_next - _tail_packets(params) * float(params.mss_bytes))
+
+
+# Sampling and bisection of the gap above, per state and region.
+_GAP_SAMPLES = 16
+_GAP_BISECTIONS = 16  # to 1/16 of a region / 2^16 = 1e-6 of it
+
+
+def _next_boundary_kinks(params: TcpParams, region: int, r, w0, wss, lo, hi, time_model):
+    """First and last y in [lo, hi] where :func:`_next_boundary_gap` changes sign (``lo``,
+    an empty panel, if it does not), from a sampled sign change refined by bisection;
+    shape (2, S)."""
+    frac = np.linspace(0.0, 1.0, _GAP_SAMPLES + 1)
+    ys = lo[:, None] + (hi - lo)[:, None] * frac[None, :]
+    gap = _next_boundary_gap(params, region, r[:, None], ys, w0[:, None], wss[:, None], time_model)
+    change = (np.sign(gap[:, :-1]) * np.sign(gap[:, 1:]) < 0) & (hi > lo)[:, None]
+    rows = np.arange(r.size)
+    out = np.array([lo, lo], dtype=float)
+    for which, cell in enumerate((np.argmax(change, axis=1),
+                                  change.shape[1] - 1 - np.argmax(change[:, ::-1], axis=1))):
+        has = change[rows, cell]
+        if not has.any():
+            continue
+        a, b = ys[rows, cell][has], ys[rows, cell + 1][has]
+        ga = gap[rows, cell][has]
+        args = (r[has], w0[has], wss[has])
+        for _ in range(_GAP_BISECTIONS):
+            m = 0.5 * (a + b)
+            gm = _next_boundary_gap(params, region, args[0], m, args[1], args[2], time_model)
+            left = np.sign(gm) * np.sign(ga) <= 0
+            b = np.where(left, m, b)
+            a, ga = np.where(left, a, m), np.where(left, ga, gm)
+        out[which, has] = 0.5 * (a + b)
+    return out
 
 
 def _family_windows(family: str, param):
@@ -230,7 +277,17 @@ def _region_nodes(lo, hi, opts: SolverOptions, panels: int, breaks):
 # A node whose weight falls below this fraction of its state's total is dropped: its share
 # only shrinks at later levels, since (1 - y/r)^(j-1) falls fastest for the largest y.
 _PRUNE_BELOW = 1e-18
-_PRUNE_EVERY = 8
+
+
+def _prune_level(j: int) -> bool:
+    """Whether nodes are pruned after level j: at 8, 12, 16, 24, 32, 48, ... (a prune
+    copies every node array, worth several levels of sums; fixed levels keep each
+    state's result independent of the other states)."""
+    while j > 12 and j % 2 == 0:
+        j //= 2
+    return j in (8, 12)
+
+
 # States per chunk when the node arrays are built.
 _CHUNK_STATES = 256
 
@@ -266,7 +323,7 @@ class _NodeSet:
         direct = next_values if next_values is not None else (self.exact_next_l0 if prev is None else None)
         total, num = self._sums(self.data, self.ratio, self.base, prev, direct, self._level > 1)
         self.exact_next_l0 = None  # level 1 only: not carried through pruning
-        if self._level % _PRUNE_EVERY == 0:
+        if _prune_level(self._level):
             self._prune(total)
         return num / np.where(total > 0, total, 1.0)
 
@@ -350,15 +407,7 @@ class _Tables:
         i1 = np.minimum(i + 1, self.r.size - 1)
         corners, weights = [], []
         for row_index, w_row in ((i, 1.0 - tr), (i1, tr)):
-            flat_rows, flat_param = row_index.ravel(), np.asarray(param).ravel()
-            m, tw = np.empty(flat_rows.size, dtype=np.intp), np.empty(flat_rows.size)
-            order = np.argsort(flat_rows, kind="stable")  # group the queries by row
-            bounds = np.searchsorted(flat_rows[order], np.arange(rows.shape[0] + 1))
-            for row in range(rows.shape[0]):
-                sel = order[bounds[row] : bounds[row + 1]]
-                if sel.size:
-                    m[sel], tw[sel] = _locate(rows[row], flat_param[sel])
-            m, tw = m.reshape(np.shape(r)), tw.reshape(np.shape(r))
+            m, tw = _locate_in_rows(rows, row_index, param)
             base = off + row_index * nw + m
             corners += [base, np.minimum(base + 1, off + row_index * nw + nw - 1)]
             # Interpolate r L_j, not L_j: timeout costs spread over r bytes make L_j
@@ -372,15 +421,15 @@ class _Tables:
     def nodes_for(self, r, w0, wss, *, tables: bool = True) -> _NodeSet:
         """Quadrature data of L_j at states (r, w0, wss).
 
-        Panels also break where the integrand has a kink inside a region: end of slow
-        start, receiver-window cap, W_f = 4 where the post-loss windows leave their
-        floors, and y = MSS where the data left after an early timeout stops being the
-        whole file. This makes L_1 exact to quadrature precision. ``tables=False``
-        skips the table lookup (for sets evaluated at level 1 only).
+        Panels also break where the integrand has a kink inside a region
+        (:meth:`_state_breaks`). ``tables=False`` skips the table lookup (for sets
+        evaluated at level 1 only, whose integrand reads the exact L_0 of the next state and
+        so has no kink where that state's L_1 has one).
         """
+        a, tail, breaks = self._state_breaks(r, w0, wss, next_kinks=tables)
         # In chunks of states: the node arrays of a chunk stay in cache, which matters more
         # than the number of numpy calls here (measured).
-        chunks = [self._chunk_nodes(r[sl], w0[sl], wss[sl])
+        chunks = [self._chunk_nodes(r[sl], w0[sl], wss[sl], a[sl], tail[sl], [b[:, sl] for b in breaks])
                   for sl in (slice(lo, lo + _CHUNK_STATES) for lo in range(0, r.size, _CHUNK_STATES))]
         counts = np.array([c[0].size for c in chunks])
         cat = [np.concatenate([c[i] for c in chunks]) for i in range(len(chunks[0]))]
@@ -397,29 +446,59 @@ class _Tables:
             idx, wts, n_table = np.zeros((n, 0), np.int32), np.zeros((n, 0)), 0
         return _NodeSet(r.size, state, ratio, gw, base, exact, idx, wts, n_table, (r_next, nw0, nwss))
 
-    def _chunk_nodes(self, r, w0, wss):
-        """Node arrays of states (r, w0, wss), state by state (each state's nodes in region
-        order, then in y order), empty nodes dropped: state (0-based in the chunk), ratio
-        1 - y/r, Gauss-Legendre weight, cost L_0(y) + timeout, exact L_0 after the loss,
-        whether the loss ends in a timeout, and the post-loss state (r, parameter, W0, W_SS)."""
+    def _state_breaks(self, r, w0, wss, next_kinks: bool = True):
+        """Region bounds (a, tail) of states (r, w0, wss) and the panel breaks of each
+        region, three arrays of shape (n_breaks, S): the kinks of the integrand.
+
+        In every region: end of slow start, receiver-window cap, W_f = 4 where the
+        post-loss windows leave their floors, y = MSS where the data left after an early
+        timeout stops being the whole file, and where the post-loss window parameter
+        crosses the timeout threshold (the next state's y_to leaves 0 or changes
+        formula). In regions 1 and 2 also where the next state's y_to meets its tail
+        (:func:`_next_boundary_kinks`). These last two are kinks of L_{j-1} (j >= 2) of the
+        next state, not of its L_0: ``next_kinks=False`` leaves them out. With them L_1 and
+        L_2 are exact to quadrature precision.
+        """
         params, tm = self.params, self.opts.time_model
         a, tail = _region_bounds(params, r, w0, wss, tm)
-        kinks = [
-            y_f(params, np.broadcast_to(target, r.shape), w0, wss, time_model=tm)
+        common = [
+            y_f_unchecked(params, np.broadcast_to(target, r.shape), w0, wss, tm)
             for target in (_FLOOR_KINK_WINDOW, np.minimum(wss, params.rwnd), params.rwnd)
         ]
-        kinks.append(np.full(r.shape, float(params.mss_bytes)))
+        common.append(np.full(r.shape, float(params.mss_bytes)))
+        thr = float(params.timeout_threshold)
+        crossing = {
+            family: y_f_unchecked(params, np.full(r.shape, w), w0, wss, tm)
+            for family, w in (("T", 2.0 * thr), ("F", 2.0 * (thr + _RECOVERY_WINDOW_FLOOR)))
+        }
+        lo = np.zeros_like(r)
+        if not next_kinks:
+            return a, tail, [np.stack(common)] * 3
+        return a, tail, [
+            np.stack(common + [crossing["T"], *_next_boundary_kinks(params, 1, r, w0, wss, lo, a, tm)]),
+            np.stack(common + [crossing["F"], *_next_boundary_kinks(params, 2, r, w0, wss, a, tail, tm)]),
+            # The post-loss state of region 3 is one packet: it has no tail kink.
+            np.stack(common + [crossing["T"]]),
+        ]
+
+    def _chunk_nodes(self, r, w0, wss, a, tail, breaks):
+        """Node arrays of states (r, w0, wss) with region bounds (a, tail) and per-region
+        panel breaks, state by state (each state's nodes in region order, then in y order),
+        empty nodes dropped: state (0-based in the chunk), ratio 1 - y/r, Gauss-Legendre
+        weight, cost L_0(y) + timeout, exact L_0 after the loss, whether the loss ends in a
+        timeout, and the post-loss state (r, parameter, W0, W_SS)."""
+        params, tm = self.params, self.opts.time_model
         parts = []
         for region, (lo, hi) in enumerate(((np.zeros_like(r), a), (a, tail), (tail, r)), start=1):
             panels = self.opts.panels if region == 2 else self.opts.edge_panels
-            y, gw = _region_nodes(lo, hi, self.opts, panels, kinks)
+            y, gw = _region_nodes(lo, hi, self.opts, panels, list(breaks[region - 1]))
             rr = np.broadcast_to(r[:, None], y.shape)
             w0b, wssb = np.broadcast_to(w0[:, None], y.shape), np.broadcast_to(wss[:, None], y.shape)
-            l0y, wf = l0_and_w_f(params, y, w0b, wssb, time_model=tm)
+            l0y, wf = l0_and_w_f_unchecked(params, y, w0b, wssb, tm)
             cost, family, r_next, p_next = _after_loss(params, region, rr, y, wf)
             nw0, nwss = np.broadcast_arrays(*_family_windows(family, p_next))
             parts.append((gw, 1.0 - np.minimum(np.maximum(y / rr, 0.0), 1.0), l0y + cost,
-                          l0(params, r_next, nw0, nwss, time_model=tm),
+                          l0_unchecked(params, r_next, nw0, nwss, tm),
                           np.full(y.shape, family == "T"), r_next, p_next, nw0, nwss))
         # Regions side by side: row-major order is state by state.
         cols = [np.concatenate([p[i] for p in parts], axis=1) for i in range(len(parts[0]))]
@@ -542,6 +621,26 @@ def _locate(grid: np.ndarray, x):
         return np.zeros(np.shape(x), dtype=np.intp), np.zeros(np.shape(x))
     i = np.minimum(np.maximum(np.searchsorted(grid, x, side="right") - 1, 0), grid.size - 2)
     t = np.minimum(np.maximum((x - grid[i]) / (grid[i + 1] - grid[i]), 0.0), 1.0)
+    return i, t
+
+
+def _locate_in_rows(rows: np.ndarray, row, x):
+    """:func:`_locate` of each ``x[n]`` in its own grid ``rows[row[n]]`` (rows sorted,
+    at least 2 points), by a vectorised binary search: same index and fraction."""
+    row, x = np.asarray(row), np.asarray(x, float)
+    nw = rows.shape[1]
+    flat = rows.ravel()
+    start = row * nw
+    lo, hi = np.zeros(x.shape, np.intp), np.full(x.shape, nw, np.intp)
+    for _ in range(nw.bit_length()):  # lo ends as the number of grid points <= x
+        mid = (lo + hi) >> 1
+        le = flat[start + np.minimum(mid, nw - 1)] <= x
+        open_ = lo < hi
+        lo = np.where(open_ & le, mid + 1, lo)
+        hi = np.where(open_ & ~le, mid, hi)
+    i = np.minimum(np.maximum(lo - 1, 0), nw - 2)
+    g0, g1 = flat[start + i], flat[start + i + 1]
+    t = np.minimum(np.maximum((x - g0) / (g1 - g0), 0.0), 1.0)
     return i, t
 
 

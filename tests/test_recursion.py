@@ -154,6 +154,19 @@ def test_l2_matches_mpmath(variant, packets):
 
 
 @pytest.mark.slow
+@pytest.mark.full_budget  # ~100 s each here
+@pytest.mark.parametrize("packets", [12, 33])
+def test_l2_at_the_post_loss_threshold_kinks_agrees_with_nested_quadrature(packets):
+    # Where the post-loss window crosses the timeout threshold (33 packets) and where the
+    # post-loss y_to meets its tail (12 packets), L_1 of the next state bends. Without panel
+    # breaks there L_2 was off by 2.8e-4 and 4.4e-5; with them, measured 1.4e-7 and 3.4e-7
+    # (the reference's own tolerance is 1e-7).
+    P = TcpParams()
+    direct = conditional_latency_direct(P, packets * 500.0, 2, epsrel=1e-7)
+    assert conditional_latency(P, [packets * 500.0], 2)[0] == pytest.approx(direct, rel=1e-5)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [1500.0, pytest.param(4000.0, marks=pytest.mark.full_budget), pytest.param(20000.0, marks=pytest.mark.full_budget)])
 def test_l2_tables_agree_with_nested_quadrature(size):
     # Nested adaptive quadrature (paper-faithful, ~30 s per size) vs the tabulated recursion,
@@ -310,3 +323,49 @@ def test_tables_are_kept_across_calls_and_change_nothing():
     assert np.array_equal(reused, expected_latency(P.replace(p=0.1), [2000.0, 6000.0], options=opts).conditional_latency_s)
     recursion.clear_table_cache()
     assert np.array_equal(smaller, conditional_latency(P, [2500.0], [1, 2, 3], options=opts))
+
+
+def test_next_boundary_kinks_are_where_the_gap_changes_sign():
+    # Where the post-loss state's y_to meets its tail, L_{j-1}(next state) switches formula:
+    # the finder must land on the sign change of that gap seen on a dense scan.
+    from latency_model.recursion import _next_boundary_gap, _next_boundary_kinks, _region_bounds
+
+    P = TcpParams()
+    r = np.array([12 * 500.0, 15 * 500.0, 40 * 500.0])
+    w0, wss = np.full(3, 2.0), np.full(3, 30.0)
+    a, tail = _region_bounds(P, r, w0, wss, "fluid")
+    for region, lo, hi in ((1, np.zeros(3), a), (2, a, tail)):
+        kinks = _next_boundary_kinks(P, region, r, w0, wss, lo, hi, "fluid")
+        for s in range(3):
+            y = np.linspace(lo[s], hi[s], 20001)
+            gap = _next_boundary_gap(P, region, r[s], y, w0[s], wss[s], "fluid")
+            changes = y[1:][np.sign(gap[1:]) * np.sign(gap[:-1]) < 0]  # a zero at an edge is a region bound
+            found = np.unique(kinks[:, s][kinks[:, s] > lo[s]])  # first and last may coincide
+            # Within two scan steps; no sign change means no kink (the finder returns lo).
+            step = (hi[s] - lo[s]) / 20000
+            assert len(found) == min(len(changes), 2)
+            for k in found:
+                assert np.min(np.abs(changes - k)) <= 2 * step
+
+
+def test_l2_does_not_move_with_resolution_at_the_post_loss_threshold_kinks():
+    # At 12 and 33 packets the exact L_1 of the post-loss state bends where its window
+    # crosses the timeout threshold and where its y_to meets its tail. Without panel breaks
+    # there, L_2 moved by 4.4e-5 and 2.8e-4 between this resolution and 4x finer panels.
+    P = TcpParams()
+    sizes = [12 * 500.0, 33 * 500.0]
+    fine = SolverOptions(panels=32, edge_panels=12, nodes=4)
+    assert conditional_latency(P, sizes, 2) == pytest.approx(conditional_latency(P, sizes, 2, options=fine), rel=2e-6)
+
+
+def test_locate_in_rows_matches_locate_row_by_row():
+    from latency_model.recursion import _locate, _locate_in_rows
+
+    rng = np.random.default_rng(7)
+    rows = np.sort(rng.uniform(1.0, 15.0, (20, 9)), axis=1)
+    row = rng.integers(0, 20, 2000)
+    x = rng.uniform(0.0, 16.0, 2000)
+    x[:40] = rows[row[:40], rng.integers(0, 9, 40)]  # exactly on grid points
+    i, t = _locate_in_rows(rows, row, x)
+    for n in range(x.size):
+        assert (i[n], t[n]) == _locate(rows[row[n]], x[n])
