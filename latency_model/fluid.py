@@ -160,8 +160,16 @@ def l0_unchecked(params: TcpParams, size, w0, w_ss, time_model: str) -> np.ndarr
     return l0_and_w_f_unchecked(params, size, w0, w_ss, time_model)[0]
 
 
+def w_f_unchecked(params: TcpParams, size, w0, w_ss, time_model: str) -> np.ndarray:
+    """:func:`w_f` without validation (same assumptions as :func:`l0_and_w_f_unchecked`)."""
+    if time_model == "fluid":
+        return _fluid(params, np.minimum(w0, params.rwnd), w_ss).window(size)
+    return l0_and_w_f_unchecked(params, size, w0, w_ss, time_model)[1]
+
+
 def l0_and_w_f_unchecked(params: TcpParams, size, w0, w_ss, time_model: str):
-    """:func:`l0_and_w_f` without validation: float arrays, ``size >= 0``, windows > 0."""
+    """:func:`l0_and_w_f` without validation: float arrays, ``size >= 0``, windows > 0.
+    A window above the receiver window is sent at the receiver window."""
     w0 = np.minimum(w0, params.rwnd)
     if time_model == "fluid":
         fl = _fluid(params, w0, w_ss)
@@ -174,8 +182,7 @@ def _windows(params: TcpParams, w0, w_ss):
     w_ss = params.w_ss if w_ss is None else w_ss
     w0 = check_array("w0", w0, low=0.0, low_open=True)
     w_ss = check_array("w_ss", w_ss, low=0.0, low_open=True)
-    # A window above the receiver window is sent at the receiver window.
-    return np.minimum(w0, params.rwnd), w_ss
+    return w0, w_ss  # the unchecked forms send a window above M at M
 
 
 class _fluid:

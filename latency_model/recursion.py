@@ -44,7 +44,7 @@ from scipy import integrate
 
 from . import _levels
 from .checks import check_array, check_choice, check_int, check_real
-from .fluid import TIME_MODELS, l0, l0_and_w_f, l0_and_w_f_unchecked, l0_unchecked, y_f, y_f_unchecked
+from .fluid import TIME_MODELS, l0, l0_and_w_f, l0_and_w_f_unchecked, l0_unchecked, w_f_unchecked, y_f, y_f_unchecked
 from .losses import LOSS_LAWS, loss_count_pmf
 from .params import TcpParams
 
@@ -193,7 +193,7 @@ def _next_boundary_gap(params: TcpParams, region: int, r, y, w0, wss, time_model
     region-1 and region-2 formulas (a timeout vs fast retransmit): a kink in y of the
     integrand of L_j.
     """
-    wf = l0_and_w_f_unchecked(params, y, w0, wss, time_model)[1]
+    wf = w_f_unchecked(params, y, w0, wss, time_model)
     _, family, r_next, p_next = _after_loss(params, region, r, y, wf)
     nw0, nwss = _family_windows(family, p_next)
     yto = y_f_unchecked(params, float(params.timeout_threshold), nw0, nwss, time_model)
