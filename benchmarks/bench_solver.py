@@ -36,12 +36,13 @@ def calibration() -> float:
 def run(engine: str, direct: bool) -> None:
     # Imported here so that LATENCY_MODEL_NO_NUMBA is read for this engine.
     from latency_model import TcpParams
-    from latency_model import _levels
+    from latency_model import _levels, _nodes
     from latency_model.recursion import (
         SolverOptions, clear_table_cache, conditional_latency, conditional_latency_direct, expected_latency,
     )
 
     _levels._checked, _levels._compiled = False, None
+    _nodes._checked, _nodes._compiled = False, None
     if engine == "numba" and _levels.compiled_level_sums() is None:
         print("numba: not installed (pip install '.[fast]'), skipped")
         return

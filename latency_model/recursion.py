@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from . import _levels
+from . import _levels, _nodes
 from .checks import check_array, check_choice, check_int, check_real
 from .fluid import TIME_MODELS, l0, l0_and_w_f, l0_and_w_f_unchecked, l0_unchecked, w_f_unchecked, y_f, y_f_unchecked
 from .losses import LOSS_LAWS, loss_count_pmf
@@ -354,6 +354,7 @@ class _Tables:
             "F": self._row_grids("F", lo_f, max(half - 1.0, lo_f)),
         }
         self.offset = {"T": 0, "F": self.rows["T"].size}
+        self._compiled = self._compiled_setup()
         states = []
         for family, rows in self.rows.items():
             w0, wss = _family_windows(family, rows.ravel())
@@ -363,6 +364,39 @@ class _Tables:
         wss = np.concatenate([s[2] for s in states])
         self.table_nodes = self.nodes_for(r, w0, wss)
         self.table_nodes.next_state = None  # read only by the top node set (exact L_2)
+
+    def _compiled_setup(self):
+        """Inputs of the numba node kernels (:mod:`latency_model._nodes`), or ``None`` when
+        numba is missing or the time model is the per-round one: then numpy builds the nodes."""
+        kernels = _nodes.compiled_nodes()
+        law = self.params.rule.continuous_law(self.params.b)
+        if kernels is None or self.opts.time_model != "fluid" or law is None:
+            return None
+        opts = self.opts
+        gx, gwt = np.polynomial.legendre.leggauss(opts.nodes)
+        return dict(
+            kernels=kernels,
+            k=_nodes.constants(self.params, law, _tail_packets(self.params), _TIMEOUT_SSTHRESH_FLOOR,
+                               _RECOVERY_WINDOW_FLOOR, _FLOOR_KINK_WINDOW),
+            frac_gap=np.linspace(0.0, 1.0, _GAP_SAMPLES + 1),
+            fr_edge=_panel_fractions(opts.edge_panels, opts.panel_ratio),
+            fr_wide=_panel_fractions(opts.panels, opts.panel_ratio),
+            gx=gx, gwt=gwt,
+        )
+
+    def _compiled_nodes(self, r, w0, wss, tables: bool) -> _NodeSet:
+        """:meth:`nodes_for` by the numba kernels (same nodes, same operations)."""
+        c = self._compiled
+        all_edges, build, _ = c["kernels"]
+        r, w0, wss = (np.ascontiguousarray(a, dtype=float) for a in (r, w0, wss))
+        edges, counts = all_edges(c["k"], r, w0, wss, tables, c["frac_gap"], _GAP_BISECTIONS,
+                                  c["fr_edge"], c["fr_wide"])
+        out = build(c["k"], r, w0, wss, edges, counts, tables, c["gx"], c["gwt"], self.r,
+                    np.ascontiguousarray(self.rows["T"]), np.ascontiguousarray(self.rows["F"]),
+                    self.offset["F"])
+        state, ratio, gw, base, exact, _timeout, r_next, _p_next, nw0, nwss, idx, wts = out
+        n_table = self.offset["F"] + self.rows["F"].size if tables else 0
+        return _NodeSet(r.size, state, ratio, gw, base, exact, idx, wts, n_table, (r_next, nw0, nwss))
 
     def _row_grids(self, family: str, lo: float, hi: float) -> np.ndarray:
         """Window grid of every size row, shape (n_sizes, n_windows).
@@ -426,6 +460,8 @@ class _Tables:
         evaluated at level 1 only, whose integrand reads the exact L_0 of the next state and
         so has no kink where that state's L_1 has one).
         """
+        if self._compiled is not None:
+            return self._compiled_nodes(r, w0, wss, tables)
         a, tail, breaks = self._state_breaks(r, w0, wss, next_kinks=tables)
         # In chunks of states: the node arrays of a chunk stay in cache, which matters more
         # than the number of numpy calls here (measured).
@@ -543,6 +579,11 @@ class _Tables:
     def _exact_l1(self, r, w0, wss, chunk: int = 20_000) -> np.ndarray:
         """L_1 at arbitrary states by quadrature of the exact L_0 (in chunks of states)."""
         out = np.empty(r.size)
+        if self._compiled is not None:
+            c = self._compiled
+            r, w0, wss = (np.ascontiguousarray(a, dtype=float) for a in (r, w0, wss))
+            c["kernels"][2](c["k"], r, w0, wss, c["fr_edge"], c["fr_wide"], c["gx"], c["gwt"], out)
+            return out
         for lo in range(0, r.size, chunk):
             sl = slice(lo, lo + chunk)
             out[sl] = self.nodes_for(r[sl], w0[sl], wss[sl], tables=False).level(None)

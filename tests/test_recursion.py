@@ -293,6 +293,71 @@ def test_compiled_level_sums_are_bit_identical_to_numpy(monkeypatch):
     assert np.array_equal(runs["numpy"], runs["numba"])
 
 
+def _node_arrays(nodes):
+    return dict(state=nodes.state, ratio=nodes.ratio, dens=nodes.data.cols[:, 0], base=nodes.base,
+                exact=nodes.exact_next_l0, idx=nodes.idx, wts=nodes.wts,
+                **{f"next{i}": a for i, a in enumerate(nodes.next_state or ())})
+
+
+def _assert_same_nodes(a, b):
+    # Integers exactly; floats to 1e-13 relative: numpy may take log from its own vectorised
+    # routine and numba from the C library, which can differ in the last place (on the
+    # machine of 2026-11-24 they agree bit for bit).
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name].shape == b[name].shape, name
+        if a[name].dtype.kind in "iub":
+            assert np.array_equal(a[name], b[name]), name
+        else:
+            np.testing.assert_allclose(a[name], b[name], rtol=1e-13, atol=0, err_msg=name)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    variant=st.sampled_from(["newreno", "lt", "proposal"]),
+    b=st.sampled_from([1, 2]),
+    w0=st.floats(1.0, 6.0),
+    w_ss=st.floats(2.0, 40.0),
+    rwnd=st.floats(6.0, 40.0),
+    rtt=st.floats(0.01, 0.5),
+    beta=st.sampled_from([None, 1.5, 3.0]),
+)
+def test_compiled_nodes_match_the_numpy_nodes(variant, b, w0, w_ss, rwnd, rtt, beta):
+    # The numba node kernels (latency_model._nodes) against the numpy construction: every
+    # array of the table's node set and of a top set, and the exact L_1 of its post-loss states.
+    from latency_model import _nodes, recursion
+    from latency_model.growth import GeneralizedRule
+
+    kernels = _nodes.compiled_nodes()
+    if kernels is None:
+        pytest.skip("numba not installed (the 'fast' extra)")
+    rule = {} if beta is None else dict(rule=GeneralizedRule(beta=beta))
+    P = apply_variant(TcpParams(b=b, w0=min(w0, rwnd), w_ss=w_ss, rwnd=rwnd, rtt_s=rtt, **rule), variant)
+    opts = SolverOptions(panels=6, edge_panels=3, window_points=8)
+    lattice = recursion._size_lattice(500.0, opts, 300.0, 30 * 500.0)
+    sizes = np.array([300.0, 2600.0, 14_000.0])
+    built = {}
+    for name, engine in (("numpy", None), ("numba", kernels)):
+        with pytest.MonkeyPatch.context() as mp_:
+            mp_.setattr(_nodes, "compiled_nodes", lambda engine=engine: engine)
+            tables = recursion._Tables(P, opts, lattice)
+        assert (tables._compiled is not None) == (name == "numba")
+        top = tables.nodes_for(sizes, np.full(3, P.w0), np.full(3, P.w_ss))
+        built[name] = (_node_arrays(tables.table_nodes), _node_arrays(top), tables._exact_l1(*top.next_state))
+    for part in range(2):
+        _assert_same_nodes(built["numpy"][part], built["numba"][part])
+    np.testing.assert_allclose(built["numpy"][2], built["numba"][2], rtol=1e-13, atol=0)
+
+
+def test_compiled_nodes_fall_back_to_numpy_for_the_rounds_model():
+    # The kernels compile the fluid law only; the per-round model keeps the numpy path.
+    from latency_model import recursion
+
+    opts = SolverOptions(time_model="rounds", panels=4, edge_panels=2, window_points=6)
+    lattice = recursion._size_lattice(500.0, opts, 500.0, 8 * 500.0)
+    assert recursion._Tables(TcpParams(), opts, lattice)._compiled is None
+
+
 def test_expected_latency_uses_the_exact_l2_only_where_it_weighs():
     # expected_latency integrates the exact L_1 for L_2 only where p(2 | y) >= 1e-7 (cost);
     # elsewhere it reads the table, whose L_2 the docs put within 5e-4 of the exact one.
