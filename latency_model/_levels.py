@@ -10,7 +10,9 @@ For every state s with nodes n in ``starts[s] .. starts[s+1]`` (nodes sorted by 
 :func:`level_sums` is the pure numpy version (sparse matrix products: no large
 temporaries); :func:`compiled_level_sums` returns a numba-compiled loop doing the same
 floating-point operations in the same order, hence the same bits, in one pass over the
-nodes (about 3-5x faster). Which one runs never changes a result.
+nodes, reading each node's corners as a fixed-width row and its density from a contiguous
+array (6.4 ms against 3.1 ms per level for the 780,000 nodes of the 1..1000-packet table,
+2026-11-24). Which one runs never changes a result.
 """
 
 from __future__ import annotations
@@ -24,26 +26,38 @@ __all__ = ["LevelData", "level_sums", "compiled_level_sums"]
 
 
 class LevelData:
-    """Node arrays of one node set, sorted by state, with the two sparse operators."""
+    """Node arrays of one node set, sorted by state, with what each engine reads.
 
-    def __init__(self, n_states: int, state, dens, idx, wts, n_table: int):
+    ``compiled``: laid out for the numba loop (contiguous densities, corners and weights
+    read as (n, c) arrays); otherwise for the numpy path (the summing operator and a
+    two-column array of densities and weighted values). Both keep the interpolation
+    operator ``interp`` (a CSR matrix whose data and indices are the corner weights and
+    indices, in node order).
+    """
+
+    def __init__(self, n_states: int, state, dens, idx, wts, n_table: int, compiled: bool = False):
         n = state.size
         self.n_states = n_states
         self.starts = np.searchsorted(state, np.arange(n_states + 1)).astype(np.int64)
         # int32 indices (when they fit) spare scipy a scan of every index array for its range.
         itype = np.int32 if _fits_int32(max(n, n_table) * max(idx.shape[1], 1)) else np.int64
-        # Sum over the nodes of each state, in node order.
-        self.summing = sparse.csr_matrix(
-            (np.ones(n), np.arange(n, dtype=itype), self.starts.astype(itype)), shape=(n_states, n)
-        )
         # Interpolation into the stacked tables: a fixed number of corners per node.
-        c = idx.shape[1]
+        c = self.n_corners = idx.shape[1]
         self.interp = sparse.csr_matrix(
             (wts.ravel(), idx.ravel().astype(itype, copy=False), c * np.arange(n + 1, dtype=itype)),
             shape=(n, max(n_table, 1)),
         )
+        self.compiled = compiled
+        if compiled:
+            self.dens = np.array(dens, dtype=float)  # contiguous: the loop streams it
+            return
+        # Sum over the nodes of each state, in node order.
+        self.summing = sparse.csr_matrix(
+            (np.ones(n), np.arange(n, dtype=itype), self.starts.astype(itype)), shape=(n_states, n)
+        )
         self.cols = np.empty((n, 2))  # column 0: dens, column 1: (base + next) * dens
         self.cols[:, 0] = dens
+        self.dens = self.cols[:, 0]
 
 
 def _fits_int32(n: int) -> bool:
@@ -63,8 +77,9 @@ def level_sums(data: LevelData, ratio, base, prev, direct, update: bool):
     return total, num
 
 
-def _loop(starts, dens, ratio, base, direct, use_direct, indptr, indices, weights, prev, update,
-          total, num):
+def _loop(starts, dens, ratio, base, direct, use_direct, idx, wts, prev, update, total, num):
+    # idx, wts: (n, c) corners and weights of each node, in the CSR order of ``interp``.
+    n_corners = idx.shape[1]
     for s in range(starts.size - 1):
         tot = 0.0
         acc = 0.0
@@ -77,8 +92,8 @@ def _loop(starts, dens, ratio, base, direct, use_direct, indptr, indices, weight
                 x = direct[n]
             else:
                 x = 0.0
-                for c in range(indptr[n], indptr[n + 1]):
-                    x += weights[c] * prev[indices[c]]
+                for c in range(n_corners):
+                    x += wts[n, c] * prev[idx[n, c]]
             tot += d
             acc += (base[n] + x) * d
         total[s] = tot
@@ -100,18 +115,17 @@ def compiled_level_sums():
     import numba
 
     loop = numba.njit(cache=True, nogil=True)(_loop)
-    empty_i, empty_f = np.zeros(1, np.int32), np.zeros(1)
+    empty_i, empty_f, empty_f1 = np.zeros((1, 0), np.int32), np.zeros((1, 0)), np.zeros(1)
 
     def run(data: LevelData, ratio, base, prev, direct, update: bool):
         total, num = np.empty(data.n_states), np.empty(data.n_states)
-        dens = data.cols[:, 0]  # a strided view: updated in place
         if direct is not None:
-            loop(data.starts, dens, ratio, base, direct, True, empty_i, empty_i, empty_f, empty_f,
+            loop(data.starts, data.dens, ratio, base, direct, True, empty_i, empty_f, empty_f1,
                  update, total, num)
         else:
-            m = data.interp
-            loop(data.starts, dens, ratio, base, empty_f, False, m.indptr, m.indices, m.data, prev,
-                 update, total, num)
+            m, shape = data.interp, (data.interp.shape[0], data.n_corners)
+            loop(data.starts, data.dens, ratio, base, empty_f1, False, m.indices.reshape(shape),
+                 m.data.reshape(shape), prev, update, total, num)
         return total, num
 
     _compiled = run

@@ -295,23 +295,27 @@ def _exact_l1(k, r, w0, wss, fr_edge, fr_wide, gx, gwt, out):
 
 _compiled = None
 _checked = False
+_jitted = None  # kept apart from the two above, which tests and benchmarks reset
 
 
 def compiled_nodes():
     """``(all_edges, build, exact_l1)`` numba-compiled, or ``None`` without numba."""
-    global _compiled, _checked
+    global _compiled, _checked, _jitted
     if _checked:
         return _compiled
     _checked = True
     if not numba_available():
+        _compiled = None
         return None
-    import numba
+    if _jitted is None:
+        import numba
 
-    jit = numba.njit(cache=True, nogil=True)
-    g = globals()
-    # Compile the helpers first: the kernels resolve them as globals of this module.
-    for name in ("_traj", "_time_window", "_bytes_to", "_after_loss", "_gap", "_sign",
-                 "_boundary_kinks", "_state_edges", "_locate"):
-        g[name] = jit(g[name])
-    _compiled = (jit(_all_edges), jit(_build), jit(_exact_l1))
+        jit = numba.njit(cache=True, nogil=True)
+        g = globals()
+        # The helpers first: the kernels resolve them as globals of this module.
+        for name in ("_traj", "_time_window", "_bytes_to", "_after_loss", "_gap", "_sign",
+                     "_boundary_kinks", "_state_edges", "_locate"):
+            g[name] = jit(g[name])
+        _jitted = (jit(_all_edges), jit(_build), jit(_exact_l1))
+    _compiled = _jitted
     return _compiled

@@ -310,8 +310,9 @@ class _NodeSet:
         self.base, self.exact_next_l0 = base, exact_next_l0
         self.idx, self.wts = idx, wts  # corners and weights in the tables of L_{j-1}
         self.next_state = next_state  # (r, W0, W_SS) after the loss
-        self.data = _levels.LevelData(n_states, state, gw, idx, wts, n_table)
-        self._sums = _levels.compiled_level_sums() or _levels.level_sums
+        compiled = _levels.compiled_level_sums()
+        self._sums = compiled or _levels.level_sums
+        self.data = _levels.LevelData(n_states, state, gw, idx, wts, n_table, compiled=compiled is not None)
         self._level = 0
 
     def level(self, prev: np.ndarray | None, next_values: np.ndarray | None = None) -> np.ndarray:
@@ -328,14 +329,15 @@ class _NodeSet:
         return num / np.where(total > 0, total, 1.0)
 
     def _prune(self, total: np.ndarray) -> None:
-        dens = self.data.cols[:, 0]
+        dens = self.data.dens
         keep = dens > _PRUNE_BELOW * total[self.state]
         if not keep.all():
             for name in ("state", "ratio", "base", "idx", "wts"):
                 setattr(self, name, getattr(self, name)[keep])
             if self.next_state is not None:
                 self.next_state = tuple(a[keep] for a in self.next_state)
-            self.data = _levels.LevelData(self.n_states, self.state, dens[keep], self.idx, self.wts, self.n_table)
+            self.data = _levels.LevelData(self.n_states, self.state, dens[keep], self.idx, self.wts, self.n_table,
+                                          compiled=self.data.compiled)
 
 
 class _Tables:

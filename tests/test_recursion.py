@@ -294,7 +294,7 @@ def test_compiled_level_sums_are_bit_identical_to_numpy(monkeypatch):
 
 
 def _node_arrays(nodes):
-    return dict(state=nodes.state, ratio=nodes.ratio, dens=nodes.data.cols[:, 0], base=nodes.base,
+    return dict(state=nodes.state, ratio=nodes.ratio, dens=nodes.data.dens, base=nodes.base,
                 exact=nodes.exact_next_l0, idx=nodes.idx, wts=nodes.wts,
                 **{f"next{i}": a for i, a in enumerate(nodes.next_state or ())})
 
