@@ -11,8 +11,8 @@ For every state s with nodes n in ``starts[s] .. starts[s+1]`` (nodes sorted by 
 temporaries); :func:`compiled_level_sums` returns a numba-compiled loop doing the same
 floating-point operations in the same order, hence the same bits, in one pass over the
 nodes, reading each node's corners as a fixed-width row and its density from a contiguous
-array (6.4 ms against 3.1 ms per level for the 780,000 nodes of the 1..1000-packet table,
-2026-11-24). Which one runs never changes a result.
+array (numpy 6.4 ms, this loop 4.7 ms per level for the 780,000 nodes of the 1..1000-packet
+table, 2026-11-24). Which one runs never changes a result.
 """
 
 from __future__ import annotations
