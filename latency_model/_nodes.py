@@ -193,6 +193,38 @@ def _locate(grid, x):
     return i, t
 
 
+def _stencil(m, n, kinks, last, points, use):
+    """``recursion._stencil`` for one cell (``last``: the highest point allowed)."""
+    left = m >= 1 and not kinks[m]
+    right = m + 2 <= last and not kinks[min(max(m + 1, 0), n - 1)]
+    shift = -1 if (left and not right) else (1 if (right and not left) else 0)
+    for c in range(4):
+        points[c] = min(max(m + shift - 1 + c, 0), n - 1)
+    if shift == 0:
+        use[0], use[3] = left, right
+    elif shift < 0:
+        use[0], use[3] = m >= 2 and not kinks[min(max(m - 1, 0), n - 1)], True
+    else:
+        use[0], use[3] = True, m + 3 <= last and not kinks[min(max(m + 2, 0), n - 1)]
+    use[1] = True
+    use[2] = m + 1 <= n - 1
+    if not left and not right:
+        use[0] = False
+        use[3] = False
+
+
+def _lagrange(grid, use, x, out):
+    """``recursion._lagrange`` for one point: same products in the same order."""
+    for j in range(4):
+        w = 0.0
+        if use[j]:
+            w = 1.0
+            for k in range(4):
+                if k != j and use[k]:
+                    w = w * ((x - grid[k]) / (grid[j] - grid[k]))
+        out[j] = w
+
+
 def _all_edges(k, r, w0, wss, next_kinks, frac_gap, bisections, fr_edge, fr_wide):
     """Panel edges of every state, shape (S, 3, width), and how many per region, (S, 3)."""
     width = max(fr_edge.size, fr_wide.size) + 7
@@ -204,7 +236,8 @@ def _all_edges(k, r, w0, wss, next_kinks, frac_gap, bisections, fr_edge, fr_wide
     return edges, counts
 
 
-def _build(k, r, w0, wss, edges, counts, tables, gx, gwt, lattice, rows_t, rows_f, off_f):
+def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size_kinks, rows_t, rows_f,
+           kinks_t, kinks_f, off_f):
     """Node arrays of the states (as ``_Tables.nodes_for``) given their panel edges; with
     ``tables`` also the corners and weights of each node in the stacked tables."""
     n_states = r.size
@@ -218,12 +251,17 @@ def _build(k, r, w0, wss, edges, counts, tables, gx, gwt, lattice, rows_t, rows_
     ratio, gw, base, exact = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
     timeout = np.empty(cap, np.bool_)
     r_next, p_next, nw0s, nwsss = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
-    idx = np.zeros((cap if tables else 0, 4), np.int32)
-    wts = np.zeros((cap if tables else 0, 4))
+    idx = np.zeros((cap if tables else 0, corners), np.int32)
+    wts = np.zeros((cap if tables else 0, corners))
+    size_points, size_use = np.empty(4, np.int64), np.empty(4, np.bool_)
+    points, use = np.empty(4, np.int64), np.empty(4, np.bool_)
+    grid, lam, row_w = np.empty(4), np.empty(4), np.empty(4)
     n = 0
     for s in range(n_states):
         rs, w0s, wsss = r[s], w0[s], wss[s]
         a0, c0, y1, t1, y2, t2 = _traj(k, w0s, wsss)
+        # ``_Tables._top_row``: no stencil row above the state's own.
+        top_row = min(np.searchsorted(lattice, rs * (1 - 1e-12)), lattice.size - 1)
         for region in range(3):
             e = edges[s, region]
             for p in range(counts[s, region] - 1):
@@ -243,7 +281,31 @@ def _build(k, r, w0, wss, edges, counts, tables, gx, gwt, lattice, rows_t, rows_
                     exact[n] = _time_window(k, b0, bc0, by1, bt1, by2, bt2, rn)[0]
                     timeout[n] = is_t
                     r_next[n], p_next[n], nw0s[n], nwsss[n] = rn, pn, nw0, nwss
-                    if tables:
+                    if tables and corners == 16:
+                        rows = rows_t if is_t else rows_f
+                        kinks = kinks_t if is_t else kinks_f
+                        off = 0 if is_t else off_f
+                        nw, nr = rows.shape[1], lattice.size
+                        i = _locate(lattice, rn)[0]
+                        _stencil(i, nr, size_kinks, min(top_row, nr - 1), size_points, size_use)
+                        x = min(max(rn, lattice[0]), lattice[nr - 1])
+                        for q in range(4):
+                            grid[q] = lattice[size_points[q]]
+                        _lagrange(grid, size_use, x, lam)
+                        for q in range(4):
+                            row_w[q] = lam[q] * lattice[size_points[q]] / max(rn, 1e-300)
+                        for q in range(4):
+                            row = size_points[q]
+                            mm = _locate(rows[row], pn)[0]
+                            _stencil(mm, nw, kinks[row], nw - 1, points, use)
+                            xq = min(max(pn, rows[row, 0]), rows[row, nw - 1])
+                            for c in range(4):
+                                grid[c] = rows[row, points[c]]
+                            _lagrange(grid, use, xq, lam)
+                            for c in range(4):
+                                idx[n, 4 * q + c] = off + row * nw + points[c]
+                                wts[n, 4 * q + c] = row_w[q] * lam[c]
+                    elif tables:
                         rows = rows_t if is_t else rows_f
                         off = 0 if is_t else off_f
                         nw = rows.shape[1]
@@ -314,7 +376,7 @@ def compiled_nodes():
         g = globals()
         # The helpers first: the kernels resolve them as globals of this module.
         for name in ("_traj", "_time_window", "_bytes_to", "_after_loss", "_gap", "_sign",
-                     "_boundary_kinks", "_state_edges", "_locate"):
+                     "_boundary_kinks", "_state_edges", "_locate", "_stencil", "_lagrange"):
             g[name] = jit(g[name])
         _jitted = (jit(_all_edges), jit(_build), jit(_exact_l1))
     _compiled = _jitted

@@ -314,6 +314,7 @@ def _assert_same_nodes(a, b):
 
 @settings(max_examples=12, deadline=None)
 @given(
+    interpolation=st.sampled_from(["cubic", "linear"]),
     variant=st.sampled_from(["newreno", "lt", "proposal"]),
     b=st.sampled_from([1, 2]),
     w0=st.floats(1.0, 6.0),
@@ -322,7 +323,7 @@ def _assert_same_nodes(a, b):
     rtt=st.floats(0.01, 0.5),
     beta=st.sampled_from([None, 1.5, 3.0]),
 )
-def test_compiled_nodes_match_the_numpy_nodes(variant, b, w0, w_ss, rwnd, rtt, beta):
+def test_compiled_nodes_match_the_numpy_nodes(interpolation, variant, b, w0, w_ss, rwnd, rtt, beta):
     # The numba node kernels (latency_model._nodes) against the numpy construction: every
     # array of the table's node set and of a top set, and the exact L_1 of its post-loss states.
     from latency_model import _nodes, recursion
@@ -333,7 +334,7 @@ def test_compiled_nodes_match_the_numpy_nodes(variant, b, w0, w_ss, rwnd, rtt, b
         pytest.skip("numba not installed (the 'fast' extra)")
     rule = {} if beta is None else dict(rule=GeneralizedRule(beta=beta))
     P = apply_variant(TcpParams(b=b, w0=min(w0, rwnd), w_ss=w_ss, rwnd=rwnd, rtt_s=rtt, **rule), variant)
-    opts = SolverOptions(panels=6, edge_panels=3, window_points=8)
+    opts = SolverOptions(panels=6, edge_panels=3, window_points=8, interpolation=interpolation)
     lattice = recursion._size_lattice(500.0, opts, 300.0, 30 * 500.0)
     sizes = np.array([300.0, 2600.0, 14_000.0])
     built = {}
@@ -356,6 +357,45 @@ def test_compiled_nodes_fall_back_to_numpy_for_the_rounds_model():
     opts = SolverOptions(time_model="rounds", panels=4, edge_panels=2, window_points=6)
     lattice = recursion._size_lattice(500.0, opts, 500.0, 8 * 500.0)
     assert recursion._Tables(TcpParams(), opts, lattice)._compiled is None
+
+
+@pytest.mark.parametrize("top", [None, 8])
+def test_cubic_stencil_is_exact_for_cubics_on_each_side_of_a_kink(top):
+    # Interpolation through _stencil + _lagrange reproduces, in every cell, a function made of
+    # two cubics meeting at a grid point flagged as a kink: the stencil never straddles the
+    # kink (one-sided cubic next to it) and reads no point above ``top``.
+    from latency_model.recursion import _lagrange, _stencil
+
+    grid = np.array([0.0, 0.4, 1.0, 1.3, 2.1, 2.5, 3.4, 3.6, 4.5, 5.0, 6.2, 7.0])
+    kinks = np.zeros(grid.size, bool)
+    kinks[5] = True
+    left = lambda x: 1.0 - 2.0 * x + 0.7 * x**2 - 0.3 * x**3
+    right = lambda x: left(grid[5]) + 4.0 * (x - grid[5]) - 1.1 * (x - grid[5]) ** 3
+    f = lambda x: np.where(x <= grid[5], left(x), right(x))
+    last = grid.size - 1 if top is None else top
+    x = np.linspace(grid[0], grid[last], 501)
+    m = np.minimum(np.searchsorted(grid, x, side="right") - 1, grid.size - 2)
+    m = np.minimum(m, last - 1)
+    points, use = _stencil(m, grid.size, kinks, top=None if top is None else np.full(x.size, top))
+    assert not np.any(use & (points > last))
+    w = _lagrange(grid[points], use, x)
+    assert np.all(use.sum(axis=1) == 4)  # cubic everywhere: each side has 4 points or more
+    np.testing.assert_allclose((w * f(grid[points])).sum(axis=1), f(x), rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow  # about 40 s in numpy (CI: two sizes)
+@pytest.mark.parametrize("variant", ["newreno", "proposal"])
+def test_l3_and_l5_converge_with_the_table_resolution(variant):
+    # L_3 and L_5 read the tables of L_2 and L_4. At the default resolution they are within
+    # 1e-4 of a solve on twice finer size steps, ratio 1.025 instead of 1.07 and twice the
+    # window points (measured 2026-11-24 over 1..100 packets: at most 8e-5 against an even
+    # finer linear solve; the linear tables of before were off by up to 6.8e-4).
+    P = apply_variant(TcpParams(), variant)
+    sizes = np.array(pick([5, 11, 15, 20, 33], [11, 20])) * 500.0
+    fine = SolverOptions(size_step_packets=0.125, size_ratio=1.025, window_points=48)
+    ref = conditional_latency(P, sizes, [3, 5], options=fine)
+    got = conditional_latency(P, sizes, [3, 5])
+    np.testing.assert_allclose(got, ref, rtol=1e-4)
 
 
 def test_expected_latency_uses_the_exact_l2_only_where_it_weighs():
