@@ -155,8 +155,10 @@ def _state_edges(k, r, w0, wss, next_kinks, frac_gap, bisections, fr_edge, fr_wi
     common[1] = _bytes_to(k, a0, c0, min(wss, m))
     common[2] = _bytes_to(k, a0, c0, m)
     common[3] = k[_MSS]
-    cross_t = _bytes_to(k, a0, c0, 2.0 * k[_THR])
+    cross_t = _bytes_to(k, a0, c0, 2.0 * (k[_THR] + 0.0))
     cross_f = _bytes_to(k, a0, c0, 2.0 * (k[_THR] + k[_FLOOR_F]))
+    floor_t = _bytes_to(k, a0, c0, 2.0 * (k[_KINK_W] + 0.0))
+    floor_f = _bytes_to(k, a0, c0, 2.0 * (k[_KINK_W] + k[_FLOOR_F]))
     kinks = np.empty(2)
     for region in range(3):
         lo = 0.0 if region == 0 else (a if region == 1 else tail)
@@ -172,6 +174,8 @@ def _state_edges(k, r, w0, wss, next_kinks, frac_gap, bisections, fr_edge, fr_wi
             n += 1
         if next_kinks:
             e[n] = min(max(cross_f if region == 1 else cross_t, lo), hi)
+            n += 1
+            e[n] = min(max(floor_f if region == 1 else floor_t, lo), hi)
             n += 1
             if region < 2:
                 _boundary_kinks(k, region + 1, r, w0, wss, lo, hi, frac_gap, bisections, kinks)
@@ -227,7 +231,7 @@ def _lagrange(grid, use, x, out):
 
 def _all_edges(k, r, w0, wss, next_kinks, frac_gap, bisections, fr_edge, fr_wide):
     """Panel edges of every state, shape (S, 3, width), and how many per region, (S, 3)."""
-    width = max(fr_edge.size, fr_wide.size) + 7
+    width = max(fr_edge.size, fr_wide.size) + 8
     edges = np.empty((r.size, 3, width))
     counts = np.zeros((r.size, 3), np.int64)
     for s in range(r.size):
@@ -328,7 +332,7 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
 def _exact_l1(k, r, w0, wss, fr_edge, fr_wide, gx, gwt, out):
     """L_1 at the states from the exact L_0 after each loss, summed in node order (as a
     level-1 node set without tables)."""
-    width_max = max(fr_edge.size, fr_wide.size) + 7
+    width_max = max(fr_edge.size, fr_wide.size) + 8
     edges = np.empty((3, width_max))
     counts = np.zeros(3, np.int64)
     dummy = np.empty(1)

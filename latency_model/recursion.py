@@ -544,12 +544,14 @@ class _Tables:
 
         In every region: end of slow start, receiver-window cap, W_f = 4 where the
         post-loss windows leave their floors, y = MSS where the data left after an early
-        timeout stops being the whole file, and where the post-loss window parameter
+        timeout stops being the whole file, where the post-loss window parameter
         crosses the timeout threshold (the next state's y_to leaves 0 or changes
-        formula). In regions 1 and 2 also where the next state's y_to meets its tail
-        (:func:`_next_boundary_kinks`). These last two are kinks of L_{j-1} (j >= 2) of the
-        next state, not of its L_0: ``next_kinks=False`` leaves them out. With them L_1 and
-        L_2 are exact to quadrature precision.
+        formula), and where it crosses 4 packets (the next state's own post-loss windows
+        leave their floors from its first byte on; found 2026-11-24 by the L_2 property
+        test: 1.6e-6 off without it). In regions 1 and 2 also where the next state's y_to
+        meets its tail (:func:`_next_boundary_kinks`). These last three are kinks of
+        L_{j-1} (j >= 2) of the next state, not of its L_0: ``next_kinks=False`` leaves
+        them out. With them L_1 and L_2 are exact to quadrature precision.
         """
         params, tm = self.params, self.opts.time_model
         a, tail = _region_bounds(params, r, w0, wss, tm)
@@ -559,18 +561,21 @@ class _Tables:
         ]
         common.append(np.full(r.shape, float(params.mss_bytes)))
         thr = float(params.timeout_threshold)
+        # W_f at which the post-loss parameter (W_f/2 after a timeout, W_f/2 - 1 after fast
+        # recovery) reaches the timeout threshold and the floor kink, per family.
         crossing = {
-            family: y_f_unchecked(params, np.full(r.shape, w), w0, wss, tm)
-            for family, w in (("T", 2.0 * thr), ("F", 2.0 * (thr + _RECOVERY_WINDOW_FLOOR)))
+            family: [y_f_unchecked(params, np.full(r.shape, 2.0 * (w + shift)), w0, wss, tm)
+                     for w in (thr, _FLOOR_KINK_WINDOW)]
+            for family, shift in (("T", 0.0), ("F", _RECOVERY_WINDOW_FLOOR))
         }
         lo = np.zeros_like(r)
         if not next_kinks:
             return a, tail, [np.stack(common)] * 3
         return a, tail, [
-            np.stack(common + [crossing["T"], *_next_boundary_kinks(params, 1, r, w0, wss, lo, a, tm)]),
-            np.stack(common + [crossing["F"], *_next_boundary_kinks(params, 2, r, w0, wss, a, tail, tm)]),
+            np.stack(common + crossing["T"] + [*_next_boundary_kinks(params, 1, r, w0, wss, lo, a, tm)]),
+            np.stack(common + crossing["F"] + [*_next_boundary_kinks(params, 2, r, w0, wss, a, tail, tm)]),
             # The post-loss state of region 3 is one packet: it has no tail kink.
-            np.stack(common + [crossing["T"]]),
+            np.stack(common + crossing["T"]),
         ]
 
     def _chunk_nodes(self, r, w0, wss, a, tail, breaks):
