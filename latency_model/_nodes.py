@@ -212,9 +212,6 @@ def _stencil(m, n, kinks, last, points, use):
         use[0], use[3] = True, m + 3 <= last and not kinks[min(max(m + 2, 0), n - 1)]
     use[1] = True
     use[2] = m + 1 <= n - 1
-    if not left and not right:
-        use[0] = False
-        use[3] = False
 
 
 def _lagrange(grid, use, x, out):
@@ -227,6 +224,17 @@ def _lagrange(grid, use, x, out):
                 if k != j and use[k]:
                     w = w * ((x - grid[k]) / (grid[j] - grid[k]))
         out[j] = w
+
+
+def _node(k, region, rs, traj, y):
+    """Cost L_0(y) + timeout, whether the loss ends in a timeout, the post-loss state
+    (r, parameter, W0, W_SS) and its exact L_0, for a loss at y in ``region`` (1-3) of a
+    state of size ``rs`` with trajectory ``traj`` (as ``_Tables._chunk_nodes``)."""
+    a0, c0, y1, t1, y2, t2 = traj
+    l0y, wf = _time_window(k, a0, c0, y1, t1, y2, t2, y)
+    cost, is_t, rn, pn, nw0, nwss = _after_loss(k, region, rs, y, wf)
+    b0, bc0, by1, bt1, by2, bt2 = _traj(k, nw0, nwss)
+    return l0y + cost, is_t, rn, pn, nw0, nwss, _time_window(k, b0, bc0, by1, bt1, by2, bt2, rn)[0]
 
 
 def _all_edges(k, r, w0, wss, next_kinks, frac_gap, bisections, fr_edge, fr_wide):
@@ -253,8 +261,7 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
                     cap += gx.size
     state = np.empty(cap, np.int64)
     ratio, gw, base, exact = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
-    timeout = np.empty(cap, np.bool_)
-    r_next, p_next, nw0s, nwsss = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
+    r_next, nw0s, nwsss = np.empty(cap), np.empty(cap), np.empty(cap)
     idx = np.zeros((cap if tables else 0, corners), np.int32)
     wts = np.zeros((cap if tables else 0, corners))
     size_points, size_use = np.empty(4, np.int64), np.empty(4, np.bool_)
@@ -262,8 +269,8 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
     grid, lam, row_w = np.empty(4), np.empty(4), np.empty(4)
     n = 0
     for s in range(n_states):
-        rs, w0s, wsss = r[s], w0[s], wss[s]
-        a0, c0, y1, t1, y2, t2 = _traj(k, w0s, wsss)
+        rs = r[s]
+        traj = _traj(k, w0[s], wss[s])
         # ``_Tables._top_row``: no stencil row above the state's own.
         top_row = min(np.searchsorted(lattice, rs * (1 - 1e-12)), lattice.size - 1)
         for region in range(3):
@@ -275,16 +282,11 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
                     if not weight > 0.0:
                         continue
                     y = left + width * (gx[q] + 1.0) / 2.0
-                    l0y, wf = _time_window(k, a0, c0, y1, t1, y2, t2, y)
-                    cost, is_t, rn, pn, nw0, nwss = _after_loss(k, region + 1, rs, y, wf)
-                    b0, bc0, by1, bt1, by2, bt2 = _traj(k, nw0, nwss)
+                    base[n], is_t, rn, pn, nw0, nwss, exact[n] = _node(k, region + 1, rs, traj, y)
                     state[n] = s
                     ratio[n] = 1.0 - min(max(y / rs, 0.0), 1.0)
                     gw[n] = weight
-                    base[n] = l0y + cost
-                    exact[n] = _time_window(k, b0, bc0, by1, bt1, by2, bt2, rn)[0]
-                    timeout[n] = is_t
-                    r_next[n], p_next[n], nw0s[n], nwsss[n] = rn, pn, nw0, nwss
+                    r_next[n], nw0s[n], nwsss[n] = rn, nw0, nwss
                     if tables and corners == 16:
                         rows = rows_t if is_t else rows_f
                         kinks = kinks_t if is_t else kinks_f
@@ -327,8 +329,7 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
                             wts[n, 2 * half + 1] = scale * tw
                     n += 1
     # n < cap only if a panel is so narrow that its weights underflow to 0 (dropped, as in numpy).
-    return (state[:n], ratio[:n], gw[:n], base[:n], exact[:n], timeout[:n], r_next[:n], p_next[:n],
-            nw0s[:n], nwsss[:n], idx[:n], wts[:n])
+    return state[:n], ratio[:n], gw[:n], base[:n], exact[:n], r_next[:n], nw0s[:n], nwsss[:n], idx[:n], wts[:n]
 
 
 def _exact_l1(k, r, w0, wss, fr_edge, fr_wide, gx, gwt, out):
@@ -339,9 +340,9 @@ def _exact_l1(k, r, w0, wss, fr_edge, fr_wide, gx, gwt, out):
     counts = np.zeros(3, np.int64)
     dummy = np.empty(1)
     for s in range(r.size):
-        rs, w0s, wsss = r[s], w0[s], wss[s]
-        _state_edges(k, rs, w0s, wsss, False, dummy, 0, fr_edge, fr_wide, edges, counts)
-        a0, c0, y1, t1, y2, t2 = _traj(k, w0s, wsss)
+        rs = r[s]
+        _state_edges(k, rs, w0[s], wss[s], False, dummy, 0, fr_edge, fr_wide, edges, counts)
+        traj = _traj(k, w0[s], wss[s])
         tot, acc = 0.0, 0.0
         for region in range(3):
             e = edges[region]
@@ -352,12 +353,9 @@ def _exact_l1(k, r, w0, wss, fr_edge, fr_wide, gx, gwt, out):
                     if not weight > 0.0:
                         continue
                     y = left + width * (gx[q] + 1.0) / 2.0
-                    l0y, wf = _time_window(k, a0, c0, y1, t1, y2, t2, y)
-                    cost, _, rn, _, nw0, nwss = _after_loss(k, region + 1, rs, y, wf)
-                    b0, bc0, by1, bt1, by2, bt2 = _traj(k, nw0, nwss)
-                    nxt = _time_window(k, b0, bc0, by1, bt1, by2, bt2, rn)[0]
+                    base, _, _, _, _, _, nxt = _node(k, region + 1, rs, traj, y)
                     tot += weight
-                    acc += (l0y + cost + nxt) * weight
+                    acc += (base + nxt) * weight
         out[s] = acc / (tot if tot > 0 else 1.0)
 
 
@@ -382,7 +380,7 @@ def compiled_nodes():
         g = globals()
         # The helpers first: the kernels resolve them as globals of this module.
         for name in ("_traj", "_time_window", "_bytes_to", "_after_loss", "_gap", "_sign",
-                     "_boundary_kinks", "_state_edges", "_locate", "_stencil", "_lagrange"):
+                     "_boundary_kinks", "_state_edges", "_locate", "_stencil", "_lagrange", "_node"):
             g[name] = jit(g[name])
         _jitted = (jit(_all_edges), jit(_build), jit(_exact_l1))
     _compiled = _jitted

@@ -415,7 +415,7 @@ class _Tables:
                     self.size_kinks, np.ascontiguousarray(self.rows["T"]), np.ascontiguousarray(self.rows["F"]),
                     np.ascontiguousarray(self.window_kinks["T"]), np.ascontiguousarray(self.window_kinks["F"]),
                     self.offset["F"])
-        state, ratio, gw, base, exact, _timeout, r_next, _p_next, nw0, nwss, idx, wts = out
+        state, ratio, gw, base, exact, r_next, nw0, nwss, idx, wts = out
         n_table = self.offset["F"] + self.rows["F"].size if tables else 0
         return _NodeSet(r.size, state, ratio, gw, base, exact, idx, wts, n_table, (r_next, nw0, nwss))
 
@@ -733,7 +733,7 @@ def _stencil(m, n: int, kinks: np.ndarray, row=None, top=None):
     Centred (m-1 .. m+2) where both outer points exist and no kink lies between them and
     the cell (``kinks`` per point, or per row and point with ``row``); shifted to
     m-2 .. m+1 or m .. m+3 where one side is blocked (still cubic, one-sided), with the
-    farthest point dropped if that side is blocked too (quadratic; linear if both are).
+    farthest point dropped if it is blocked too (quadratic); linear if both sides are.
     No point above ``top`` (per node) is used.
     """
     at = (lambda j: kinks[j]) if row is None else (lambda j: kinks[row, j])
@@ -746,12 +746,7 @@ def _stencil(m, n: int, kinks: np.ndarray, row=None, top=None):
     use = np.ones(points.shape, bool)
     use[:, 0] = np.where(shift == 0, left, np.where(shift < 0, (m >= 2) & ~at(clip(m - 1)), True))
     use[:, 3] = np.where(shift == 0, right, np.where(shift > 0, (m + 3 <= last) & ~at(clip(m + 2)), True))
-    use[:, 1] = np.where(shift > 0, True, use[:, 1])
     use[:, 2] = m + 1 <= n - 1
-    # No shift on a blocked side: both outer points off (linear).
-    both_blocked = ~left & ~right
-    use[:, 0] &= ~both_blocked
-    use[:, 3] &= ~both_blocked
     return points, use
 
 

@@ -145,16 +145,17 @@ def test_l1_kink_at_one_mss_inside_the_early_timeout_region():
     assert conditional_latency(P, [600.0], 1)[0] == pytest.approx(float(mp_l1(P, 600)), rel=1e-9)
 
 
+def _path_and_size(max_packets):
+    """Strategies of the property tests against the evaluator: windows, delayed ACKs,
+    size, variant, RTT and MSS."""
+    return dict(w0=st.floats(1.0, 4.0), b=st.integers(1, 2), packets=st.floats(0.5, max_packets),
+                variant=st.sampled_from(["newreno", "lt", "proposal"]), rtt=st.floats(0.02, 0.5),
+                mss=st.integers(200, 1500))
+
+
 @pytest.mark.slow  # ~2 min: 20-digit mpmath on fine pieces per example
 @settings(max_examples=pick(10, 2))
-@given(
-    w0=st.floats(1.0, 4.0),
-    b=st.integers(1, 2),
-    packets=st.floats(0.5, 60.0),
-    variant=st.sampled_from(["newreno", "lt", "proposal"]),
-    rtt=st.floats(0.02, 0.5),
-    mss=st.integers(200, 1500),
-)
+@given(**_path_and_size(60.0))
 def test_l1_matches_mpmath_over_parameters(w0, b, packets, variant, rtt, mss):
     P = apply_variant(TcpParams(w0=w0, b=b, rtt_s=rtt, mss_bytes=mss), variant)
     size = packets * mss
@@ -174,14 +175,7 @@ def test_l2_matches_mpmath(variant, packets):
 
 @pytest.mark.slow  # about 10 s per example here
 @settings(max_examples=pick(12, 2), deadline=None)
-@given(
-    w0=st.floats(1.0, 4.0),
-    b=st.integers(1, 2),
-    packets=st.floats(0.5, 40.0),
-    variant=st.sampled_from(["newreno", "lt", "proposal"]),
-    rtt=st.floats(0.02, 0.5),
-    mss=st.integers(200, 1500),
-)
+@given(**_path_and_size(40.0))
 def test_l2_matches_the_independent_evaluator_over_parameters(w0, b, packets, variant, rtt, mss):
     # The evaluator above in double precision, nested adaptive quadrature on 8 pieces per
     # region (1e-11 each): the issue's 1e-6 over generated parameters.
