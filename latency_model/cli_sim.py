@@ -154,7 +154,7 @@ def cmd_single_loss(args) -> int:
 # ---------------------------------------------------------------------------
 # trace
 
-TRACE_COLUMNS = ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "flight_bytes"]
+TRACE_COLUMNS = ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "flight_bytes", "rto_s"]
 
 
 def cmd_trace(args) -> int:
@@ -184,7 +184,8 @@ def cmd_trace(args) -> int:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(TRACE_COLUMNS)
     for r in rows:
-        w.writerow([repr(r.time_s), r.event, r.segment, repr(r.cwnd_bytes), repr(r.ssthresh_bytes), r.flight_bytes])
+        w.writerow([repr(r.time_s), r.event, r.segment, repr(r.cwnd_bytes), repr(r.ssthresh_bytes), r.flight_bytes,
+                    repr(r.rto_s)])
     if args.out is None:
         sys.stdout.write(buf.getvalue())
     else:

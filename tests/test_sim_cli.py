@@ -60,7 +60,8 @@ def test_trace_csv(capsys, tmp_path):
     code, out, _ = run(capsys, "trace", "--size-packets", "8", "--drop", "3")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0]) == ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "flight_bytes"]
+    assert list(rows[0]) == ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "flight_bytes",
+                             "rto_s"]
     events = [r["event"] for r in rows]
     assert "fast_retransmit" in events and events[-1] == "done"
     path = tmp_path / "t.csv"

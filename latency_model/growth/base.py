@@ -134,8 +134,8 @@ class GrowthRule(abc.ABC):
         """Hook for router signals (ICMP source quench, ECN, NGWA stamps); default: ignore."""
 
     def on_rtt_sample(self, st: CongestionState, rtt_s: float) -> None:
-        """Hook for each RTT sample, seconds (RFC 6298 with Karn's rule: none from a
-        retransmitted segment), called just before the :meth:`on_ack` of the same ACK
+        """Hook for each RTT sample, seconds (RFC 6298 with Karn's rule: none from an
+        ACK that covers a retransmitted segment), called just before the :meth:`on_ack` of the same ACK
         (and also during fast recovery, where no ``on_ack`` follows); default: ignore."""
 
     # Description -------------------------------------------------------------

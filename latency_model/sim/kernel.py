@@ -220,7 +220,13 @@ def _new_ack(ack, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
     mss = PI[P_MSS]
     size = PI[P_SIZE]
     acked = _end(ack, mss, size) - _end(I[UNA], mss, size)
-    if retx[ack - 1] == 0:
+    # Karn's rule (Sender._karn_valid): no sample if the ACK covers a retransmission.
+    valid = True
+    for k in range(I[UNA], ack):
+        if retx[k] != 0:
+            valid = False
+            break
+    if valid:
         _rtt_sample(now - sent_at[ack - 1], I, F, PI, PF)
     I[UNA] = ack
     if I[NXT] < ack:

@@ -270,7 +270,7 @@ class ScenarioResult:
 
 @dataclass(frozen=True)
 class RttLog:
-    """RTT samples of one flow (RFC 6298 with Karn's rule: none from a retransmitted segment).
+    """RTT samples of one flow (RFC 6298 with Karn's rule: none from an ACK covering a retransmission).
 
     Attributes
     ----------

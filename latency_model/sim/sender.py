@@ -6,8 +6,8 @@ Implemented, segment by segment:
 * sending: a segment leaves when ``FlightSize + len <= cwnd`` (plus Limited
   Transmit credit) and ``FlightSize + len <= M * MSS`` (receiver window); one
   segment may always leave when nothing is in flight;
-* new ACK: ``rule.on_rtt_sample`` with the ACK's RTT sample (Karn's rule: none from a
-  retransmitted segment), then ``rule.on_ack`` (RFC 5681 Section 3.1) outside fast recovery;
+* new ACK: ``rule.on_rtt_sample`` with the ACK's RTT sample (Karn's rule: none from an
+  ACK that covers a retransmitted segment), then ``rule.on_ack`` (RFC 5681 Section 3.1) outside fast recovery;
 * duplicate ACKs (RFC 5681 Section 2 definition): fast retransmit on the
   ``dup_t``-th (RFC 5681 3.2, RFC 6582 3.2 steps 1-3 incl. the ``recover`` check);
   the threshold drops to 1 for a hole among the last ``dup_t`` segments with the
@@ -22,8 +22,9 @@ Implemented, segment by segment:
   newly acknowledged bytes and adds back one MSS; a full ACK sets
   ``cwnd = min(ssthresh, max(FlightSize, MSS) + MSS)`` (option 1);
 * retransmission timer (RFC 6298): SRTT/RTTVAR with alpha 1/8, beta 1/4, K 4,
-  initial RTO, minimum and maximum RTO, Karn's rule (no sample from a retransmitted
-  segment), exponential back-off (5.5), restart on new ACK (5.3; only on the first
+  initial RTO, minimum and maximum RTO, Karn's rule (no sample from an ACK that covers
+  a retransmitted segment, so a backed-off RTO is kept until a segment first sent after
+  the retransmission is acknowledged), exponential back-off (5.5), restart on new ACK (5.3; only on the first
   partial ACK in recovery, RFC 6582 "impatient" variant); or the paper's fixed RTO;
 * on expiry: ``ssthresh = rule.ssthresh_after_loss`` (held on consecutive
   expiries, RFC 5681 Section 3.1), ``cwnd = 1 MSS``, go-back-N from the first
@@ -182,6 +183,23 @@ class Sender:
             rto = self.max_rto
         self.rto = rto
 
+    def _karn_valid(self, ack: int) -> bool:
+        """True if an ACK for ``ack`` segments gives a valid RTT sample (Karn's rule).
+
+        RFC 6298 Section 3: no sample from a retransmitted segment, and the ambiguity
+        covers every segment the ACK newly acknowledges: an ACK that covers a
+        retransmission may have been triggered by it. So the ACK is valid only if none of
+        ``snd_una .. ack - 1`` was ever retransmitted: the first valid sample after a
+        retransmission acknowledges only segments first sent after it (Karn & Partridge;
+        Linux's ``FLAG_RETRANS_DATA_ACKED`` in ``tcp_clean_rtx_queue``). Until then the
+        backed-off RTO is kept (RFC 6298 Section 5, note after (5.7)).
+        """
+        retx = self.retransmitted
+        for k in range(self.snd_una, ack):
+            if retx[k]:
+                return False
+        return True
+
     def on_rto(self, now: float) -> None:
         """Retransmission timer expiry at ``now`` (RFC 6298 5.4-5.6, RFC 5681 3.1)."""
         st = self.st
@@ -216,7 +234,7 @@ class Sender:
     def _new_ack(self, ack: int, now: float) -> None:
         st = self.st
         acked = self._end(ack) - self._end(self.snd_una)
-        if not self.retransmitted[ack - 1]:  # Karn's rule
+        if self._karn_valid(ack):
             r = now - self.sent_at[ack - 1]
             if self.rtt_log is not None:
                 self.rtt_log.append((now, r, st.cwnd, st.in_slow_start))

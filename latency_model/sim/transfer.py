@@ -97,6 +97,9 @@ class TraceRow:
         Congestion window and slow-start threshold, bytes.
     flight_bytes : int
         ``snd_nxt - snd_una``, bytes.
+    rto_s : float
+        The retransmission timeout the next timer start would use (RFC 6298, backed
+        off after an expiry until a valid RTT sample), seconds.
     """
 
     time_s: float
@@ -105,6 +108,7 @@ class TraceRow:
     cwnd_bytes: float
     ssthresh_bytes: float
     flight_bytes: int
+    rto_s: float
 
 
 def segments_of(size_bytes: int, mss_bytes: int) -> int:
@@ -187,7 +191,7 @@ def run_transfer(
     if trace:
         def note(event, now, value):
             st = snd.st
-            rows.append(TraceRow(now, event, value, st.cwnd, st.ssthresh, snd._flight()))
+            rows.append(TraceRow(now, event, value, st.cwnd, st.ssthresh, snd._flight(), snd.rto))
         snd.trace = note
         rcv.trace = note
 
