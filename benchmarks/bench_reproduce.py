@@ -12,7 +12,7 @@ import resource
 import tempfile
 import time
 
-from latency_model.cli_repro import run_reproduction
+from latency_model.studies.reproduce import run_reproduction
 
 
 def cpu_s() -> float:

@@ -36,8 +36,8 @@ def calibration() -> float:
 def run(engine: str, direct: bool) -> None:
     # Imported here so that LATENCY_MODEL_NO_NUMBA is read for this engine.
     from latency_model import TcpParams
-    from latency_model import _levels, _nodes
-    from latency_model.recursion import (
+    from latency_model.model import _levels, _nodes
+    from latency_model.model.recursion import (
         SolverOptions, clear_table_cache, conditional_latency, conditional_latency_direct, expected_latency,
     )
 

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from latency_model.sweep import SweepSpec, grid_from_items, run_sweep
+from latency_model.studies.sweep import SweepSpec, grid_from_items, run_sweep
 
 
 def bench(spec: SweepSpec, jobs: int, folder: Path) -> tuple[float, int, str]:

@@ -14,14 +14,13 @@ import json
 import math
 import os
 import sys
-from pathlib import Path
 
 from . import __version__
-from .export import write_csv
 from .growth import RULES, make_rule, rule_parameters
 from .params import IW_PRESETS, VARIANTS, TcpParams, apply_variant, initial_window_bytes
-from .fluid import TIME_MODELS
-from .thresholds import filesize_min, table_rows, y_to
+from .model.fluid import TIME_MODELS
+from .model.thresholds import filesize_min, table_rows, y_to
+from .studies.tables import tables_text, write_tables
 from .values import expand_range, scalar
 
 PROG = "latency-model"
@@ -243,67 +242,10 @@ def params_for_size(args, base: TcpParams, size_bytes: float) -> TcpParams:
 # Commands
 
 
-def _tables_text(rows: list[dict]) -> str:
-    lines = []
-    for b, number in ((1, 1), (2, 2)):
-        sub = {(r["phase"], r["lt"]): r for r in rows if r["b"] == b}
-        cols = [
-            ("slow_start", False, "SS no LT"),
-            ("slow_start", True, "SS LT"),
-            ("congestion_avoidance", False, "CA no LT"),
-            ("congestion_avoidance", True, "CA LT"),
-        ]
-        lines.append(f"Table {number} (b = {b}): y_to in packets, model / paper [plain rule]")
-        width = 24 if any("simulated" in r for r in rows) else 16
-        lines.append("W0   " + "".join(f"{title:>{width}}" for _, _, title in cols))
-        for i, w0 in enumerate(rows[0]["w0"]):
-            cells = []
-            for phase, lt, _ in cols:
-                r = sub[(phase, lt)]
-                m, pp, pl = r["model"][i], r["paper"][i], r["plain"][i]
-                mark = "*" if m != pp else " "
-                cell = f"{m} / {pp}{mark}" + (f" [{pl}]" if pl != m else "    ")
-                if "simulated" in r:
-                    cell += f" sim {r['simulated'][i]}"
-                cells.append(f"{cell:>{width}}")
-            lines.append(f"{w0:<5}" + "".join(cells))
-        lines.append("")
-    diff = sum(m != p for r in rows for m, p in zip(r["model"], r["paper"]))
-    plain = sum(m != p for r in rows for m, p in zip(r["plain"], r["paper"]))
-    lines.append(f"model cells differing from the paper: {diff} of {4 * len(rows)} (marked *)")
-    lines.append(
-        f"plain per-ACK rule differs from the paper in {plain} cells (shown in []): the "
-        "congestion-avoidance cells with W0 at the threshold; see tables/README.md"
-    )
-    return "\n".join(lines)
-
-
-TABLE_COLUMNS = ["b", "phase", "lt", "w0", "paper", "model", "plain"]
-
-
-def write_tables(rows: list[dict], out_dir) -> list[Path]:
-    """Write ``table1.csv`` (b = 1) and ``table2.csv`` (b = 2), one row per cell."""
-    paths = []
-    for b in (1, 2):
-        flat = []
-        for r in rows:
-            if r["b"] != b:
-                continue
-            for i, w0 in enumerate(r["w0"]):
-                cell = {"b": b, "phase": r["phase"], "lt": r["lt"], "w0": w0}
-                for key in ("paper", "model", "plain", "simulated"):
-                    if key in r:
-                        cell[key] = r[key][i]
-                flat.append(cell)
-        cols = TABLE_COLUMNS + (["simulated"] if any("simulated" in r for r in rows) else [])
-        paths.append(write_csv(Path(out_dir) / f"table{b}.csv", flat, cols))
-    return paths
-
-
 def cmd_tables(args) -> int:
     rows = table_rows()
     if args.sim_lt_mode != "none":
-        from .cli_sim import add_simulated_y_to  # the simulator, beside the model
+        from .studies.tables import add_simulated_y_to  # the simulator, beside the model
 
         add_simulated_y_to(rows, lt_mode=args.sim_lt_mode)
     if args.out is not None:
@@ -311,7 +253,7 @@ def cmd_tables(args) -> int:
     if args.json:
         print(json.dumps({"tables": rows}))
     else:
-        print(_tables_text(rows))
+        print(tables_text(rows))
     return 0
 
 
@@ -347,7 +289,7 @@ def cmd_thresholds(args) -> int:
 
 
 def cmd_latency(args) -> int:
-    from .recursion import SolverOptions, conditional_latency, expected_latency
+    from .model.recursion import SolverOptions, conditional_latency, expected_latency
 
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes)

@@ -11,7 +11,7 @@ import math
 from .cli import CliError, number
 from .cli_experiment import emit, flag_error, out_dir
 from .experiments.ass import PAPER_CLAIMS, SERIES_KEYS, AssExperiment, run_ass
-from .export import write_csv, write_json
+from .studies.export import write_csv, write_json
 
 __all__ = ["add_ass_command"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from . import __version__
 from .cli import CliError, number
 from .experiments.btcp import PAPER_CLAIMS, VARIANTS, BtcpExperiment, run_btcp
-from .export import write_csv, write_json
+from .studies.export import write_csv, write_json
 
 __all__ = ["add_experiment_commands"]
 

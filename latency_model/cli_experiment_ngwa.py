@@ -11,7 +11,7 @@ import math
 from .cli import number
 from .cli_experiment import _json_safe, emit, names, out_dir
 from .experiments.ngwa import VARIANTS, NgwaExperiment, run_ngwa
-from .export import write_csv, write_json
+from .studies.export import write_csv, write_json
 
 __all__ = ["add_ngwa_command"]
 

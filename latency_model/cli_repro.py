@@ -9,19 +9,12 @@ code and parameters only redraws; ``--force`` recomputes.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-from concurrent.futures import ProcessPoolExecutor
-import time
 from pathlib import Path
 
-from . import __version__, cache
-from .export import atomic_write_text, write_csv, write_json
-from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
-                      budget_dict, compute, figure_rows)
+from .studies.reproduce import run_reproduction
 
-__all__ = ["add_repro_commands", "run_reproduction"]
+__all__ = ["add_repro_commands"]
 
 
 def _command(args) -> str:
@@ -40,129 +33,6 @@ def _command(args) -> str:
     return " ".join(parts)
 
 
-def _tables(out: Path, cache_dir: Path, force: bool) -> tuple[list[dict], list[Path]]:
-    from .cli import write_tables
-    from .cli_sim import add_simulated_y_to
-    from .thresholds import table_rows
-
-    key = cache.cache_key("tables", {"lt_mode": "rfc3042"},
-                          cache.source_hash("thresholds.py", "fluid.py", "sim", "params.py", "growth"))
-    rows = None if force else cache.load(cache_dir, key)
-    if rows is None:
-        rows = table_rows()
-        add_simulated_y_to(rows)  # the packet simulator's single-loss y_to beside model and paper
-        cache.store(cache_dir, key, rows)
-    return rows, write_tables(rows, out / "tables")
-
-
-def _figure_meta(fig: str, budget, command: str) -> dict:
-    spec = FIGURES[fig]
-    sets = ([spec["set"]] if spec["kind"] == "conditional"
-            else [f"{s}_b1" for s in ("newreno", "lt", "proposal")])
-    return {
-        "figure": fig,
-        "title": spec["title"],
-        "source": "Ayesta & Avrachenkov, Section 4",
-        "package": "latency_model",
-        "version": __version__,
-        "command": command,
-        "columns": CSV_COLUMNS,
-        "units": {"size_bytes": "bytes", "size_packets": "packets of MSS = 500 B",
-                  "value": "fraction (1 - L_1/L_1 NewReno)" if spec["kind"] == "reduction" else "seconds",
-                  "ci_low/ci_high": "95% Student-t interval of the simulated mean"
-                                    + (" (delta method for the ratio)" if spec["kind"] == "reduction" else ""),
-                  "n": "simulated transfers behind the value"},
-        "model": {"method": "latency_model.recursion (fluid time model, paper's loss law, normalised)",
-                  "params": {s: base_params(SIM_SETS[s][0], SIM_SETS[s][1]).to_dict() for s in sets}},
-        "simulation": {
-            "sim_config": {s: {"variant": SIM_SETS[s][0], "b": SIM_SETS[s][1], "overrides": SIM_SETS[s][2],
-                               "defaults": "SimConfig(): 100 Mb/s, one-way delay 50 ms, 40 B headers, "
-                                           "delayed-ACK timer 200 ms, RFC 6298 RTO (min 1 s), RFC 3042 LT"}
-                           for s in sets},
-            "runs_per_size": budget.runs,
-            "seed": budget.seed,
-            "seeding": "run i of every size uses SeedSequence(seed).spawn(runs)[i] (common random numbers)",
-        },
-        "budget": budget_dict(budget),
-        "filesize_min": "series filesize_min: y_to of Tables 1-2 (per-ACK count) + dup_t packets "
-                        "(1 for the proposal); filesize_min_fluid: fluid y_to + the same tail",
-    }
-
-
-def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force: bool = False,
-                     command: str = "latency-model reproduce", progress: bool = True,
-                     budget=None) -> dict:
-    """Tables, figures and the validation report under ``out``.
-
-    Parameters
-    ----------
-    out : str or Path
-        Output root (``tables/``, ``figures/``, ``validation/``, ``.cache/``).
-    quick : bool
-        Use :data:`~latency_model.figures.QUICK_BUDGET`.
-    jobs : int, optional
-        Worker processes (default: the number of CPUs); results do not depend on it.
-    force : bool
-        Recompute every cached piece.
-    command : str
-        The command line recorded in the metadata.
-    progress : bool
-        Progress bar on a terminal.
-    budget : Budget, optional
-        Overrides ``quick`` (tests).
-
-    Returns
-    -------
-    dict
-        Paths written, the evaluation, the paper's claims, cache counts and timings.
-    """
-    from .validate import evaluate, paper_claims, report_markdown
-
-    out = Path(out)
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    budget = budget or (QUICK_BUDGET if quick else DEFAULT_BUDGET)
-    cache_dir = out / ".cache"
-    t0 = time.perf_counter()
-    table_rows, paths = _tables(out, cache_dir, force)
-    results = compute(budget, cache_dir, jobs=jobs, force=force, progress=progress)
-    t_compute = time.perf_counter() - t0
-    to_draw = []
-    for fig in FIGURES:
-        rows = figure_rows(fig, results)
-        csv_path = write_csv(out / "figures" / f"{fig}.csv", rows, CSV_COLUMNS)
-        paths.append(csv_path)
-        paths.append(write_json(out / "figures" / f"{fig}.json", _figure_meta(fig, budget, command)))
-        images = [csv_path.with_suffix(".png"), csv_path.with_suffix(".svg")]
-        # The images depend only on the CSV and the drawing code: skip them when both are unchanged.
-        key = cache.cache_key("plot", {"csv": hashlib.sha256(csv_path.read_bytes()).hexdigest()},
-                              cache.source_hash("plots.py"))
-        if force or not all(p.exists() for p in images) or cache.load(cache_dir, key) is None:
-            to_draw.append((csv_path, key))
-        paths.extend(images)
-    _draw_all(to_draw, jobs, cache_dir)
-    evaluation = evaluate(results)
-    claims = paper_claims(results)
-    meta = {"command": command, "version": __version__, "runs": budget.runs, "seed": budget.seed}
-    paths.append(atomic_write_text(out / "validation" / "REPORT.md", report_markdown(evaluation, claims, meta)))
-    return {"paths": paths, "evaluation": evaluation, "claims": claims, "tables": table_rows,
-            "cached": results["cached"], "computed": results["computed"],
-            "seconds_compute": t_compute, "seconds_total": time.perf_counter() - t0}
-
-
-def _draw_all(todo: list, jobs: int, cache_dir: Path) -> None:
-    """Draw the figures of ``todo`` ((csv path, cache key) pairs), in parallel when jobs > 1."""
-    from .plots import draw
-
-    if jobs > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as ex:
-            list(ex.map(draw, [c for c, _ in todo]))
-    else:
-        for csv_path, _ in todo:
-            draw(csv_path)
-    for _, key in todo:
-        cache.store(cache_dir, key, True)
-
-
 def _jobs(args) -> int:
     from .cli import CliError
 
@@ -172,11 +42,11 @@ def _jobs(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    from .cli import _tables_text
+    from .studies.tables import tables_text
 
     res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
                            command=_command(args))
-    print(_tables_text(res["tables"]))
+    print(tables_text(res["tables"]))
     print()
     ev = res["evaluation"]
     for cl in res["claims"]:
@@ -210,7 +80,7 @@ def cmd_validate(args) -> int:
 
 def cmd_plot(args) -> int:
     from .cli import CliError
-    from .plots import draw
+    from .studies.plots import draw
 
     path = Path(args.csv)
     if not path.is_file():

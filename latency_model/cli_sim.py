@@ -1,5 +1,4 @@
-"""Simulator subcommands of ``latency-model``: ``simulate``, ``single-loss``, ``trace``,
-and the ``"simulated"`` column of ``tables``.
+"""Simulator subcommands of ``latency-model``: ``simulate``, ``single-loss``, ``trace``.
 
 Kept apart from :mod:`latency_model.cli` so the simulator's flags live in one place;
 :func:`add_sim_commands` registers the subcommands on the main parser. Errors are
@@ -26,15 +25,15 @@ from .cli import (
     params_from_args,
     sizes_from_args,
 )
-from .export import atomic_write_text
+from .studies.export import atomic_write_text
 from .growth.flow import flow_windows, rule_packets_before_loss
-from .params import TcpParams, apply_variant
-from .sim import LT_MODES, RTO_RULES, SimConfig, run_transfer, simulate, single_loss, y_to_packets
+from .params import TcpParams
+from .sim import LT_MODES, RTO_RULES, SimConfig, run_transfer, simulate, single_loss
 from .sim.config import pipe_config
 from .sim.rounds import packets_before_first_drop, rtt_rounds
 from .sim.runner import ENGINES
 
-__all__ = ["add_sim_commands", "add_simulated_y_to"]
+__all__ = ["add_sim_commands"]
 
 def add_link_flags(parser) -> None:
     """Flags of :class:`~latency_model.sim.SimConfig` (path, timers, rule choices)."""
@@ -309,30 +308,6 @@ def cmd_rule_trace(args) -> int:
         atomic_write_text(args.out, text)
         print(f"wrote {args.out}: {n} RTTs of rule {d['rule']}")
     return 0
-
-
-# ---------------------------------------------------------------------------
-# tables: the "simulated" list
-
-
-def add_simulated_y_to(rows: list[dict], lt_mode: str = "rfc3042", dup_t: int = 3, dup_lt: int = 2) -> None:
-    """Add a ``"simulated"`` list (y_to in packets) to each row of ``table_rows()``.
-
-    Slow-start rows start with cwnd = W0 and ssthresh = 30 packets (> W0);
-    congestion-avoidance rows with ssthresh = W0. ``y_to`` is the number of leading
-    positions whose single loss ends in a timeout (:func:`~latency_model.sim.y_to_packets`).
-    """
-    config = SimConfig(lt_mode=lt_mode)
-    for row in rows:
-        sim = []
-        for w0 in row["w0"]:
-            w_ss = 30.0 if row["phase"] == "slow_start" else float(w0)
-            p = TcpParams(p=0.0, w0=w0, w_ss=w_ss, rwnd=30.0, b=row["b"], dup_t=dup_t)
-            if row["lt"]:
-                p = apply_variant(p, "lt").replace(dup_lt=dup_lt)
-            sim.append(y_to_packets(p, config))
-        row["simulated"] = sim
-        row["simulated_lt_mode"] = lt_mode
 
 
 # ---------------------------------------------------------------------------

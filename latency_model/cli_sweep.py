@@ -1,7 +1,7 @@
 """``latency-model sweep``: the model, the simulator or both over a parameter grid.
 
-The engine is :mod:`latency_model.sweep`; this module turns flags (and a TOML grid
-file) into a :class:`~latency_model.sweep.SweepSpec`, picks the executor and reports.
+The engine is :mod:`latency_model.studies.sweep`; this module turns flags (and a TOML grid
+file) into a :class:`~latency_model.studies.sweep.SweepSpec`, picks the executor and reports.
 Errors are one line with exit status 2 (:class:`~latency_model.cli.CliError`); Ctrl-C
 saves every finished point and exits with status 130 and one line.
 """
@@ -13,7 +13,7 @@ import sys
 
 from .cli import CliError, _flag_message, number
 from .cli_sim import add_link_flags, config_from_args
-from .sweep import (
+from .studies.sweep import (
     WHAT,
     SweepInterrupted,
     SweepSpec,

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from latency_model.cli import main
-from latency_model.thresholds import PAPER_TABLES
+from latency_model.model.thresholds import PAPER_TABLES
 
 
 def run(capsys, *argv):

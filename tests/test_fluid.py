@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from latency_model import TcpParams
-from latency_model.fluid import l0, w_f, y_f
+from latency_model.model.fluid import l0, w_f, y_f
 
 # ---------------------------------------------------------------------------
 # sympy: derive y(w), t(w) for each phase from the rate equation and compare
@@ -42,7 +42,7 @@ def _sympy_congestion_avoidance():
 
 def test_sympy_rederives_slow_start_closed_form():
     y_w, t_w = _sympy_slow_start()
-    # The forms stated in latency_model.fluid's docstring.
+    # The forms stated in latency_model.model.fluid's docstring.
     assert sp.simplify(y_w - MSS * (w - w0) / sp.log(1 + 1 / b)) == 0
     # log identities need positivity, which expand_log(force=True) assumes (all symbols are positive)
     assert sp.simplify(sp.expand_log(t_w - R * sp.log(w / w0) / sp.log(1 + 1 / b), force=True)) == 0

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from latency_model.cli import main
-from latency_model.fluid import l0, w_f, y_f
+from latency_model.model.fluid import l0, w_f, y_f
 from latency_model.growth import RULES, make_rule
 from latency_model.growth.flow import flow_windows, per_ack_windows, smooth_a_of_w, smooth_integral, smooth_w
 from latency_model.params import TcpParams

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate
 
-from latency_model.losses import first_loss_density, loss_count_pmf
+from latency_model.model.losses import first_loss_density, loss_count_pmf
 
 
 def paper_pmf(k, y, p, mss):

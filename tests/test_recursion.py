@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from _budget import pick
 
 from latency_model import TcpParams, apply_variant
-from latency_model.recursion import (
+from latency_model.model.recursion import (
     SolverOptions,
     conditional_latency,
     conditional_latency_direct,
@@ -311,7 +311,7 @@ def test_a_size_does_not_depend_on_the_other_sizes_of_the_call(size, others, var
 
 def test_compiled_level_sums_are_bit_identical_to_numpy(monkeypatch):
     # The numba loop repeats the numpy path's operations in the same order (no fast-math).
-    from latency_model import _levels
+    from latency_model.model import _levels
 
     compiled = _levels.compiled_level_sums()
     if compiled is None:
@@ -356,9 +356,9 @@ def _assert_same_nodes(a, b):
     beta=st.sampled_from([None, 1.5, 3.0]),
 )
 def test_compiled_nodes_match_the_numpy_nodes(interpolation, variant, b, w0, w_ss, rwnd, rtt, beta):
-    # The numba node kernels (latency_model._nodes) against the numpy construction: every
+    # The numba node kernels (latency_model.model._nodes) against the numpy construction: every
     # array of the table's node set and of a top set, and the exact L_1 of its post-loss states.
-    from latency_model import _nodes, recursion
+    from latency_model.model import _nodes, _tables
     from latency_model.growth import GeneralizedRule
 
     kernels = _nodes.compiled_nodes()
@@ -367,13 +367,13 @@ def test_compiled_nodes_match_the_numpy_nodes(interpolation, variant, b, w0, w_s
     rule = {} if beta is None else dict(rule=GeneralizedRule(beta=beta))
     P = apply_variant(TcpParams(b=b, w0=min(w0, rwnd), w_ss=w_ss, rwnd=rwnd, rtt_s=rtt, **rule), variant)
     opts = SolverOptions(panels=6, edge_panels=3, window_points=8, interpolation=interpolation)
-    lattice = recursion._size_lattice(500.0, opts, 300.0, 30 * 500.0)
+    lattice = _tables._size_lattice(500.0, opts, 300.0, 30 * 500.0)
     sizes = np.array([300.0, 2600.0, 14_000.0])
     built = {}
     for name, engine in (("numpy", None), ("numba", kernels)):
         with pytest.MonkeyPatch.context() as mp_:
             mp_.setattr(_nodes, "compiled_nodes", lambda engine=engine: engine)
-            tables = recursion._Tables(P, opts, lattice)
+            tables = _tables._Tables(P, opts, lattice)
         assert (tables._compiled is not None) == (name == "numba")
         top = tables.nodes_for(sizes, np.full(3, P.w0), np.full(3, P.w_ss))
         built[name] = (_node_arrays(tables.table_nodes), _node_arrays(top), tables._exact_l1(*top.next_state))
@@ -384,11 +384,11 @@ def test_compiled_nodes_match_the_numpy_nodes(interpolation, variant, b, w0, w_s
 
 def test_compiled_nodes_fall_back_to_numpy_for_the_rounds_model():
     # The kernels compile the fluid law only; the per-round model keeps the numpy path.
-    from latency_model import recursion
+    from latency_model.model import _tables
 
     opts = SolverOptions(time_model="rounds", panels=4, edge_panels=2, window_points=6)
-    lattice = recursion._size_lattice(500.0, opts, 500.0, 8 * 500.0)
-    assert recursion._Tables(TcpParams(), opts, lattice)._compiled is None
+    lattice = _tables._size_lattice(500.0, opts, 500.0, 8 * 500.0)
+    assert _tables._Tables(TcpParams(), opts, lattice)._compiled is None
 
 
 @pytest.mark.parametrize("top", [None, 8])
@@ -396,7 +396,7 @@ def test_cubic_stencil_is_exact_for_cubics_on_each_side_of_a_kink(top):
     # Interpolation through _stencil + _lagrange reproduces, in every cell, a function made of
     # two cubics meeting at a grid point flagged as a kink: the stencil never straddles the
     # kink (one-sided cubic next to it) and reads no point above ``top``.
-    from latency_model.recursion import _lagrange, _stencil
+    from latency_model.model._interp import _lagrange, _stencil
 
     grid = np.array([0.0, 0.4, 1.0, 1.3, 2.1, 2.5, 3.4, 3.6, 4.5, 5.0, 6.2, 7.0])
     kinks = np.zeros(grid.size, bool)
@@ -447,15 +447,15 @@ def test_expected_latency_uses_the_exact_l2_only_where_it_weighs():
 def test_tables_are_kept_across_calls_and_change_nothing():
     # The tables do not depend on p: a second p, or fewer sizes, reuse the table levels
     # already computed, with the same bits as a fresh solve.
-    from latency_model import recursion
+    from latency_model.model import _tables, recursion
 
     recursion.clear_table_cache()
     P, opts = apply_variant(TcpParams(p=0.05), "lt"), SolverOptions(exact_l2=False)
     expected_latency(P, [3000.0, 6000.0], options=opts)
-    (kept,) = recursion._TABLE_CACHE.values()
+    (kept,) = _tables._TABLE_CACHE.values()
     reused = expected_latency(P.replace(p=0.1), [2000.0, 6000.0], options=opts).conditional_latency_s
     smaller = conditional_latency(P, [2500.0], [1, 2, 3], options=opts)
-    assert list(recursion._TABLE_CACHE.values()) == [kept]
+    assert list(_tables._TABLE_CACHE.values()) == [kept]
     recursion.clear_table_cache()
     assert np.array_equal(reused, expected_latency(P.replace(p=0.1), [2000.0, 6000.0], options=opts).conditional_latency_s)
     recursion.clear_table_cache()
@@ -465,7 +465,7 @@ def test_tables_are_kept_across_calls_and_change_nothing():
 def test_next_boundary_kinks_are_where_the_gap_changes_sign():
     # Where the post-loss state's y_to meets its tail, L_{j-1}(next state) switches formula:
     # the finder must land on the sign change of that gap seen on a dense scan.
-    from latency_model.recursion import _next_boundary_gap, _next_boundary_kinks, _region_bounds
+    from latency_model.model._regions import _next_boundary_gap, _next_boundary_kinks, _region_bounds
 
     P = TcpParams()
     r = np.array([12 * 500.0, 15 * 500.0, 40 * 500.0])
@@ -497,7 +497,7 @@ def test_l2_does_not_move_with_resolution_at_the_post_loss_threshold_kinks():
 
 
 def test_locate_in_rows_matches_locate_row_by_row():
-    from latency_model.recursion import _locate, _locate_in_rows
+    from latency_model.model._interp import _locate, _locate_in_rows
 
     rng = np.random.default_rng(7)
     rows = np.sort(rng.uniform(1.0, 15.0, (20, 9)), axis=1)

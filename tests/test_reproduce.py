@@ -15,11 +15,11 @@ import math
 import numpy as np
 import pytest
 
-from latency_model import __version__, cache
-from latency_model import cli_repro
+from latency_model import __version__
+from latency_model.studies import cache, reproduce
 from latency_model.cli import main
-from latency_model.figures import CSV_COLUMNS, FIGURES, SIM_SETS, Budget, _sim_piece, figure_rows
-from latency_model.validate import CASES, Case, evaluate, stretch_bound_rtt
+from latency_model.studies.figures import CSV_COLUMNS, FIGURES, SIM_SETS, Budget, _sim_piece, figure_rows
+from latency_model.studies.validate import CASES, Case, evaluate, stretch_bound_rtt
 
 TEST_BUDGET = Budget(
     model_sizes_packets=(2.0, 5.0, 8.0),
@@ -35,7 +35,7 @@ TEST_BUDGET = Budget(
 def repro(tmp_path_factory):
     """One reproduction into a fresh folder, then a second run of the same command."""
     mp = pytest.MonkeyPatch()
-    mp.setattr(cli_repro, "QUICK_BUDGET", TEST_BUDGET)
+    mp.setattr(reproduce, "QUICK_BUDGET", TEST_BUDGET)
     out = tmp_path_factory.mktemp("repro")
     argv = ["reproduce", "--quick", "--out", str(out), "--jobs", "2"]
     import contextlib
@@ -99,7 +99,7 @@ def test_figure_csv_is_tidy_with_model_and_simulation(repro):
 
 def test_simulated_conditional_means_agree_with_the_per_run_records(repro):
     # The fig6 simulated L_k rows must be the means of the per-run completions with k losses.
-    from latency_model.figures import base_params
+    from latency_model.studies.figures import base_params
     from latency_model.sim.montecarlo import simulate
 
     _, rows = _read(repro["out"] / "figures" / "fig6.csv")

@@ -19,13 +19,13 @@ import pytest
 from _budget import pick
 
 from latency_model import TcpParams
-from latency_model.fluid import l0
+from latency_model.model.fluid import l0
 from latency_model.growth import make_rule
 from latency_model.growth.flow import per_ack_windows
-from latency_model.recursion import SolverOptions, conditional_latency
+from latency_model.model.recursion import SolverOptions, conditional_latency
 from latency_model.sim import SimConfig, run_transfer, simulate, single_loss
 from latency_model.sim.rounds import rtt_rounds
-from latency_model.thresholds import y_to
+from latency_model.model.thresholds import y_to
 
 RTT = 0.1
 S = (500 + 40) * 8 / 100e6  # serialisation of one packet on the default path, s

@@ -1,4 +1,4 @@
-"""The sweep engine (latency_model.sweep): grid syntax, planning, seeds, executors, resume."""
+"""The sweep engine (latency_model.studies.sweep): grid syntax, planning, seeds, executors, resume."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from latency_model import TcpParams, apply_variant, make_rule
-from latency_model import sweep as sw
-from latency_model.recursion import SolverOptions, conditional_latency, expected_latency
+from latency_model.studies.sweep import run as sweep_run
+from latency_model.model.recursion import SolverOptions, conditional_latency, expected_latency
 from latency_model.sim import OUT_FIELDS, SimConfig, mean_ci, run_many
-from latency_model.sweep import (
+from latency_model.studies.sweep import (
     SweepInterrupted,
     SweepSpec,
     canonical_name,
@@ -23,7 +23,7 @@ from latency_model.sweep import (
     read_rows,
     run_sweep,
 )
-from latency_model.thresholds import filesize_min, y_to
+from latency_model.model.thresholds import filesize_min, y_to
 
 
 # ---------------------------------------------------------------------------
@@ -227,7 +227,7 @@ def test_dask_local_cluster_gives_the_serial_table(tmp_path, serial_text):
 
 def test_interrupted_sweep_keeps_finished_rows_and_resumes_to_the_serial_table(tmp_path, serial_text, monkeypatch):
     out = tmp_path / "r.csv"
-    real = sw.run_task
+    real = sweep_run.run_task
     calls = []
 
     def flaky(task):
@@ -236,10 +236,10 @@ def test_interrupted_sweep_keeps_finished_rows_and_resumes_to_the_serial_table(t
             raise KeyboardInterrupt
         return real(task)
 
-    monkeypatch.setattr(sw, "run_task", flaky)
+    monkeypatch.setattr(sweep_run, "run_task", flaky)
     with pytest.raises(SweepInterrupted) as info:
         run_sweep(_spec(), out, flush_interval_s=10.0)  # the final save must not wait for the interval
-    monkeypatch.setattr(sw, "run_task", real)
+    monkeypatch.setattr(sweep_run, "run_task", real)
     cols, rows = read_rows(out)
     # tasks run in grid order: model 0, sim 0, model 1, sim 1, then the interrupt
     assert info.value.report.rows_computed == len(rows) == 4

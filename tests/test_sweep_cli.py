@@ -15,7 +15,7 @@ import pytest
 
 from latency_model import TcpParams, apply_variant
 from latency_model.cli import main
-from latency_model.recursion import expected_latency
+from latency_model.model.recursion import expected_latency
 
 ROOT = Path(__file__).resolve().parents[1]
 

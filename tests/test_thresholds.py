@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from latency_model import TcpParams
-from latency_model.thresholds import PAPER_TABLES, filesize_min, table_rows, table_y_to, y_to
+from latency_model.model.thresholds import PAPER_TABLES, filesize_min, table_rows, table_y_to, y_to
 
 CELLS = [
     (b, phase, lt, w0, printed[w0 - 1])

@@ -26,9 +26,9 @@ import time
 import numpy as np
 
 from latency_model import TcpParams
-from latency_model.fluid import l0
+from latency_model.model.fluid import l0
 from latency_model.growth import make_rule
-from latency_model.recursion import SolverOptions, conditional_latency
+from latency_model.model.recursion import SolverOptions, conditional_latency
 from latency_model.sim import SimConfig, run_transfer, simulate
 
 RULES = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..plots import pyplot, save_figure
+from ..studies.plots import pyplot, save_figure
 
 __all__ = ["plot_ngwa"]
 

@@ -24,9 +24,9 @@ import math
 
 import numpy as np
 
-from .checks import check_choice, check_int
+from ..checks import check_choice, check_int
 from .fluid import y_f
-from .params import TcpParams
+from ..params import TcpParams
 
 __all__ = [
     "y_to",
@@ -49,11 +49,11 @@ def y_to(params: TcpParams, w0=None, w_ss=None, *, time_model: str = "fluid") ->
     ----------
     params : TcpParams
         Uses ``dup_t`` (or ``dup_lt`` with Limited Transmit) for the threshold
-        ``1 + dup`` packets, and the fluid law of :mod:`latency_model.fluid`.
+        ``1 + dup`` packets, and the fluid law of :mod:`latency_model.model.fluid`.
     w0, w_ss : array_like, optional
         Initial window and slow-start threshold, packets (default from ``params``).
     time_model : {"fluid", "rounds"}
-        Passed to :func:`latency_model.fluid.y_f`.
+        Passed to :func:`latency_model.model.fluid.y_f`.
 
     Returns
     -------

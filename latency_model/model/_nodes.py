@@ -1,8 +1,8 @@
 """Quadrature nodes of the tabulated recursion, numba-compiled (fluid time model only).
 
-The twin of the numpy node construction in :mod:`latency_model.recursion`
+The twin of the numpy node construction in :mod:`latency_model.model._tables`
 (``_Tables._state_breaks``, ``_Tables._chunk_nodes``, ``_Tables._interp`` and the fluid law
-of :mod:`latency_model.fluid`): state by state and node by node, with the same
+of :mod:`latency_model.model.fluid`): state by state and node by node, with the same
 floating-point operations in the same order. Building the node arrays was most of a short
 solve (numpy spends it on temporaries over about a million nodes); compiled, it takes a
 few per cent of that. Also computes L_1 directly at arbitrary states (the exact L_1 behind
@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .accel import numba_available
+from ..accel import numba_available
 
 __all__ = ["compiled_nodes"]
 

@@ -1,34 +1,13 @@
-"""The recursive latency model: L_k, the conditional latency given k losses, and the
-expected latency (Ayesta & Avrachenkov, Section 2, Eq. 1 and the recursion for L_k).
+"""The tabulated solver behind :mod:`latency_model.model.recursion`.
 
-Reading of the recursion (each deviation from the printed formula is listed in
-``validation/DEVIATIONS.md``). Let the first of k losses happen after y bytes, with
-density ``f(y, k, y_bar) = (k/y_bar)(1 - y/y_bar)^(k-1)``; let ``W_f = W_f(y)`` be the
-window then, ``y_to`` the timeout threshold of the current state and ``d`` the tail
-length in packets (``dup_t``; 1 with the paper's tail-retransmit proposal)::
-
-    region 1, 0 <= y < a = max(0, min(y_to, y_bar - d MSS)):  timeout
-        L_0(y) + RTO + L_{k-1}(min(y_bar - y + MSS, y_bar); W0 = 1, W_SS = max(W_f/2, 2))
-    region 2, a <= y < y_bar - d MSS:                          fast retransmit
-        L_0(y) + L_{k-1}(y_bar - y; W0 = W_SS = max(W_f/2 - 1, 1))
-    region 3, max(0, y_bar - d MSS) <= y <= y_bar:             timeout in the tail
-        L_0(y) + RTO + L_{k-1}(min(MSS, y_bar); W0 = 1, W_SS = max(W_f/2, 2))
-
-Printed typos fixed: "+RTT" is the RTO the text describes; region 2's upper limit is
-``y_bar - d MSS`` (not ``y_bar``, which would overlap region 3); region 3's first term
-is L_0 (not L_{k-1}); W_SS after a timeout is ``max(W_f/2, 2)`` as the text says; the
-post-recovery window ``W_f/2 - 1`` is kept at one packet at least (it reaches 0 for
-LT and the proposal); the data left after a timeout never exceeds the file.
-
-Speed. After the first loss every state belongs to one of two one-parameter window
-families: after a timeout ``(W0, W_SS) = (1, s)``, after fast recovery
-``(W0, W_SS) = (c, c)``. :class:`_Tables` tabulates L_j over (remaining bytes x
-window parameter) for both families, level by level. Quadrature nodes are fixed
-(geometric Gauss-Legendre panels per region), so the interpolation into level j-1 is
-precomputed once and each level is one gather and one weighted sum; only the weight
-``(1 - y/y_bar)^(j-1)`` changes with j. L_1 uses the exact L_0, not a table.
-:func:`conditional_latency_direct` is the paper-faithful nested-quadrature recursion,
-used to check the tables.
+After the first loss every state belongs to one of two one-parameter window families
+(:mod:`latency_model.model._regions`). :class:`_Tables` tabulates L_j over (remaining
+bytes x window parameter) for both, level by level; :class:`_NodeSet` holds the fixed
+quadrature nodes of a set of states and the interpolation into the table of L_{j-1}
+(:mod:`latency_model.model._interp`), so each level is one gather and one weighted sum
+(:mod:`latency_model.model._levels`; the nodes are built by numba kernels,
+:mod:`latency_model.model._nodes`, when numba is available). Tables are kept across
+calls (:func:`_tables_for`, :func:`clear_table_cache`).
 """
 
 from __future__ import annotations
@@ -37,221 +16,22 @@ import dataclasses
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import integrate
 
+from ..params import TcpParams
 from . import _levels, _nodes
-from .checks import check_array, check_choice, check_int, check_real
-from .fluid import TIME_MODELS, l0, l0_and_w_f, l0_and_w_f_unchecked, l0_unchecked, w_f_unchecked, y_f, y_f_unchecked
-from .losses import LOSS_LAWS, loss_count_pmf
-from .params import TcpParams
+from ._interp import _first_crossing, _lagrange, _locate, _locate_in_rows, _stencil
+from ._regions import (_FLOOR_KINK_WINDOW, _GAP_BISECTIONS, _GAP_SAMPLES, _RECOVERY_WINDOW_FLOOR,
+                       _TIMEOUT_SSTHRESH_FLOOR, _after_loss, _family_windows, _next_boundary_kinks,
+                       _region_bounds, _tail_packets)
+from .fluid import l0_and_w_f_unchecked, l0_unchecked, y_f, y_f_unchecked
 
-__all__ = [
-    "SolverOptions",
-    "LatencyResult",
-    "conditional_latency",
-    "expected_latency",
-    "conditional_latency_direct",
-    "clear_table_cache",
-]
+if TYPE_CHECKING:  # annotations only: recursion imports this module
+    from .recursion import SolverOptions
 
-
-INTERPOLATIONS = ("cubic", "linear")
-
-
-@dataclass(frozen=True)
-class SolverOptions:
-    """Numerical settings of the tabulated recursion.
-
-    Parameters
-    ----------
-    time_model : {"fluid", "rounds"}
-        Time model of L_0 and W_f (see :mod:`latency_model.fluid`).
-    panels : int
-        Geometric Gauss-Legendre panels in region 2 (fast retransmit), the wide one (>= 1).
-    edge_panels : int
-        Panels in regions 1 and 3 (timeouts), at most a few packets wide (>= 1).
-    nodes : int
-        Gauss-Legendre nodes per panel (>= 1).
-    panel_ratio : float
-        Ratio of successive panel widths (>= 1); panels are finest where the
-        first-loss density is largest, at the start of each region.
-    size_step_packets : float
-        Spacing of the size grid of the tables up to ``fine_packets``, packets.
-    fine_packets : float
-        Size up to which the grid is uniform, packets.
-    size_ratio : float
-        Geometric ratio of the size grid above ``fine_packets``.
-    window_points : int
-        Points of each window-family grid.
-    interpolation : {"cubic", "linear"}
-        How the tables of L_{j-1} are read between grid points: ``"cubic"`` (default)
-        through 4 x 4 points (Lagrange, cubic in r L_j across four size rows and in L_j
-        across four window points of each row, the stencil cut short at a grid point
-        where L_j may have a kink, so that it never straddles one: one-sided next to a
-        kink, never reading a row above the state's own); ``"linear"`` through 2 x 2
-        points (4x less work per level; from L_3 on, and in the expected latency, errors
-        up to 7e-4 and 1.5e-3 at these defaults, against 8e-5 and 4e-5 for cubic).
-    exact_l2 : bool
-        L_2 at the requested sizes from the exact L_1 of every post-loss state (no table;
-        agrees with nested quadrature to about 1e-7). ``False`` reads L_1 from the table
-        (within 1.3e-4 over 1..100 packets), which is faster. :func:`expected_latency`
-        uses the exact L_2 only at sizes where p(2 | y) >= 1e-7; elsewhere the difference
-        cannot move L by more than 5e-11 of L_2.
-    """
-
-    time_model: str = "fluid"
-    panels: int = 16
-    edge_panels: int = 6
-    nodes: int = 3
-    panel_ratio: float = 1.3
-    size_step_packets: float = 0.25
-    fine_packets: float = 20.0
-    size_ratio: float = 1.07
-    window_points: int = 24
-    interpolation: str = "cubic"
-    exact_l2: bool = True
-
-    def __post_init__(self):
-        check_choice("time_model", self.time_model, TIME_MODELS)
-        check_int("panels", self.panels, low=1)
-        check_int("edge_panels", self.edge_panels, low=1)
-        check_int("nodes", self.nodes, low=1, high=20)
-        check_real("panel_ratio", self.panel_ratio, low=1.0)
-        check_real("size_step_packets", self.size_step_packets, low=0.0, low_open=True)
-        check_real("fine_packets", self.fine_packets, low=0.0, low_open=True)
-        check_real("size_ratio", self.size_ratio, low=1.0, low_open=True)
-        check_int("window_points", self.window_points, low=2)
-        check_choice("interpolation", self.interpolation, INTERPOLATIONS)
-        if not isinstance(self.exact_l2, bool):
-            raise ValueError(f"exact_l2 must be true or false, got {self.exact_l2!r}")
-
-
-@dataclass(frozen=True)
-class LatencyResult:
-    """Expected latency and its ingredients, one entry per file size.
-
-    Attributes
-    ----------
-    sizes_bytes : ndarray
-        File sizes, bytes.
-    expected_latency_s : ndarray
-        ``sum_k p(k | y) L_k(y)`` over the kept k, seconds (Eq. 1).
-    conditional_latency_s : ndarray, shape (n_sizes, K)
-        L_k for k = 0 .. K-1, seconds. L_2 is read from the table (within about 1.3e-4
-        of the exact one) at sizes where p(2 | y) < 1e-7, whatever ``exact_l2`` says.
-    loss_pmf : ndarray, shape (n_sizes, K)
-        p(k | y) used (normalised unless asked otherwise).
-    truncated_mass : ndarray
-        Probability of K or more losses left out of the sum.
-    raw_mass : ndarray
-        Total mass of the loss law as printed (about 1 + O(p) for the paper's law).
-    """
-
-    sizes_bytes: np.ndarray
-    expected_latency_s: np.ndarray
-    conditional_latency_s: np.ndarray
-    loss_pmf: np.ndarray
-    truncated_mass: np.ndarray
-    raw_mass: np.ndarray
-
-    @property
-    def k_max(self) -> int:
-        """Number K of conditional latencies summed (k = 0 .. K-1)."""
-        return self.conditional_latency_s.shape[1]
-
-
-# ---------------------------------------------------------------------------
-# Regions and transitions (shared by the tables and the direct recursion)
-
-
-# Floors of the post-loss windows (packets): W_SS after a timeout is max(W_f/2, 2) (the
-# paper's text); the post-recovery window max(W_f/2 - 1, 1) (our reading, see above).
-_TIMEOUT_SSTHRESH_FLOOR = 2.0
-_RECOVERY_WINDOW_FLOOR = 1.0
-# Both floors stop binding at the same W_f: a kink of the integrand inside a region.
-_FLOOR_KINK_WINDOW = 2.0 * _TIMEOUT_SSTHRESH_FLOOR
-assert _FLOOR_KINK_WINDOW == 2.0 * (_RECOVERY_WINDOW_FLOOR + 1.0)
-
-
-def _tail_packets(params: TcpParams) -> int:
-    return 1 if params.tail_retransmit else params.dup_t
-
-
-def _region_bounds(params: TcpParams, r, w0, wss, time_model):
-    """Bytes a (end of region 1) and t (start of region 3) for states (r, w0, wss)."""
-    yto = y_f_unchecked(params, float(params.timeout_threshold), w0, wss, time_model)
-    tail_start = np.minimum(np.maximum(r - _tail_packets(params) * params.mss_bytes, 0.0), r)
-    a = np.minimum(np.maximum(np.minimum(yto, tail_start), 0.0), r)
-    return a, tail_start
-
-
-def _after_loss(params: TcpParams, region: int, r, y, wf):
-    """Cost added (seconds), family ("T" or "F"), remaining bytes and window parameter."""
-    mss = float(params.mss_bytes)
-    if region == 2:
-        return 0.0, "F", r - y, np.maximum(wf / 2.0 - 1.0, _RECOVERY_WINDOW_FLOOR)
-    s_next = np.maximum(wf / 2.0, _TIMEOUT_SSTHRESH_FLOOR)
-    if region == 1:
-        return params.rto, "T", np.minimum(r - y + mss, r), s_next
-    return params.rto, "T", np.broadcast_to(np.minimum(mss, r), np.shape(y)), s_next
-
-
-def _next_boundary_gap(params: TcpParams, region: int, r, y, w0, wss, time_model):
-    """y_to of the post-loss state minus where its tail starts, bytes.
-
-    Where this changes sign, L_{j-1} of the post-loss state switches between its
-    region-1 and region-2 formulas (a timeout vs fast retransmit): a kink in y of the
-    integrand of L_j.
-    """
-    wf = w_f_unchecked(params, y, w0, wss, time_model)
-    _, family, r_next, p_next = _after_loss(params, region, r, y, wf)
-    nw0, nwss = _family_windows(family, p_next)
-    yto = y_f_unchecked(params, float(params.timeout_threshold), nw0, nwss, time_model)
-    return yto - (r_next - _tail_packets(params) * float(params.mss_bytes))
-
-
-# Sampling and bisection of the gap above, per state and region.
-_GAP_SAMPLES = 16
-_GAP_BISECTIONS = 16  # to 1/16 of a region / 2^16 = 1e-6 of it
-
-
-def _next_boundary_kinks(params: TcpParams, region: int, r, w0, wss, lo, hi, time_model):
-    """First and last y in [lo, hi] where :func:`_next_boundary_gap` changes sign (``lo``,
-    an empty panel, if it does not), from a sampled sign change refined by bisection;
-    shape (2, S)."""
-    frac = np.linspace(0.0, 1.0, _GAP_SAMPLES + 1)
-    ys = lo[:, None] + (hi - lo)[:, None] * frac[None, :]
-    gap = _next_boundary_gap(params, region, r[:, None], ys, w0[:, None], wss[:, None], time_model)
-    change = (np.sign(gap[:, :-1]) * np.sign(gap[:, 1:]) < 0) & (hi > lo)[:, None]
-    rows = np.arange(r.size)
-    out = np.array([lo, lo], dtype=float)
-    for which, cell in enumerate((np.argmax(change, axis=1),
-                                  change.shape[1] - 1 - np.argmax(change[:, ::-1], axis=1))):
-        has = change[rows, cell]
-        if not has.any():
-            continue
-        a, b = ys[rows, cell][has], ys[rows, cell + 1][has]
-        ga = gap[rows, cell][has]
-        args = (r[has], w0[has], wss[has])
-        for _ in range(_GAP_BISECTIONS):
-            m = 0.5 * (a + b)
-            gm = _next_boundary_gap(params, region, args[0], m, args[1], args[2], time_model)
-            left = np.sign(gm) * np.sign(ga) <= 0
-            b = np.where(left, m, b)
-            a, ga = np.where(left, a, m), np.where(left, ga, gm)
-        out[which, has] = 0.5 * (a + b)
-    return out
-
-
-def _family_windows(family: str, param):
-    """(W0, W_SS) of a family member."""
-    if family == "T":
-        return np.ones_like(param), param
-    return param, param
-
+__all__ = ["clear_table_cache"]
 
 # ---------------------------------------------------------------------------
 # Quadrature nodes
@@ -311,7 +91,7 @@ class _NodeSet:
     The first-loss density of level j is proportional to ``(1 - y/r)^(j-1)``; it is
     carried from level to level by one multiplication (:meth:`level` must be called
     for j = 1, 2, ... in order). Nodes whose weight has become negligible are pruned.
-    The sums run in :mod:`latency_model._levels` (numba-compiled when available, with
+    The sums run in :mod:`latency_model.model._levels` (numba-compiled when available, with
     the same result); nodes are kept sorted by state, so a state's value is summed in
     node order and does not depend on the other states of the set.
     """
@@ -353,6 +133,7 @@ class _NodeSet:
                                           compiled=self.data.compiled)
 
 
+
 class _Tables:
     """Grids of the two window families, the node sets that read them, and the table
     levels computed so far (reused by later calls, see :func:`_tables_for`)."""
@@ -386,7 +167,7 @@ class _Tables:
         self.table_nodes.next_state = None  # read only by the top node set (exact L_2)
 
     def _compiled_setup(self):
-        """Inputs of the numba node kernels (:mod:`latency_model._nodes`), or ``None`` when
+        """Inputs of the numba node kernels (:mod:`latency_model.model._nodes`), or ``None`` when
         numba is missing or the time model is the per-round one: then numpy builds the nodes."""
         kernels = _nodes.compiled_nodes()
         law = self.params.rule.continuous_law(self.params.b)
@@ -703,280 +484,3 @@ def _size_lattice(mss: float, opts: SolverOptions, r_min: float, r_max: float) -
     upper = lattice[np.searchsorted(lattice, r_max * (1 - 1e-12))] if r_max <= lattice[-1] else lattice[-1]
     return lattice[lattice <= upper]
 
-
-def _first_crossing(x: np.ndarray, f: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """For each target, the first x where the sampled curve f(x) crosses it (NaN if none)."""
-    g = f[None, :] - targets[:, None]
-    finite = np.isfinite(g[:, :-1]) & np.isfinite(g[:, 1:])
-    change = finite & (np.sign(g[:, :-1]) * np.sign(g[:, 1:]) < 0)
-    k = np.argmax(change, axis=1)
-    rows = np.arange(targets.size)
-    g0, g1 = g[rows, k], g[rows, k + 1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        xc = x[k] + (x[k + 1] - x[k]) * g0 / (g0 - g1)
-    return np.where(change.any(axis=1), xc, np.nan)
-
-
-def _locate(grid: np.ndarray, x):
-    """Index i and fraction t with x ~ grid[i] + t (grid[i+1] - grid[i]), clipped to the grid."""
-    if grid.size == 1:
-        return np.zeros(np.shape(x), dtype=np.intp), np.zeros(np.shape(x))
-    i = np.minimum(np.maximum(np.searchsorted(grid, x, side="right") - 1, 0), grid.size - 2)
-    t = np.minimum(np.maximum((x - grid[i]) / (grid[i + 1] - grid[i]), 0.0), 1.0)
-    return i, t
-
-
-def _stencil(m, n: int, kinks: np.ndarray, row=None, top=None):
-    """Four grid points around cell m (points m, m+1) of a grid of n points, and which of
-    them a cubic stencil uses; shapes (S, 4).
-
-    Centred (m-1 .. m+2) where both outer points exist and no kink lies between them and
-    the cell (``kinks`` per point, or per row and point with ``row``); shifted to
-    m-2 .. m+1 or m .. m+3 where one side is blocked (still cubic, one-sided), with the
-    farthest point dropped if it is blocked too (quadratic); linear if both sides are.
-    No point above ``top`` (per node) is used.
-    """
-    at = (lambda j: kinks[j]) if row is None else (lambda j: kinks[row, j])
-    clip = lambda j: np.minimum(np.maximum(j, 0), n - 1)
-    last = n - 1 if top is None else np.minimum(top, n - 1)
-    left = (m >= 1) & ~at(m)
-    right = (m + 2 <= last) & ~at(clip(m + 1))
-    shift = np.where(left & ~right, -1, np.where(right & ~left, 1, 0))
-    points = clip(m[:, None] + shift[:, None] + np.arange(-1, 3)[None, :])
-    use = np.ones(points.shape, bool)
-    use[:, 0] = np.where(shift == 0, left, np.where(shift < 0, (m >= 2) & ~at(clip(m - 1)), True))
-    use[:, 3] = np.where(shift == 0, right, np.where(shift > 0, (m + 3 <= last) & ~at(clip(m + 2)), True))
-    use[:, 2] = m + 1 <= n - 1
-    return points, use
-
-
-def _lagrange(grid, use, x):
-    """Weights of Lagrange interpolation at ``x`` through the points ``grid`` (S, 4)
-    that ``use`` marks (cubic, quadratic or linear; the others get weight 0)."""
-    out = np.empty(grid.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for j in range(4):
-            w = np.ones(np.shape(x))
-            for k in range(4):
-                if k != j:
-                    w = np.where(use[:, k], w * ((x - grid[:, k]) / (grid[:, j] - grid[:, k])), w)
-            out[:, j] = np.where(use[:, j], w, 0.0)
-    return out
-
-
-def _locate_in_rows(rows: np.ndarray, row, x):
-    """:func:`_locate` of each ``x[n]`` in its own grid ``rows[row[n]]`` (rows sorted,
-    at least 2 points), by a vectorised binary search: same index and fraction."""
-    row, x = np.asarray(row), np.asarray(x, float)
-    nw = rows.shape[1]
-    flat = rows.ravel()
-    start = row * nw
-    lo, hi = np.zeros(x.shape, np.intp), np.full(x.shape, nw, np.intp)
-    for _ in range(nw.bit_length()):  # lo ends as the number of grid points <= x
-        mid = (lo + hi) >> 1
-        le = flat[start + np.minimum(mid, nw - 1)] <= x
-        open_ = lo < hi
-        lo = np.where(open_ & le, mid + 1, lo)
-        hi = np.where(open_ & ~le, mid, hi)
-    i = np.minimum(np.maximum(lo - 1, 0), nw - 2)
-    g0, g1 = flat[start + i], flat[start + i + 1]
-    t = np.minimum(np.maximum((x - g0) / (g1 - g0), 0.0), 1.0)
-    return i, t
-
-
-# ---------------------------------------------------------------------------
-# Public API
-
-
-# expected_latency integrates the exact L_1 for L_2 only at sizes with p(2 | y) at least this.
-_EXACT_L2_MIN_WEIGHT = 1e-7
-
-
-def _sizes(sizes_bytes) -> np.ndarray:
-    return check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
-
-
-def conditional_latency(
-    params: TcpParams,
-    sizes_bytes,
-    k,
-    *,
-    options: SolverOptions | None = None,
-) -> np.ndarray:
-    """Expected latency given exactly k losses, L_k, seconds.
-
-    Parameters
-    ----------
-    params : TcpParams
-        Path, TCP and recovery settings (``dup_lt``, ``tail_retransmit``) and rule.
-    sizes_bytes : array_like
-        File sizes, bytes (> 0).
-    k : int or sequence of int
-        Number(s) of losses (>= 0).
-    options : SolverOptions, optional
-        Time model and quadrature/table resolution.
-
-    Returns
-    -------
-    ndarray
-        Shape ``(n_sizes,)`` for an int ``k``, ``(n_sizes, len(k))`` for a sequence.
-    """
-    opts = options or SolverOptions()
-    sizes = _sizes(sizes_bytes)
-    scalar = np.ndim(k) == 0
-    ks = [check_int("k", kk, low=0) for kk in np.atleast_1d(k)]
-    k_top = max(ks)
-    out = np.empty((sizes.size, len(ks)))
-    by_k = _solve(params, sizes, k_top + 1, opts)
-    for col, kk in enumerate(ks):
-        out[:, col] = by_k[:, kk]
-    return out[:, 0] if scalar else out
-
-
-def expected_latency(
-    params: TcpParams,
-    sizes_bytes,
-    *,
-    law: str = "paper",
-    normalize: bool = True,
-    tail: float = 1e-9,
-    options: SolverOptions | None = None,
-) -> LatencyResult:
-    """Expected latency ``L(y) = sum_k p(k | y) L_k(y)`` (Eq. 1), seconds.
-
-    The sum stops once the probability of further losses is below ``tail`` for every
-    size; K and that mass are reported.
-
-    Parameters
-    ----------
-    params : TcpParams
-        Path, TCP and recovery settings and rule; ``params.p`` sets the loss law.
-    sizes_bytes : array_like
-        File sizes, bytes (> 0).
-    law : {"paper", "exact"}
-        Loss-count law (:func:`latency_model.losses.loss_count_pmf`).
-    normalize : bool
-        Normalise the paper's law to total mass 1 (default).
-    tail : float
-        Truncation: probability mass of more losses left out (default 1e-9).
-    options : SolverOptions, optional
-        Time model and resolution.
-
-    Returns
-    -------
-    LatencyResult
-    """
-    opts = options or SolverOptions()
-    sizes = _sizes(sizes_bytes)
-    check_choice("law", law, LOSS_LAWS)
-    counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
-    # The exact L_2 (its cost grows with the number of sizes) only where its weight
-    # p(2 | y) can show: elsewhere the table's L_2 (within 1.3e-4 of it) moves L by less
-    # than 1e-7 * 1.3e-4 of L_2. Decided per size, so sizes stay independent of each other.
-    exact_l2 = None
-    if opts.exact_l2 and counts.k_max > 2:
-        exact_l2 = counts.pmf[:, 2] >= _EXACT_L2_MIN_WEIGHT
-    cond = _solve(params, sizes, counts.k_max, opts, exact_l2)
-    # Term by term, in k order: a size's sum then does not depend on how many (zero) terms
-    # other sizes in the same call need, bit for bit.
-    expected = np.zeros(sizes.size)
-    for k in range(counts.k_max):
-        expected += counts.pmf[:, k] * cond[:, k]
-    return LatencyResult(
-        sizes_bytes=sizes,
-        expected_latency_s=expected,
-        conditional_latency_s=cond,
-        loss_pmf=counts.pmf,
-        truncated_mass=counts.truncated_mass,
-        raw_mass=counts.raw_mass,
-    )
-
-
-def _solve(params: TcpParams, sizes: np.ndarray, n_levels: int, opts: SolverOptions,
-           exact_l2=None) -> np.ndarray:
-    """L_0 .. L_{n_levels-1} at (sizes, params.w0, params.w_ss): shape (n_sizes, n_levels).
-
-    ``exact_l2``: per size, whether L_2 integrates the exact L_1 (default: ``opts.exact_l2``).
-    """
-    if exact_l2 is None:
-        exact_l2 = np.full(sizes.shape, opts.exact_l2)
-    out = np.empty((sizes.size, n_levels))
-    w0 = np.full(sizes.shape, params.w0)
-    wss = np.full(sizes.shape, params.w_ss)
-    out[:, 0] = l0(params, sizes, w0, wss, time_model=opts.time_model)
-    if n_levels == 1:
-        return out
-    tables = _tables_for(params, opts, r_min=float(sizes.min()), r_max=float(sizes.max()))
-    for j, values in tables.levels(n_levels - 1, sizes, w0, wss, exact_l2):
-        out[:, j] = values
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Paper-faithful nested quadrature (slow; the reference for the tables)
-
-
-def conditional_latency_direct(
-    params: TcpParams,
-    size_bytes: float,
-    k: int,
-    *,
-    w0: float | None = None,
-    w_ss: float | None = None,
-    time_model: str = "fluid",
-    epsrel: float = 1e-10,
-) -> float:
-    """L_k by nested adaptive quadrature of the recursion (exponential cost in k).
-
-    The naive evaluation of the paper's recursion: each level integrates the next
-    with ``scipy.integrate.quad`` over the three regions. Use it for k <= 2 (k = 3
-    takes minutes); :func:`conditional_latency` is the fast path.
-
-    Parameters
-    ----------
-    params : TcpParams
-        Model parameters.
-    size_bytes : float
-        File size, bytes (> 0).
-    k : int
-        Number of losses (>= 0).
-    w0, w_ss : float, optional
-        Window state, packets (default from ``params``).
-    time_model : {"fluid", "rounds"}
-        Time model of L_0 and W_f.
-    epsrel : float
-        Relative tolerance of each quadrature.
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
-    size = check_real("size_bytes", size_bytes, low=0.0, low_open=True)
-    k = check_int("k", k, low=0)
-    check_choice("time_model", time_model, TIME_MODELS)
-    w0 = params.w0 if w0 is None else check_real("w0", w0, low=0.0, low_open=True)
-    w_ss = params.w_ss if w_ss is None else check_real("w_ss", w_ss, low=0.0, low_open=True)
-    return _direct(params, k, size, w0, w_ss, time_model, epsrel)
-
-
-def _direct(params, k, r, w0, wss, tm, epsrel):
-    if k == 0:
-        return float(l0(params, r, w0, wss, time_model=tm))
-    a, tail = (float(v) for v in _region_bounds(params, np.asarray(r), np.asarray(w0), np.asarray(wss), tm))
-    total = 0.0
-    for region, (lo, hi) in enumerate(((0.0, a), (a, tail), (tail, r)), start=1):
-        if hi <= lo:
-            continue
-
-        def integrand(y, region=region):
-            l0y, wf = (float(v) for v in l0_and_w_f(params, y, w0, wss, time_model=tm))
-            cost, family, r_next, p_next = _after_loss(params, region, np.asarray(r), np.asarray(y), np.asarray(wf))
-            nw0, nwss = _family_windows(family, np.asarray(p_next))
-            nxt = _direct(params, k - 1, float(r_next), float(nw0), float(nwss), tm, max(epsrel, 1e-8))
-            dens = k / r * (1.0 - y / r) ** (k - 1)
-            return (l0y + cost + nxt) * dens
-
-        val, _ = integrate.quad(integrand, lo, hi, epsabs=0.0, epsrel=epsrel, limit=200)
-        total += val
-    return total

@@ -14,12 +14,12 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 from .export import atomic_write_text
 
 __all__ = ["cache_key", "load", "store", "source_hash"]
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent  # the latency_model package
 
 
 @lru_cache(maxsize=None)
@@ -29,7 +29,7 @@ def source_hash(*parts: str) -> str:
     Parameters
     ----------
     parts : str
-        Paths relative to the package folder, e.g. ``"sim"``, ``"recursion.py"``.
+        Paths relative to the package folder, e.g. ``"sim"``, ``"model/recursion.py"``.
 
     Returns
     -------

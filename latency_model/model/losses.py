@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from .checks import check_array, check_choice, check_int, check_real
+from ..checks import check_array, check_choice, check_int, check_real
 
 __all__ = ["LOSS_LAWS", "LossCounts", "loss_count_pmf", "first_loss_density"]
 

@@ -4,7 +4,7 @@ The setting is the captions' one: W0 = 2, W_SS = M = 30, MSS = 500 B, p = 0.1, a
 100 Mb/s link with 50 ms one-way delay (RTT 0.1 s), b = 1 unless said (Figure 4:
 b = 2). Sizes run from 1 to 60 packets (30 KB, the paper's x axes).
 
-The work is split into pieces, each cached (:mod:`latency_model.cache`) and spread
+The work is split into pieces, each cached (:mod:`latency_model.studies.cache`) and spread
 over worker processes: one model computation per (variant, b) and one Monte Carlo
 run per (simulator set-up, size). Every simulated size uses
 ``SeedSequence(seed).spawn(runs)`` (common random numbers), so the results do not
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from . import cache
-from .checks import check_choice, check_int
-from .params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
-from .sim.runner import ENGINES
+from ..checks import check_choice, check_int
+from ..params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
+from ..sim.runner import ENGINES
 
 __all__ = [
     "Budget",
@@ -145,7 +145,7 @@ FIGURES = {
 K_SHOWN = (0, 1, 2)
 MIN_SIM_N = 10  # a conditional mean from fewer transfers is kept in the CSV but not drawn
 
-_MODEL_CODE = ("fluid.py", "recursion.py", "losses.py", "thresholds.py", "params.py", "growth", "checks.py")
+_MODEL_CODE = ("model", "params.py", "growth", "checks.py")
 _SIM_CODE = ("sim", "params.py", "growth", "checks.py")
 
 
@@ -159,8 +159,8 @@ def base_params(variant: str, b: int) -> TcpParams:
 
 
 def _model_piece(spec: dict) -> dict:
-    from .recursion import conditional_latency, expected_latency
-    from .thresholds import filesize_min, table_y_to
+    from ..model.recursion import conditional_latency, expected_latency
+    from ..model.thresholds import filesize_min, table_y_to
 
     params = base_params(spec["variant"], spec["b"])
     sizes = np.asarray(spec["sizes_packets"], dtype=float) * params.mss_bytes
@@ -184,8 +184,8 @@ def _model_piece(spec: dict) -> dict:
 
 
 def _sim_piece(spec: dict, engine: str = "auto") -> dict:
-    from .sim.config import SimConfig
-    from .sim.montecarlo import simulate
+    from ..sim.config import SimConfig
+    from ..sim.montecarlo import simulate
 
     params = base_params(spec["variant"], spec["b"])
     summary = simulate(params, [spec["size_packets"]], spec["runs"], spec["seed"],

@@ -56,7 +56,7 @@ class Case:
         ``"<set>:L<k>"`` (fluid recursion), ``"<set>:E"`` (expected latency, Eq. 1) or
         ``"<set>:L0_rounds"`` (loss-free time with whole windows per RTT).
     sim_set : str
-        Simulator set-up (:data:`latency_model.figures.SIM_SETS`) compared with.
+        Simulator set-up (:data:`latency_model.studies.figures.SIM_SETS`) compared with.
     k : int or None
         Loss count of the simulated conditional mean; ``None``: the unconditional mean.
     tolerance : float
@@ -165,7 +165,7 @@ def _model_values(case: Case, results: dict):
     m = results["model"][set_name]
     sizes = np.asarray(m["sizes_packets"], dtype=float)
     if quantity == "L0_rounds":
-        from .fluid import l0
+        from ..model.fluid import l0
 
         variant, b, _ = MODEL_SETS[set_name]
         params = base_params(variant, b)
@@ -215,7 +215,7 @@ def _compare(case: Case, results: dict, sim_set: str) -> list[dict]:
 
 
 def evaluate(results: dict, cases=CASES) -> dict:
-    """Run the cases on :func:`latency_model.figures.compute`'s results.
+    """Run the cases on :func:`latency_model.studies.figures.compute`'s results.
 
     Returns
     -------
@@ -283,7 +283,7 @@ def _sim_l1(results, set_name, hi=30):
 def paper_claims(results: dict) -> list[dict]:
     """The paper's numeric statements of Sections 3-4 beside what the model and simulator give."""
     from .figures import reduction_ci
-    from .thresholds import table_y_to
+    from ..model.thresholds import table_y_to
 
     claims = []
     # FileSize_min: y_to (Table 1-2 count, slow start, W0 = 2) + dup_t packets.
@@ -359,7 +359,7 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
     lines.append(f"**{evaluation['passed']} passed, {evaluation['failed']} failed.** A size counts when at "
                  f"least {MIN_N} simulated transfers are behind the mean; it passes when |model - simulation| "
                  "is within the tolerance plus 3 standard errors. Cases are declared in "
-                 "`latency_model/validate.py` (`CASES`).")
+                 "`latency_model/studies/validate.py` (`CASES`).")
     lines.append("")
     lines.append("| case | model | simulator | k | sizes | worst rel. error | tolerance | result |")
     lines.append("|---|---|---|---|---|---|---|---|")

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import check_array, check_choice
-from .params import TcpParams
+from ..checks import check_array, check_choice
+from ..params import TcpParams
 
 __all__ = ["TIME_MODELS", "y_f", "l0", "w_f", "l0_and_w_f"]
 

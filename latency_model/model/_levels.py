@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .accel import numba_available
+from ..accel import numba_available
 
 __all__ = ["LevelData", "level_sums", "compiled_level_sums"]
 

@@ -1,0 +1,59 @@
+"""Parameter sweeps: a grid of TcpParams and file sizes -> one tidy table, resumable.
+
+A sweep is a :class:`Grid` (named axes of values, sizes innermost) evaluated by the
+fluid model, the packet simulator or both. :func:`plan_sweep` validates every grid
+point up front (one :class:`ValueError` naming the parameter, before any work) and
+groups the points into :class:`Task` objects; :func:`run_sweep` runs the tasks
+serially, in local processes or on a ``dask.distributed`` cluster and keeps the
+output file complete and valid after every finished task.
+
+Reproducibility
+---------------
+Points are numbered in grid order: the product of the axes in the order given, the
+size axis innermost. Simulation point ``i`` draws only from child ``i`` of
+``SeedSequence(seed)`` (``SeedSequence(seed, spawn_key=(i,))``, the same sequence as
+``SeedSequence(seed).spawn(n)[i]``), run ``j`` of it from that child's ``spawn(runs)[j]``.
+Model tasks hold all sizes of one parameter set (in chunks of a fixed number of
+sizes), and the solver gives a size the same bits whatever other sizes share the call.
+So rows depend on neither the executor, the number of workers nor the completion order,
+and rows are written in grid order.
+
+Resume
+------
+Every row carries ``key``: a SHA-256 digest of its source, full parameter set, size,
+method settings (time model and loss law, or runs, root seed, point index and simulator
+settings). Rerunning the same sweep reads the output file back, skips tasks whose rows
+are all present and recomputes the rest.
+
+Modules: :mod:`.grid` (grid syntax), :mod:`.plan` (validated points and tasks),
+:mod:`.run` (tasks, executors, resume) and :mod:`.table` (the output file).
+"""
+
+from .grid import Axis, Grid, canonical_name, grid_from_items, grid_from_toml, parse_param, parse_values
+from .plan import COLUMNS, SOURCES, WHAT, Plan, SweepSpec, Task, columns_for, plan_sweep
+from .run import SweepInterrupted, SweepReport, run_sweep, run_task
+from .table import read_rows, require_pyarrow
+
+__all__ = [
+    "SOURCES",
+    "WHAT",
+    "Axis",
+    "Grid",
+    "SweepSpec",
+    "Task",
+    "Plan",
+    "SweepReport",
+    "SweepInterrupted",
+    "canonical_name",
+    "parse_values",
+    "parse_param",
+    "grid_from_items",
+    "grid_from_toml",
+    "plan_sweep",
+    "columns_for",
+    "require_pyarrow",
+    "run_task",
+    "run_sweep",
+    "read_rows",
+    "COLUMNS",
+]

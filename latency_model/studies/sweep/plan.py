@@ -1,0 +1,279 @@
+"""Plan of a sweep: every grid point validated up front and grouped into tasks.
+
+:func:`plan_sweep` names the first bad parameter (and the grid values that produced
+it) before any work; each point gets its table cells and its ``key``, the digest of
+everything its row depends on (see :mod:`latency_model.studies.sweep`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+
+from ...checks import check_choice, check_int, check_real
+from ...growth import RULES, make_rule, rule_parameters
+from ...params import VARIANTS, TcpParams, apply_variant
+from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, RULE_PARAM, SIZE_AXES, Axis, Grid
+
+__all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
+           "plan_sweep", "columns_for"]
+
+SOURCES = ("model", "simulation")
+WHAT = ("model", "simulation", "both")
+N_CONDITIONAL = 4
+"""Conditional latencies L_0 .. L_3 written per row (``latency_k0_s`` ...)."""
+
+PARAM_COLUMNS = ["size_packets", "size_bytes", "variant", "rule", "rule_params", *_FIELDS]
+MODEL_COLUMNS = ["time_model", "law", "expected_latency_s"]
+QUANTITY_COLUMNS = (["ci95_low_s", "ci95_high_s"]
+                    + [f"latency_k{k}_s" for k in range(N_CONDITIONAL)]
+                    + ["y_to_bytes", "filesize_min_bytes", "k_max", "truncated_mass",
+                       "runs", "seed", "timeout_fraction", "mean_lost_packets"])
+COLUMNS = ["point", "source", "key", *PARAM_COLUMNS, *MODEL_COLUMNS, *QUANTITY_COLUMNS]
+"""Columns of every sweep table (``rule_param.X`` columns follow ``rule_params`` when
+the grid varies rule parameter X). See :func:`columns_for`."""
+
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What to compute over a grid.
+
+    Parameters
+    ----------
+    grid : Grid
+        The axes; without a size axis, ``size_packets = 1:30``.
+    what : {"model", "simulation", "both"}
+        Sources evaluated at every point.
+    runs : int
+        Simulated transfers per point (>= 1).
+    seed : int
+        Root seed (>= 0); point i uses ``SeedSequence(seed, spawn_key=(i,))``.
+    time_model : {"fluid", "rounds"} or None
+        Time model of the solver; ``None``: fluid, or rounds for a rule without a
+        continuous law (as the ``latency`` command).
+    law : {"paper", "exact"}
+        Loss-count law of the expected latency.
+    sim_config : SimConfig or None
+        Simulated path and timers (default ``SimConfig()``).
+    engine : str
+        Simulator engine (all give identical results).
+    model_chunk : int
+        Most sizes per model task (>= 1): large enough to vectorise, small enough to
+        spread one long size axis over workers and resume in steps.
+    """
+
+    grid: Grid
+    what: str = "model"
+    runs: int = 1000
+    seed: int = 0
+    time_model: str | None = None
+    law: str = "paper"
+    sim_config: object = None
+    engine: str = "auto"
+    model_chunk: int = 250
+
+    def __post_init__(self):
+        check_choice("what", self.what, WHAT)
+        object.__setattr__(self, "runs", check_int("runs", self.runs, low=1))
+        object.__setattr__(self, "seed", check_int("seed", self.seed, low=0))
+        if self.time_model is not None:
+            check_choice("time_model", self.time_model, ("fluid", "rounds"))
+        check_choice("law", self.law, ("paper", "exact"))
+        object.__setattr__(self, "model_chunk", check_int("model_chunk", self.model_chunk, low=1))
+        if not isinstance(self.grid, Grid):
+            raise ValueError(f"grid must be a Grid, got {self.grid!r}")
+
+    @property
+    def sources(self) -> tuple:
+        return SOURCES if self.what == "both" else (self.what,)
+
+    def settings(self) -> dict:
+        """JSON-ready settings (for the sidecar)."""
+        out = {"what": self.what, "time_model": self.time_model, "law": self.law,
+               "model_chunk": self.model_chunk}
+        if "simulation" in self.sources:
+            out.update(runs=self.runs, seed=self.seed, engine=self.engine,
+                       sim_config=self._config().to_dict())
+        return out
+
+    def _config(self):
+        from ...sim.config import SimConfig
+
+        return SimConfig() if self.sim_config is None else self.sim_config
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    """One grid point of one source: index, key, parameters, size and its table cells."""
+
+    index: int
+    source: str
+    key: str
+    params: TcpParams
+    size_bytes: float
+    cells: dict = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Task:
+    """Points computed together: all sizes (or a chunk) of one parameter set for the
+    model, one point for the simulator. ``settings`` holds the method's settings."""
+
+    source: str
+    points: tuple
+    settings: dict = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A validated sweep: every point, grouped into tasks in grid order."""
+
+    spec: SweepSpec
+    n_points: int
+    tasks: tuple
+    columns: tuple
+
+    @property
+    def n_rows(self) -> int:
+        return sum(len(t.points) for t in self.tasks)
+
+
+def _time_model(asked, params: TcpParams) -> str:
+    has_law = params.rule.continuous_law(params.b) is not None
+    if asked is None:
+        return "fluid" if has_law else "rounds"
+    if asked == "fluid" and not has_law:
+        raise ValueError(f"time_model fluid needs a continuous fluid law and rule {params.rule.name!r} "
+                         "has none; use time model rounds")
+    return asked
+
+
+def _digest(obj) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _combo_params(combo: dict) -> tuple[TcpParams, str]:
+    """Base TcpParams of one combination of the non-size axes, and its variant name."""
+    variant = combo.get("variant", "newreno")
+    check_choice("variant", variant, [*VARIANTS, "size-based"])
+    rule_name = combo.get("rule", "standard")
+    if rule_name not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {rule_name!r}")
+    rule_kw = {k[len(RULE_PARAM):]: v for k, v in combo.items() if k.startswith(RULE_PARAM)}
+    known = rule_parameters(rule_name)
+    for k in rule_kw:
+        if k not in known:
+            raise ValueError(f"rule-param.{k} is not a parameter of rule {rule_name!r} "
+                             f"(its parameters: {', '.join(known) or 'none'})")
+    fields = {k: v for k, v in combo.items() if k in _FIELDS and k not in _RECOVERY_FIELDS}
+    for k, v in fields.items():
+        if v is None and k not in _NONE_FIELDS:
+            raise ValueError(f"{k} must be a value, got none")
+    base = TcpParams(rule=make_rule(rule_name, **rule_kw), **fields)
+    return base, variant
+
+
+def _resolve(base: TcpParams, variant: str, combo: dict, size_bytes: float | None) -> TcpParams:
+    params = apply_variant(base, variant, size_bytes if variant == "size-based" else None)
+    overrides = {k: combo[k] for k in _RECOVERY_FIELDS if k in combo}  # as --dup-lt after --variant
+    return params.replace(**overrides) if overrides else params
+
+
+def _whole(x):
+    """Sizes read better as 20 than 20.0: whole numbers as int."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def columns_for(grid: Grid) -> list[str]:
+    """Table columns of a sweep over ``grid``: :data:`COLUMNS` plus ``rule_param.X``."""
+    extra = [a.name for a in grid.axes if a.name.startswith(RULE_PARAM)]
+    i = COLUMNS.index("rule_params") + 1
+    return COLUMNS[:i] + extra + COLUMNS[i:]
+
+
+def plan_sweep(spec: SweepSpec) -> Plan:
+    """Validate every grid point and group the points into tasks.
+
+    Raises
+    ------
+    ValueError
+        Naming the first bad parameter (and the grid values that produced it), before
+        any computation.
+    """
+    grid = spec.grid
+    size_axis = next((a for a in grid.axes if a.name in SIZE_AXES), Axis("size_packets", tuple(range(1, 31))))
+    others = [a for a in grid.axes if a.name not in SIZE_AXES]
+    for a in others:
+        if a.name == "variant":
+            for v in a.values:
+                check_choice("variant", v, [*VARIANTS, "size-based"])
+        if a.name == "rule":
+            for v in a.values:
+                if v not in RULES:
+                    raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {v!r}")
+    for v in size_axis.values:
+        name = size_axis.name.replace("_", "-")
+        check_real(name, v, low=0.0, low_open=True)
+    n_sizes = len(size_axis.values)
+    combos = list(itertools.product(*[a.values for a in others]))
+    n_points = len(combos) * n_sizes
+    settings_model = {"law": spec.law}
+    settings_sim = {}
+    if "simulation" in spec.sources:
+        config = spec._config()
+        settings_sim = {"runs": spec.runs, "seed": spec.seed, "engine": spec.engine,
+                        "sim_config": config}
+        config_dict = config.to_dict()
+    tasks = []
+    for ci, values in enumerate(combos):
+        combo = dict(zip([a.name for a in others], values))
+        where = ", ".join(f"{k}={v}" for k, v in combo.items())
+        try:
+            base, variant = _combo_params(combo)
+            per_size = []
+            for si, size in enumerate(size_axis.values):
+                size_b = size * base.mss_bytes if size_axis.name == "size_packets" else float(size)
+                params = _resolve(base, variant, combo, size_b)
+                per_size.append((ci * n_sizes + si, params, size_b))
+            tm = _time_model(spec.time_model, per_size[0][1]) if "model" in spec.sources else None
+            if "simulation" in spec.sources:
+                for _, _, size_b in per_size:
+                    if size_b != int(size_b):
+                        raise ValueError(f"simulated sizes must be whole bytes, got {size_b:g} bytes")
+        except ValueError as exc:
+            raise ValueError(f"{exc} (at {where})" if where else str(exc)) from None
+        rule_desc = base.rule.describe()
+        rule_desc.pop("name")
+        fixed = {"variant": variant, "rule": base.rule.name, "rule_params": json.dumps(rule_desc, sort_keys=True),
+                 **{k: combo[k] for k in combo if k.startswith(RULE_PARAM)}}
+        for source in spec.sources:
+            points = []
+            for index, params, size_b in per_size:
+                pdict = params.to_dict()
+                if source == "model":
+                    method = {"time_model": tm, "law": spec.law}
+                else:
+                    method = {"runs": spec.runs, "seed": spec.seed, "point": index, "sim_config": config_dict}
+                key = _digest({"source": source, "params": pdict, "size_bytes": size_b, "method": method})
+                cells = {"point": index, "source": source, "key": key, **fixed,
+                         "size_bytes": _whole(size_b), "size_packets": _whole(size_b / params.mss_bytes),
+                         **{f: getattr(params, f) for f in _FIELDS}}
+                if source == "model":
+                    cells.update(time_model=tm, law=spec.law)
+                else:
+                    cells.update(runs=spec.runs, seed=spec.seed)
+                points.append(PointSpec(index, source, key, params, size_b, cells))
+            if source == "model":
+                st = {**settings_model, "time_model": tm}
+                for lo in range(0, len(points), spec.model_chunk):
+                    tasks.append(Task("model", tuple(points[lo:lo + spec.model_chunk]), st))
+            else:
+                tasks.extend(Task("simulation", (pt,), settings_sim) for pt in points)
+    # grid order: by first point, model before simulation
+    tasks.sort(key=lambda t: (t.points[0].index, SOURCES.index(t.source)))
+    return Plan(spec=spec, n_points=n_points, tasks=tuple(tasks), columns=tuple(columns_for(grid)))
+
