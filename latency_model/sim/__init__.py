@@ -13,15 +13,42 @@ position), :func:`run_many` (raw per-run measures). Many flows on a shared dumbb
 (``docs/multiflow.md``).
 """
 
-from .config import LT_MODES, RTO_RULES, SimConfig
-from .montecarlo import SimSummary, SizeSummary, mean_ci, simulate
-from .runner import ENGINES, OUT_FIELDS, fast_path_supported, run_many
-from .singleloss import SingleLossResult, single_loss, y_to_packets
-from .transfer import TraceRow, TransferResult, run_transfer
-from .dumbbell import Dumbbell, QueueSeries
-from .scenario import Flow, FlowRecord, Scenario, ScenarioResult, random_flows
-from .scenario import run as run_scenario
-from .sizes import FixedSizes, ParetoSizes
+from __future__ import annotations
+
+import importlib
+
+# Public name -> (module under latency_model.sim, its name there), imported on first use
+# (PEP 562): a command that needs SimConfig or one transfer does not import scipy (for the
+# Monte Carlo's confidence intervals) or the shared-bottleneck simulator.
+_API = {
+    "SimConfig": ("config", "SimConfig"),
+    "RTO_RULES": ("config", "RTO_RULES"),
+    "LT_MODES": ("config", "LT_MODES"),
+    "TransferResult": ("transfer", "TransferResult"),
+    "TraceRow": ("transfer", "TraceRow"),
+    "run_transfer": ("transfer", "run_transfer"),
+    "run_many": ("runner", "run_many"),
+    "ENGINES": ("runner", "ENGINES"),
+    "OUT_FIELDS": ("runner", "OUT_FIELDS"),
+    "fast_path_supported": ("runner", "fast_path_supported"),
+    "simulate": ("montecarlo", "simulate"),
+    "SimSummary": ("montecarlo", "SimSummary"),
+    "SizeSummary": ("montecarlo", "SizeSummary"),
+    "mean_ci": ("montecarlo", "mean_ci"),
+    "single_loss": ("singleloss", "single_loss"),
+    "SingleLossResult": ("singleloss", "SingleLossResult"),
+    "y_to_packets": ("singleloss", "y_to_packets"),
+    "Dumbbell": ("dumbbell", "Dumbbell"),
+    "QueueSeries": ("dumbbell", "QueueSeries"),
+    "Flow": ("scenario", "Flow"),
+    "FlowRecord": ("scenario", "FlowRecord"),
+    "Scenario": ("scenario", "Scenario"),
+    "ScenarioResult": ("scenario", "ScenarioResult"),
+    "run_scenario": ("scenario", "run"),
+    "random_flows": ("scenario", "random_flows"),
+    "ParetoSizes": ("sizes", "ParetoSizes"),
+    "FixedSizes": ("sizes", "FixedSizes"),
+}
 
 __all__ = [
     "SimConfig",
@@ -52,3 +79,17 @@ __all__ = [
     "ParetoSizes",
     "FixedSizes",
 ]
+
+
+def __getattr__(name: str):
+    """Import a public name on first use and keep it in the module."""
+    if name not in _API:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _API[name]
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

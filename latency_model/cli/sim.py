@@ -1,8 +1,8 @@
-"""Simulator subcommands of ``latency-model``: ``simulate``, ``single-loss``, ``trace``.
+"""``latency-model simulate | single-loss | trace``: the packet simulator's commands.
 
-Kept apart from :mod:`latency_model.cli` so the simulator's flags live in one place;
-:func:`add_sim_commands` registers the subcommands on the main parser. Errors are
-raised as :class:`~latency_model.cli.CliError` (one line, exit status 2).
+The simulated path's flags are shared (:func:`~latency_model.cli.common.add_link_flags`);
+each handler imports the simulator when it runs. Errors are raised as
+:class:`~latency_model.cli.common.CliError` (one line, exit status 2).
 """
 
 from __future__ import annotations
@@ -11,76 +11,27 @@ import csv
 import io
 import json
 import sys
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .checks import check_int
-from .cli import (
+from .common import (
     CliError,
-    _flag_message,
+    add_command,
+    add_link_flags,
     add_size_flags,
     add_tcp_flags,
+    config_from_args,
+    flag_message,
     number,
     params_for_size,
     params_from_args,
     sizes_from_args,
 )
-from .studies.export import atomic_write_text
-from .growth.flow import flow_windows, rule_packets_before_loss
-from .params import TcpParams
-from .sim import LT_MODES, RTO_RULES, SimConfig, run_transfer, simulate, single_loss
-from .sim.config import pipe_config
-from .sim.rounds import packets_before_first_drop, rtt_rounds
-from .sim.runner import ENGINES
 
-__all__ = ["add_sim_commands"]
+if TYPE_CHECKING:  # annotations only
+    from ..params import TcpParams
+    from ..sim.config import SimConfig
 
-def add_link_flags(parser) -> None:
-    """Flags of :class:`~latency_model.sim.SimConfig` (path, timers, rule choices)."""
-    d = SimConfig()
-    g = parser.add_argument_group("simulated path and timers")
-    g.add_argument("--link-rate-bps", type=number, default=d.link_rate_bps,
-                   help="bottleneck rate C, bit/s (%(default)g)")
-    g.add_argument("--delay-s", type=number, default=None,
-                   help="one-way propagation delay d, seconds (default rtt/2)")
-    g.add_argument("--header-bytes", type=number, default=d.header_bytes,
-                   help="per-packet header overhead, bytes (%(default)s)")
-    g.add_argument("--delack-timeout-s", type=number, default=d.delack_timeout_s,
-                   help="delayed-ACK timer, seconds (%(default)s)")
-    g.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
-                   help="RFC 6298 minimum RTO, seconds (%(default)s)")
-    g.add_argument("--initial-rto-s", type=number, default=d.initial_rto_s,
-                   help="RFC 6298 initial RTO, seconds (%(default)s)")
-    g.add_argument("--max-rto-s", type=number, default=d.max_rto_s,
-                   help="RFC 6298 maximum RTO, seconds (%(default)s)")
-    g.add_argument("--rto-rule", default=d.rto_rule,
-                   help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto)")
-    g.add_argument("--lt-mode", default=d.lt_mode,
-                   help=f"meaning of dup_lt: {', '.join(LT_MODES)} (%(default)s)")
-    g.add_argument("--p-ack", type=number, default=d.p_ack,
-                   help="ACK loss probability in [0, 1) (%(default)s)")
-    g.add_argument("--queue-packets", type=number, default=d.queue_packets, metavar="B",
-                   help="drop-tail buffer of the bottleneck, packets waiting (default unlimited)")
-
-
-def config_from_args(args) -> SimConfig:
-    """Validated :class:`SimConfig` from the link flags (errors name the flag)."""
-    try:
-        return SimConfig(
-            link_rate_bps=args.link_rate_bps,
-            delay_s=args.delay_s,
-            header_bytes=args.header_bytes,
-            delack_timeout_s=args.delack_timeout_s,
-            min_rto_s=args.min_rto_s,
-            initial_rto_s=args.initial_rto_s,
-            max_rto_s=args.max_rto_s,
-            rto_rule=args.rto_rule,
-            lt_mode=args.lt_mode,
-            p_ack=args.p_ack,
-            queue_packets=args.queue_packets,
-        )
-    except ValueError as exc:
-        raise CliError(_flag_message(str(exc))) from None
+__all__ = ["register", "rule_trace"]
 
 
 # ---------------------------------------------------------------------------
@@ -88,6 +39,8 @@ def config_from_args(args) -> SimConfig:
 
 
 def cmd_simulate(args) -> int:
+    from ..sim.montecarlo import simulate
+
     config = config_from_args(args)
     base = params_from_args(args)
     results = []
@@ -134,6 +87,9 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_single_loss(args) -> int:
+    from ..checks import check_int
+    from ..sim.singleloss import single_loss
+
     config = config_from_args(args)
     n = check_int("size_packets", args.size_packets, low=1)
     params = params_for_size(args, params_from_args(args), n * args.mss)
@@ -163,6 +119,12 @@ def cmd_trace(args) -> int:
                         ("--csv", args.csv)):
         if given:
             raise CliError(f"{flag} needs --rtts N (the RTT-by-RTT window trace)")
+    import numpy as np
+
+    from ..checks import check_int
+    from ..sim.transfer import run_transfer
+    from ..studies.export import atomic_write_text
+
     config = config_from_args(args)
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes, default=None, whole=True)
@@ -229,6 +191,11 @@ def rule_trace(params: TcpParams, n_rtts: int, config: SimConfig, pipe_packets=N
         ``simulated`` and, with a pipe, ``packets_before_loss`` and ``pipe``.
         Windows in packets, capped at M.
     """
+    from ..checks import check_int
+    from ..growth.flow import flow_windows, rule_packets_before_loss
+    from ..sim.config import pipe_config
+    from ..sim.rounds import packets_before_first_drop, rtt_rounds
+
     m = params.rwnd
     closed = flow_windows(params.rule, params.w0, n_rtts, w_ss=params.w_ss, b=params.b, rwnd=m)
     sim = rtt_rounds(params, n_rtts, config.replace(queue_packets=None))
@@ -287,6 +254,9 @@ def _rule_trace_csv(d: dict) -> str:
 
 
 def cmd_rule_trace(args) -> int:
+    from ..checks import check_int
+    from ..studies.export import atomic_write_text
+
     if args.drop or args.size_packets is not None or args.size_bytes is not None:
         raise CliError("--rtts traces a long loss-free transfer: --drop, --size-packets and --size-bytes "
                        "belong to the event trace (without --rtts)")
@@ -300,7 +270,7 @@ def cmd_rule_trace(args) -> int:
     try:
         d = rule_trace(params, n, config, args.pipe_packets, args.queue_packets)
     except ValueError as exc:
-        raise CliError(_flag_message(str(exc))) from None
+        raise CliError(flag_message(str(exc))) from None
     text = json.dumps(d) + "\n" if args.json else _rule_trace_csv(d) if args.csv else _rule_trace_text(d)
     if args.out is None:
         sys.stdout.write(text)
@@ -311,12 +281,12 @@ def cmd_rule_trace(args) -> int:
 
 
 # ---------------------------------------------------------------------------
-# registration
+# Registration
 
 
-def add_sim_commands(sub) -> None:
-    """Register ``simulate``, ``single-loss`` and ``trace`` on the subparsers ``sub``."""
-    p = sub.add_parser("simulate", help="Monte Carlo of the packet-level simulator: latency, CI, per-loss means")
+def _simulate_flags(p) -> None:
+    from ..sim.runner import ENGINES
+
     add_tcp_flags(p)
     add_link_flags(p)
     add_size_flags(p)
@@ -325,17 +295,16 @@ def add_sim_commands(sub) -> None:
     p.add_argument("--engine", default="auto", help=f"{', '.join(ENGINES)} (%(default)s; same results)")
     p.add_argument("--workers", type=number, default=1, help="worker processes (%(default)s; same results)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("single-loss", help="T/F per position when only that packet's first transmission is lost")
+
+def _single_loss_flags(p) -> None:
     add_tcp_flags(p)
     add_link_flags(p)
     p.add_argument("--size-packets", type=number, required=True, metavar="N", help="transfer size, packets")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_single_loss)
 
-    p = sub.add_parser("trace", help="event trace of one simulated transfer as CSV; with --rtts, "
-                       "a rule's closed-form window beside the simulated one, RTT by RTT")
+
+def _trace_flags(p) -> None:
     add_tcp_flags(p)
     add_link_flags(p)
     add_size_flags(p)
@@ -353,4 +322,14 @@ def add_sim_commands(sub) -> None:
                         "(BDP + --queue-packets buffer, default P/2)")
     g.add_argument("--json", action="store_true", help="print one JSON object")
     g.add_argument("--csv", action="store_true", help="print CSV (one row per RTT)")
-    p.set_defaults(func=cmd_trace)
+
+
+def register(sub) -> None:
+    """Register ``simulate``, ``single-loss`` and ``trace`` on the subparsers ``sub``."""
+    add_command(sub, "simulate", help="Monte Carlo of the packet-level simulator: latency, CI, per-loss means",
+                func=cmd_simulate, flags=_simulate_flags)
+    add_command(sub, "single-loss", help="T/F per position when only that packet's first transmission is lost",
+                func=cmd_single_loss, flags=_single_loss_flags)
+    add_command(sub, "trace", help="event trace of one simulated transfer as CSV; with --rtts, "
+                "a rule's closed-form window beside the simulated one, RTT by RTT",
+                func=cmd_trace, flags=_trace_flags)

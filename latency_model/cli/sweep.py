@@ -2,7 +2,7 @@
 
 The engine is :mod:`latency_model.studies.sweep`; this module turns flags (and a TOML grid
 file) into a :class:`~latency_model.studies.sweep.SweepSpec`, picks the executor and reports.
-Errors are one line with exit status 2 (:class:`~latency_model.cli.CliError`); Ctrl-C
+Errors are one line with exit status 2 (:class:`~latency_model.cli.common.CliError`); Ctrl-C
 saves every finished point and exits with status 130 and one line.
 """
 
@@ -11,23 +11,14 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import CliError, _flag_message, number
-from .cli_sim import add_link_flags, config_from_args
-from .studies.sweep import (
-    WHAT,
-    SweepInterrupted,
-    SweepSpec,
-    grid_from_items,
-    grid_from_toml,
-    plan_sweep,
-    require_pyarrow,
-    run_sweep,
-)
+from .common import CliError, add_command, add_link_flags, config_from_args, flag_message, number
 
-__all__ = ["add_sweep_command", "cmd_sweep"]
+__all__ = ["register", "cmd_sweep"]
 
 
-def _spec_from_args(args) -> SweepSpec:
+def _spec_from_args(args):
+    from ..studies.sweep import SweepSpec, grid_from_items, grid_from_toml
+
     toml_params, settings = {}, {}
     try:  # grid errors name the grid parameter as typed in --param (no flag rewriting)
         if args.grid is not None:
@@ -47,10 +38,12 @@ def _spec_from_args(args) -> SweepSpec:
                          time_model=pick("time_model", "time-model", None), law=pick("law", "law", "paper"),
                          sim_config=config, engine=args.engine)
     except ValueError as exc:
-        raise CliError(_flag_message(str(exc))) from None
+        raise CliError(flag_message(str(exc))) from None
 
 
 def cmd_sweep(args) -> int:
+    from ..studies.sweep import SweepInterrupted, plan_sweep, require_pyarrow, run_sweep
+
     spec = _spec_from_args(args)
     if sum(x is not None for x in (args.jobs, args.scheduler, args.dask_local)) > 1:
         raise CliError("give one of --jobs, --scheduler and --dask-local")
@@ -76,7 +69,7 @@ def cmd_sweep(args) -> int:
               f"in {args.out}; rerun the same command to resume", file=sys.stderr)
         return 130
     except ValueError as exc:
-        raise CliError(_flag_message(str(exc)).replace("flush_interval_s", "--flush-every")) from None
+        raise CliError(flag_message(str(exc)).replace("flush_interval_s", "--flush-every")) from None
     finally:
         if client is not None:
             client.close()
@@ -106,10 +99,9 @@ def _dask_client(args):
     return Client(cluster), cluster
 
 
-def add_sweep_command(sub) -> None:
-    """Register ``sweep`` on the subparsers ``sub``."""
-    p = sub.add_parser("sweep", help="the model, the simulator or both over a parameter grid -> one tidy "
-                       "table (CSV or Parquet), resumable, on local cores or a Dask cluster")
+def _sweep_flags(p) -> None:
+    from ..studies.sweep import WHAT
+
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUES",
                    help="a grid axis (repeatable): any TcpParams field (p, rtt, w0, wss, rwnd, b, dup-t, "
                         "dup-lt, mss, rto, ...), size-packets, size-bytes, variant, rule or rule-param.X; "
@@ -134,4 +126,10 @@ def add_sweep_command(sub) -> None:
                         "always at the end and on Ctrl-C)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_link_flags(p)
-    p.set_defaults(func=cmd_sweep)
+
+
+def register(sub) -> None:
+    """Register ``sweep`` on the subparsers ``sub``."""
+    add_command(sub, "sweep", help="the model, the simulator or both over a parameter grid -> one tidy "
+                "table (CSV or Parquet), resumable, on local cores or a Dask cluster",
+                func=cmd_sweep, flags=_sweep_flags)

@@ -4,7 +4,8 @@
 for Figures 4 and 6-10 (model curves and simulated means with 95% CIs); and
 ``validation/REPORT.md``. Computed pieces are cached in ``--out/.cache`` (keyed by
 parameters, seed, runs, package version and source code), so a rerun with unchanged
-code and parameters only redraws; ``--force`` recomputes.
+code and parameters only redraws; ``--force`` recomputes. The work is
+:func:`latency_model.studies.reproduce.run_reproduction`, imported when a command runs.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .studies.reproduce import run_reproduction
+from .common import CliError, add_command
 
-__all__ = ["add_repro_commands"]
+__all__ = ["register"]
 
 
 def _command(args) -> str:
@@ -34,15 +35,14 @@ def _command(args) -> str:
 
 
 def _jobs(args) -> int:
-    from .cli import CliError
-
     if args.jobs is not None and args.jobs < 1:
         raise CliError(f"--jobs must be an integer >= 1, got {args.jobs}")
     return args.jobs
 
 
 def cmd_reproduce(args) -> int:
-    from .studies.tables import tables_text
+    from ..studies.reproduce import run_reproduction
+    from ..studies.tables import tables_text
 
     res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
                            command=_command(args))
@@ -61,6 +61,8 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    from ..studies.reproduce import run_reproduction
+
     res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
                            command=_command(args),
                            progress=not args.json)
@@ -79,8 +81,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_plot(args) -> int:
-    from .cli import CliError
-    from .studies.plots import draw
+    from ..studies.plots import draw
 
     path = Path(args.csv)
     if not path.is_file():
@@ -90,24 +91,30 @@ def cmd_plot(args) -> int:
     return 0
 
 
-def add_repro_commands(sub) -> None:
-    """Register ``reproduce``, ``validate`` and ``plot`` on the subparsers ``sub``."""
-    for name, func, text in (
-        ("reproduce", cmd_reproduce, "regenerate the paper's tables and figures (model and simulation), "
-                                     "and the validation report"),
-        ("validate", cmd_validate, "model against simulator: run the validation cases, write "
-                                   "validation/REPORT.md, exit 1 if a case fails"),
-    ):
-        p = sub.add_parser(name, help=text)
-        p.add_argument("--out", default=".", metavar="DIR",
-                       help="output root: DIR/tables, DIR/figures, DIR/validation, DIR/.cache (%(default)s)")
-        p.add_argument("--quick", action="store_true", help="small budget, under a minute (used by CI)")
-        p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all CPUs)")
-        p.add_argument("--force", action="store_true", help="recompute, ignoring the cache")
-        if name == "validate":
-            p.add_argument("--json", action="store_true", help="print one JSON object")
-        p.set_defaults(func=func)
-    p = sub.add_parser("plot", help="redraw a figure (PNG and SVG) from its tidy CSV")
+def _run_flags(p) -> None:
+    """Flags of ``reproduce`` and ``validate``."""
+    p.add_argument("--out", default=".", metavar="DIR",
+                   help="output root: DIR/tables, DIR/figures, DIR/validation, DIR/.cache (%(default)s)")
+    p.add_argument("--quick", action="store_true", help="small budget, under a minute (used by CI)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all CPUs)")
+    p.add_argument("--force", action="store_true", help="recompute, ignoring the cache")
+
+
+def _validate_flags(p) -> None:
+    _run_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _plot_flags(p) -> None:
     p.add_argument("csv", help="a figures/figN.csv written by reproduce")
     p.add_argument("--out", default=None, metavar="STEM", help="output path without extension (the CSV's)")
-    p.set_defaults(func=cmd_plot)
+
+
+def register(sub) -> None:
+    """Register ``reproduce``, ``validate`` and ``plot`` on the subparsers ``sub``."""
+    add_command(sub, "reproduce", help="regenerate the paper's tables and figures (model and simulation), "
+                "and the validation report", func=cmd_reproduce, flags=_run_flags)
+    add_command(sub, "validate", help="model against simulator: run the validation cases, write "
+                "validation/REPORT.md, exit 1 if a case fails", func=cmd_validate, flags=_validate_flags)
+    add_command(sub, "plot", help="redraw a figure (PNG and SVG) from its tidy CSV", func=cmd_plot,
+                flags=_plot_flags)

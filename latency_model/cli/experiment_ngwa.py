@@ -1,19 +1,17 @@
 """``latency-model experiment ngwa``: NGWA's lost packets and triple dupACKs per mode (Table 2).
 
-Registered by :func:`latency_model.cli_experiment.add_experiment_commands`; errors are raised
-as :class:`~latency_model.cli.CliError` or ``ValueError`` (one line, exit status 2).
+Registered on the ``experiment`` group (:mod:`latency_model.cli.experiment`); errors are raised
+as :class:`~latency_model.cli.common.CliError` or ``ValueError`` (one line, exit status 2).
 """
 
 from __future__ import annotations
 
 import math
 
-from .cli import number
-from .cli_experiment import _json_safe, emit, names, out_dir
-from .experiments.ngwa import VARIANTS, NgwaExperiment, run_ngwa
-from .studies.export import write_csv, write_json
+from .common import add_command, number
+from .experiment import emit, json_safe, names, out_dir
 
-__all__ = ["add_ngwa_command"]
+__all__ = ["register"]
 
 
 def _mean_ci(row: dict, m: str, fmt: str) -> str:
@@ -33,7 +31,7 @@ def _text(res) -> str:
         "",
         f"{'variant':<9}{'lost':<24}{'paper':>7}  {'triple dupACKs':<22}{'paper':>7}  {'fairness':<9}{'util %':<7}",
     ]
-    d = _json_safe(res.to_dict())
+    d = json_safe(res.to_dict())
     for row in d["series"]:
         pt = row["paper_triple_dupacks"]
         lines.append(f"{row['variant']:<9}{_mean_ci(row, 'lost', '.1f'):<24}{row['paper_lost']:>7}  "
@@ -52,6 +50,9 @@ def _text(res) -> str:
 
 
 def cmd_experiment_ngwa(args) -> int:
+    from ..experiments.ngwa import NgwaExperiment, run_ngwa
+    from ..studies.export import write_csv, write_json
+
     variants = tuple(v.lower() for v in names(args.variants))
     ex = NgwaExperiment(scale=args.scale, rounds=args.rounds, seed=args.seed, queue_bytes=args.queue_bytes,
                         w_max_bytes=args.w_max_bytes, alpha=args.alpha,
@@ -61,7 +62,7 @@ def cmd_experiment_ngwa(args) -> int:
     res = run_ngwa(ex)
 
     def write(out, data):
-        from .experiments.plot_ngwa import plot_ngwa  # matplotlib only when a figure is asked for
+        from ..experiments.plot_ngwa import plot_ngwa  # matplotlib only when a figure is asked for
 
         return [write_csv(out / "ngwa.csv", data["series"], list(data["series"][0].keys())),
                 write_csv(out / "ngwa_per_round.csv", data["per_round"], list(data["per_round"][0].keys())),
@@ -70,11 +71,10 @@ def cmd_experiment_ngwa(args) -> int:
     return emit(args, res, _text(res), write)
 
 
-def add_ngwa_command(exps) -> None:
-    """Register ``ngwa`` on the ``experiment`` subparsers ``exps``."""
+def _ngwa_flags(p) -> None:
+    from ..experiments.ngwa import VARIANTS, NgwaExperiment
+
     d = NgwaExperiment()
-    p = exps.add_parser("ngwa", help="NGWA, Section 3.3: lost packets and triple dupACKs per mode "
-                                     "(Table 2) vs NewReno and RFC 793")
     p.add_argument("--scale", type=number, default=d.scale,
                    help="run length as a fraction of the paper's 600 s (%(default)s)")
     p.add_argument("--rounds", type=int, default=d.rounds, help="repetitions (paper: 30) (%(default)s)")
@@ -96,4 +96,10 @@ def add_ngwa_command(exps) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/ngwa.csv (per variant), DIR/ngwa_per_round.csv, DIR/ngwa.json, DIR/ngwa.png")
-    p.set_defaults(func=cmd_experiment_ngwa)
+
+
+def register(exps) -> None:
+    """Register ``ngwa`` on the ``experiment`` subparsers ``exps``."""
+    add_command(exps, "ngwa", help="NGWA, Section 3.3: lost packets and triple dupACKs per mode "
+                                   "(Table 2) vs NewReno and RFC 793",
+                func=cmd_experiment_ngwa, flags=_ngwa_flags)

@@ -1,19 +1,17 @@
 """``latency-model experiment ass``: Advanced Slow Start (Petrov & Janevski, Sections 3-4).
 
-Registered by :func:`latency_model.cli_experiment.add_experiment_commands`. Errors are
-raised as :class:`~latency_model.cli.CliError` or ``ValueError`` (one line, exit status 2).
+Registered on the ``experiment`` group (:mod:`latency_model.cli.experiment`). Errors are
+raised as :class:`~latency_model.cli.common.CliError` or ``ValueError`` (one line, exit status 2).
 """
 
 from __future__ import annotations
 
 import math
 
-from .cli import CliError, number
-from .cli_experiment import emit, flag_error, out_dir
-from .experiments.ass import PAPER_CLAIMS, SERIES_KEYS, AssExperiment, run_ass
-from .studies.export import write_csv, write_json
+from .common import CliError, add_command, number
+from .experiment import emit, flag_error, out_dir
 
-__all__ = ["add_ass_command"]
+__all__ = ["register"]
 
 # AssExperiment field -> flag, so a ValueError names what the user typed.
 _FLAGS = {"bottlenecks_mbps": "--bottlenecks-mbps", "queues": "--queues", "algorithms": "--algorithms",
@@ -37,6 +35,8 @@ def _fmt(x, spec: str) -> str:
 
 
 def _text(res) -> str:
+    from ..experiments.ass import PAPER_CLAIMS
+
     ex = res.experiment
     algs = ex.algorithms
     lines = [
@@ -73,6 +73,9 @@ def _text(res) -> str:
 
 
 def cmd_experiment_ass(args) -> int:
+    from ..experiments.ass import SERIES_KEYS, AssExperiment, run_ass
+    from ..studies.export import write_csv, write_json
+
     out_dir(args)  # before the run
     try:
         ex = AssExperiment(
@@ -90,7 +93,7 @@ def cmd_experiment_ass(args) -> int:
         raise flag_error(exc, _FLAGS) from None
 
     def write(out, data):
-        from .experiments.plot_ass import plot_ass  # matplotlib only when a figure is asked for
+        from ..experiments.plot_ass import plot_ass  # matplotlib only when a figure is asked for
 
         cols = [k for k in res.runs[0] if k not in SERIES_KEYS]
         ts = [{"bottleneck_mbps": r["bottleneck_mbps"], "iw_packets": r["iw_packets"],
@@ -105,11 +108,10 @@ def cmd_experiment_ass(args) -> int:
     return emit(args, res, _text(res), write)
 
 
-def add_ass_command(exps) -> None:
-    """Register ``ass`` on the ``experiment`` subparsers ``exps``."""
+def _ass_flags(a) -> None:
+    from ..experiments.ass import AssExperiment
+
     d = AssExperiment()
-    a = exps.add_parser("ass", help="Advanced Slow Start (Petrov & Janevski): throughput and cwnd over "
-                                    "time, Algorithms 1-4, 0.3 and 10 Mb/s, IFQ 5-200")
     a.add_argument("--scale", type=number, default=d.scale,
                    help="fraction of the paper's 250 s runs (%(default)s)")
     a.add_argument("--bottlenecks-mbps", default=",".join(f"{x:g}" for x in d.bottlenecks_mbps),
@@ -138,4 +140,10 @@ def add_ass_command(exps) -> None:
     a.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/ass.csv (per run), DIR/ass_timeseries.csv, DIR/ass.json, "
                         "DIR/ass_cwnd.png, DIR/ass_throughput.png")
-    a.set_defaults(func=cmd_experiment_ass)
+
+
+def register(exps) -> None:
+    """Register ``ass`` on the ``experiment`` subparsers ``exps``."""
+    add_command(exps, "ass", help="Advanced Slow Start (Petrov & Janevski): throughput and cwnd over "
+                                  "time, Algorithms 1-4, 0.3 and 10 Mb/s, IFQ 5-200",
+                func=cmd_experiment_ass, flags=_ass_flags)

@@ -1,0 +1,383 @@
+"""Shared parts of the ``latency-model`` command: errors, the parser, the shared flags
+(TCP parameters, file sizes, the simulated path) and how a command registers itself.
+
+Every command validates its input up front. Any bad value is reported on one line,
+``latency-model: error: <what>``, with exit status 2; never a traceback: a command
+raises :class:`CliError` (or ``ValueError``) and :func:`latency_model.cli.main` prints it.
+
+Start-up: a command module registers each command with :func:`add_command` (name, help
+line, handler and a function adding its flags) and imports its implementation inside the
+handler. :func:`add_flags` adds the flags of the command named on the command line only,
+so ``latency-model thresholds`` never imports the simulator, scipy, matplotlib or numba.
+Shared TCP flags live in :func:`add_tcp_flags` and are turned into a validated
+:class:`~latency_model.params.TcpParams` by :func:`params_from_args`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import TYPE_CHECKING
+
+from ..values import expand_range, scalar
+
+if TYPE_CHECKING:  # annotations only: params imports numpy, which --help does not need
+    from ..params import TcpParams
+    from ..sim.config import SimConfig
+
+__all__ = [
+    "PROG",
+    "FIELD_FLAGS",
+    "CliError",
+    "Parser",
+    "add_command",
+    "add_flags",
+    "number",
+    "add_tcp_flags",
+    "add_size_flags",
+    "add_link_flags",
+    "parse_sizes",
+    "sizes_from_args",
+    "flag_message",
+    "params_from_args",
+    "params_for_size",
+    "config_from_args",
+]
+
+PROG = "latency-model"
+
+# TcpParams field -> CLI flag, so that errors name what the user typed.
+FIELD_FLAGS = {
+    "mss_bytes": "--mss",
+    "rtt_s": "--rtt",
+    "p": "--p",
+    "w0": "--w0",
+    "w_ss": "--wss",
+    "rwnd": "--rwnd",
+    "b": "--b",
+    "dup_t": "--dup-t",
+    "dup_lt": "--dup-lt",
+    "rto_s": "--rto",
+    "variant": "--variant",
+    "rule": "--rule",
+    # simulator (SimConfig and the simulate / trace commands)
+    "link_rate_bps": "--link-rate-bps",
+    "delay_s": "--delay-s",
+    "header_bytes": "--header-bytes",
+    "delack_timeout_s": "--delack-timeout-s",
+    "min_rto_s": "--min-rto-s",
+    "initial_rto_s": "--initial-rto-s",
+    "max_rto_s": "--max-rto-s",
+    "rto_rule": "--rto-rule",
+    "lt_mode": "--lt-mode",
+    "p_ack": "--p-ack",
+    "queue_packets": "--queue-packets",
+    "pipe_packets": "--pipe-packets",
+    "n_rounds": "--rtts",
+    "runs": "--runs",
+    "seed": "--seed",
+    "run": "--run",
+    "size_packets": "--size-packets",
+    "size_bytes": "--size-bytes",
+    "drops segment index": "--drop",
+}
+
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (:class:`CliError`), and whose
+    commands add their flags on demand (:func:`add_command`, :func:`add_flags`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.deferred_flags = None  # function adding this command's flags, until called
+        self.commands = None  # the subparsers action of a parser that holds commands
+
+    def error(self, message):  # argparse would print usage and exit; we want one line
+        raise CliError(message)
+
+
+# ---------------------------------------------------------------------------
+# Registration
+
+
+def add_commands(parser: Parser, dest: str, metavar: str):
+    """The (required) subcommands of ``parser``: pass the result to :func:`add_command`."""
+    parser.commands = parser.add_subparsers(dest=dest, metavar=metavar)
+    parser.commands.required = True
+    return parser.commands
+
+
+def add_command(sub, name: str, *, help: str, func=None, flags=None) -> Parser:
+    """Register command ``name`` on the subparsers ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse subparsers action
+        From :func:`add_commands`.
+    name, help : str
+        The command and its line in ``latency-model --help``.
+    func : callable, optional
+        Handler ``func(args) -> int`` (exit status); it imports what it runs.
+    flags : callable, optional
+        ``flags(parser)`` adds the command's flags; called by :func:`add_flags` only
+        when the command is the one run (or asked for ``--help``).
+
+    Returns
+    -------
+    Parser
+    """
+    p = sub.add_parser(name, help=help)
+    if func is not None:
+        p.set_defaults(func=func)
+    p.deferred_flags = flags
+    return p
+
+
+def add_flags(parser: Parser, argv: list[str] | None = None) -> None:
+    """Add the deferred flags of the command that ``argv`` names, through command groups
+    (``experiment NAME``); with ``argv`` None, of every command (the full parser)."""
+    if parser.deferred_flags is not None:
+        flags, parser.deferred_flags = parser.deferred_flags, None
+        flags(parser)
+    if parser.commands is None:
+        return
+    if argv is None:
+        for child in parser.commands.choices.values():
+            add_flags(child)
+        return
+    # A parser that holds commands takes no option with a value (only -h, --version), so the
+    # first word that is not an option names the command (argparse reports a wrong one).
+    for i, word in enumerate(argv):
+        if not word.startswith("-"):
+            if word in parser.commands.choices:
+                add_flags(parser.commands.choices[word], argv[i + 1:])
+            return
+
+
+# ---------------------------------------------------------------------------
+# Shared flags
+
+
+def number(text: str):
+    """argparse type: an int when the text is one (so errors echo ``0``, not ``0.0``), else a float."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
+    """Add the TCP/path parameter flags shared by the model and simulator commands."""
+    from ..params import IW_PRESETS, VARIANTS, TcpParams
+
+    d = TcpParams()
+    g = parser.add_argument_group("TCP parameters (paper defaults)")
+    g.add_argument("--mss", type=number, default=d.mss_bytes, help="segment size MSS, bytes (%(default)s)")
+    g.add_argument("--rtt", type=number, default=d.rtt_s, help="round-trip time, seconds (%(default)s)")
+    g.add_argument("--p", type=number, default=d.p, help="packet loss probability in [0, 1) (%(default)s)")
+    g.add_argument("--w0", type=number, default=None, help=f"initial window W0, packets ({d.w0:g})")
+    g.add_argument("--iw", choices=sorted(IW_PRESETS), help="initial window preset (overrides --w0)")
+    # None: the TcpParams default, or the command's own (see params_from_args ``defaults``).
+    g.add_argument("--wss", type=number, default=None, help=f"initial slow-start threshold, packets ({d.w_ss:g})")
+    g.add_argument("--rwnd", type=number, default=None, help=f"receiver window M, packets ({d.rwnd:g})")
+    g.add_argument("--b", type=number, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
+    g.add_argument("--dup-t", type=number, default=d.dup_t, help="fast-retransmit threshold (%(default)s)")
+    g.add_argument(
+        "--variant",
+        default="newreno",
+        help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)",
+    )
+    g.add_argument("--dup-lt", type=number, default=None, help="Limited Transmit threshold (overrides --variant's)")
+    g.add_argument("--rto", type=number, default=None, help="fixed RTO, seconds (default max(1 s, 4 RTT))")
+    g.add_argument("--rule", default="standard", help="window-growth rule (see `latency-model rules`)")
+    g.add_argument(
+        "--rule-param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="parameter of the growth rule (repeatable)",
+    )
+
+
+def _parse_rule_params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CliError(f"--rule-param must be KEY=VALUE, got {item!r}")
+        out[key.strip()] = scalar(value)
+    return out
+
+
+def parse_sizes(text: str, flag: str) -> list[float]:
+    """Sizes from ``N``, ``a,b,c`` or an inclusive range ``a:b`` / ``a:b:step`` (all > 0)."""
+    values: list[float] = []
+    for part in text.split(","):
+        part = part.strip()
+        if ":" in part:
+            try:
+                rng = expand_range(flag, part)
+            except ValueError as exc:
+                raise CliError(str(exc)) from None
+            if not rng[0] > 0:
+                raise CliError(f"{flag} range must start above 0, got {part!r}")
+            values.extend(float(v) for v in rng)
+        else:
+            try:
+                v = float(part)
+            except ValueError:
+                raise CliError(f"{flag} must be a number, list or range, got {part!r}") from None
+            if not (v > 0 and math.isfinite(v)):
+                raise CliError(f"{flag} must be > 0, got {part!r}")
+            values.append(v)
+    return values
+
+
+def sizes_from_args(args, mss_bytes: int, *, default: str | None = "1:30", whole: bool = False) -> list[float]:
+    """File sizes in bytes from ``--size-packets`` or ``--size-bytes``.
+
+    ``default`` (packets) is used when neither flag is given; ``None`` makes one of
+    them required. ``whole`` requires whole bytes (the simulator sends whole segments).
+    """
+    if args.size_packets is not None and args.size_bytes is not None:
+        raise CliError("give --size-packets or --size-bytes, not both")
+    if args.size_bytes is not None:
+        flag, values = "--size-bytes", parse_sizes(args.size_bytes, "--size-bytes")
+    elif args.size_packets is not None or default is not None:
+        flag = "--size-packets"
+        text = args.size_packets if args.size_packets is not None else default
+        values = [v * mss_bytes for v in parse_sizes(text, flag)]
+    else:
+        raise CliError("give --size-packets or --size-bytes")
+    if whole:
+        for v in values:
+            if v != int(v):
+                raise CliError(f"{flag} must give whole bytes, got {v:g} bytes")
+        values = [int(v) for v in values]
+    return values
+
+
+def add_size_flags(parser: argparse.ArgumentParser) -> None:
+    """``--size-packets`` / ``--size-bytes``: N, a list a,b,c, or a range a:b[:step]."""
+    parser.add_argument("--size-packets", default=None, help="file sizes in packets: N, a,b,c or a:b[:step] (1:30)")
+    parser.add_argument("--size-bytes", default=None, help="file sizes in bytes, same syntax")
+
+
+def flag_message(message: str) -> str:
+    """Rewrite a TcpParams error so it names the CLI flag (``b must`` -> ``--b must``)."""
+    for field, flag in FIELD_FLAGS.items():
+        if message.startswith(field + " "):
+            return flag + message[len(field):]
+    return message
+
+
+def params_from_args(
+    args: argparse.Namespace, size_bytes: float | None = None, defaults: dict | None = None
+) -> TcpParams:
+    """Validated TcpParams from the shared flags (variant applied; size needed for size-based).
+
+    ``defaults`` replaces the TcpParams defaults of ``w0``, ``w_ss`` and ``rwnd`` for
+    flags the user did not give (``trace --rtts`` starts from one packet, no threshold).
+
+    Raises
+    ------
+    CliError
+        With a one-line message naming the flag.
+    """
+    from ..growth import make_rule
+    from ..params import TcpParams, apply_variant, initial_window_bytes
+
+    try:
+        rule = make_rule(args.rule, **_parse_rule_params(args.rule_param))
+        dflt = {"w0": TcpParams.w0, "w_ss": TcpParams.w_ss, "rwnd": TcpParams.rwnd, **(defaults or {})}
+        mss = args.mss
+        w0 = args.w0
+        if args.iw is not None:
+            mss_int = TcpParams(mss_bytes=mss).mss_bytes  # validates --mss first
+            w0 = initial_window_bytes(args.iw, mss_int) / mss_int
+        base = TcpParams(
+            mss_bytes=mss,
+            rtt_s=args.rtt,
+            p=args.p,
+            w0=dflt["w0"] if w0 is None else w0,
+            w_ss=dflt["w_ss"] if args.wss is None else args.wss,
+            rwnd=dflt["rwnd"] if args.rwnd is None else args.rwnd,
+            b=args.b,
+            dup_t=args.dup_t,
+            rto_s=args.rto,
+            rule=rule,
+        )
+        if args.variant == "size-based" and size_bytes is None:
+            size_bytes = base.mss_bytes  # any size: the caller re-applies per size
+        params = apply_variant(base, args.variant, size_bytes)
+        if args.dup_lt is not None:
+            params = params.replace(dup_lt=args.dup_lt)
+        return params
+    except ValueError as exc:
+        raise CliError(flag_message(str(exc))) from None
+
+
+def params_for_size(args, base: TcpParams, size_bytes: float) -> TcpParams:
+    """``base``, or for ``--variant size-based`` the variant this file size resolves to."""
+    return params_from_args(args, size_bytes) if args.variant == "size-based" else base
+
+
+def add_link_flags(parser) -> None:
+    """Flags of :class:`~latency_model.sim.SimConfig` (path, timers, rule choices)."""
+    from ..sim.config import LT_MODES, RTO_RULES, SimConfig
+
+    d = SimConfig()
+    g = parser.add_argument_group("simulated path and timers")
+    g.add_argument("--link-rate-bps", type=number, default=d.link_rate_bps,
+                   help="bottleneck rate C, bit/s (%(default)g)")
+    g.add_argument("--delay-s", type=number, default=None,
+                   help="one-way propagation delay d, seconds (default rtt/2)")
+    g.add_argument("--header-bytes", type=number, default=d.header_bytes,
+                   help="per-packet header overhead, bytes (%(default)s)")
+    g.add_argument("--delack-timeout-s", type=number, default=d.delack_timeout_s,
+                   help="delayed-ACK timer, seconds (%(default)s)")
+    g.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
+                   help="RFC 6298 minimum RTO, seconds (%(default)s)")
+    g.add_argument("--initial-rto-s", type=number, default=d.initial_rto_s,
+                   help="RFC 6298 initial RTO, seconds (%(default)s)")
+    g.add_argument("--max-rto-s", type=number, default=d.max_rto_s,
+                   help="RFC 6298 maximum RTO, seconds (%(default)s)")
+    g.add_argument("--rto-rule", default=d.rto_rule,
+                   help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto)")
+    g.add_argument("--lt-mode", default=d.lt_mode,
+                   help=f"meaning of dup_lt: {', '.join(LT_MODES)} (%(default)s)")
+    g.add_argument("--p-ack", type=number, default=d.p_ack,
+                   help="ACK loss probability in [0, 1) (%(default)s)")
+    g.add_argument("--queue-packets", type=number, default=d.queue_packets, metavar="B",
+                   help="drop-tail buffer of the bottleneck, packets waiting (default unlimited)")
+
+
+def config_from_args(args) -> SimConfig:
+    """Validated :class:`SimConfig` from the link flags (errors name the flag)."""
+    from ..sim.config import SimConfig
+
+    try:
+        return SimConfig(
+            link_rate_bps=args.link_rate_bps,
+            delay_s=args.delay_s,
+            header_bytes=args.header_bytes,
+            delack_timeout_s=args.delack_timeout_s,
+            min_rto_s=args.min_rto_s,
+            initial_rto_s=args.initial_rto_s,
+            max_rto_s=args.max_rto_s,
+            rto_rule=args.rto_rule,
+            lt_mode=args.lt_mode,
+            p_ack=args.p_ack,
+            queue_packets=args.queue_packets,
+        )
+    except ValueError as exc:
+        raise CliError(flag_message(str(exc))) from None

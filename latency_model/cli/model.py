@@ -1,0 +1,231 @@
+"""``latency-model tables | thresholds | latency | rules``: the fluid model's commands.
+
+Tables 1-2 (with the simulator's single-loss column, from :mod:`latency_model.studies.tables`),
+y_to and FileSize_min for one parameter set, the expected and conditional latency of the
+recursion, and the window-growth rules.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .common import (CliError, add_command, add_size_flags, add_tcp_flags, params_for_size, params_from_args,
+                     sizes_from_args)
+
+__all__ = ["register", "rules_table"]
+
+
+def cmd_tables(args) -> int:
+    from ..model.thresholds import table_rows
+    from ..studies.tables import tables_text, write_tables
+
+    rows = table_rows()
+    if args.sim_lt_mode != "none":
+        from ..studies.tables import add_simulated_y_to  # the simulator, beside the model
+
+        add_simulated_y_to(rows, lt_mode=args.sim_lt_mode)
+    if args.out is not None:
+        write_tables(rows, args.out)
+    if args.json:
+        print(json.dumps({"tables": rows}))
+    else:
+        print(tables_text(rows))
+    return 0
+
+
+def cmd_thresholds(args) -> int:
+    from ..model.fluid import TIME_MODELS
+    from ..model.thresholds import filesize_min, y_to
+
+    params = params_from_args(args)
+    out = {"params": params.to_dict(), "thresholds": []}
+    for model in TIME_MODELS:
+        if model == "fluid" and params.rule.continuous_law(params.b) is None:
+            continue  # e.g. B-TCP, LSS, ASS: only the per-round law exists
+        yto = float(y_to(params, time_model=model))
+        fmin = float(filesize_min(params, time_model=model))
+        mss = params.mss_bytes
+        out["thresholds"].append(
+            {
+                "time_model": model,
+                "timeout_threshold_packets": params.timeout_threshold,
+                "y_to_bytes": _json_number(yto),
+                "y_to_packets": _json_number(yto / mss),
+                "filesize_min_bytes": _json_number(fmin),
+                "filesize_min_packets": _json_number(fmin / mss),
+            }
+        )
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"timeout threshold: {params.timeout_threshold} packets (1 + dup)")
+    print(f"{'time model':<12}{'y_to (B)':>12}{'y_to (pkt)':>12}{'FileSize_min (B)':>18}{'(pkt)':>8}")
+    for row in out["thresholds"]:
+        cells = [row[k] for k in ("y_to_bytes", "y_to_packets", "filesize_min_bytes", "filesize_min_packets")]
+        text = ["inf" if c is None else f"{c:.4g}" for c in cells]
+        print(f"{row['time_model']:<12}{text[0]:>12}{text[1]:>12}{text[2]:>18}{text[3]:>8}")
+    return 0
+
+
+def cmd_latency(args) -> int:
+    from ..model.recursion import SolverOptions, conditional_latency, expected_latency
+    from ..model.thresholds import filesize_min, y_to
+
+    base = params_from_args(args)
+    sizes = sizes_from_args(args, base.mss_bytes)
+    time_model, note = _latency_time_model(args.time_model, base)
+    opts = SolverOptions(time_model=time_model)
+    groups: dict = {}
+    for i, size in enumerate(sizes):
+        groups.setdefault(params_for_size(args, base, size), []).append(i)
+    results: list = [None] * len(sizes)
+    shown_k = list(range(4))
+    for params, idx in groups.items():
+        sz = [sizes[i] for i in idx]
+        res = expected_latency(params, sz, law=args.law, options=opts)
+        cond = res.conditional_latency_s
+        if res.k_max < len(shown_k):  # few losses expected: the sum stopped early
+            cond = conditional_latency(params, sz, shown_k, options=opts)
+        yto = float(y_to(params, time_model=time_model))
+        fmin = float(filesize_min(params, time_model=time_model))
+        for row, i in enumerate(idx):
+            results[i] = {
+                "size_bytes": sizes[i],
+                "size_packets": sizes[i] / params.mss_bytes,
+                "variant": args.variant,
+                "expected_latency_s": float(res.expected_latency_s[row]),
+                "conditional_latency_s": {str(k): float(cond[row, k]) for k in shown_k},
+                "loss_probability": {str(k): float(res.loss_pmf[row, k]) for k in shown_k if k < res.k_max},
+                "k_max": res.k_max,
+                "truncated_mass": float(res.truncated_mass[row]),
+                "y_to_bytes": _json_number(yto),
+                "filesize_min_bytes": _json_number(fmin),
+            }
+    out = {
+        "params": {**base.to_dict(), "variant": args.variant, "time_model": time_model, "law": args.law},
+        "results": results,
+    }
+    if note:
+        out["note"] = note
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    if note:
+        print(note)
+    head = f"{'size (B)':>10}{'pkts':>8}{'E[L] (s)':>11}" + "".join(f"{'L_' + str(k) + ' (s)':>11}" for k in shown_k)
+    print(head + f"{'y_to (B)':>10}{'FSmin (B)':>11}")
+    for r in results:
+        cond_txt = "".join(f"{r['conditional_latency_s'][str(k)]:>11.4f}" for k in shown_k)
+        yto_txt = "inf" if r["y_to_bytes"] is None else f"{r['y_to_bytes']:.0f}"
+        fmin_txt = "inf" if r["filesize_min_bytes"] is None else f"{r['filesize_min_bytes']:.0f}"
+        print(
+            f"{r['size_bytes']:>10.0f}{r['size_packets']:>8.3g}{r['expected_latency_s']:>11.4f}"
+            f"{cond_txt}{yto_txt:>10}{fmin_txt:>11}"
+        )
+    return 0
+
+
+def _latency_time_model(asked: str | None, params) -> tuple[str, str | None]:
+    """The time model of ``latency`` and a note when it was chosen for the user.
+
+    Without ``--time-model``: the paper's ``fluid`` model when the rule has a
+    continuous law (standard, generalized), else ``rounds`` with a note saying so
+    (B-TCP, LSS, ASS and smooth-start only have a per-round law). An explicit
+    ``--time-model fluid`` for such a rule is an error naming ``--time-model rounds``.
+    """
+    has_law = params.rule.continuous_law(params.b) is not None
+    if asked is None:
+        if has_law:
+            return "fluid", None
+        return "rounds", (f"time model: rounds (rule {params.rule.name!r} has no continuous fluid law; "
+                          "L_0 counts whole windows per RTT)")
+    if asked == "fluid" and not has_law:
+        raise CliError(f"--time-model fluid needs a continuous fluid law and rule {params.rule.name!r} "
+                       "has none; use --time-model rounds (the default for this rule)")
+    return asked, None
+
+
+def _json_number(x: float):
+    """JSON has no infinity: an unreachable threshold is written as null."""
+    return x if math.isfinite(x) else None
+
+
+def rules_table() -> list[dict]:
+    """Every registered growth rule: name, source, parameters with defaults, first docstring line."""
+    from ..growth import RULES, rule_parameters
+
+    out = []
+    for name in sorted(RULES):
+        cls = RULES[name]
+        doc = (cls.__doc__ or "").strip().splitlines()
+        out.append(
+            {
+                "name": name,
+                "source": cls.source,
+                "summary": doc[0] if doc else "",
+                "params": rule_parameters(name),
+            }
+        )
+    return out
+
+
+def cmd_rules(args) -> int:
+    rows = rules_table()
+    if args.json:
+        print(json.dumps({"rules": rows}))
+        return 0
+    for row in rows:
+        params = ", ".join(f"{k}={v}" for k, v in row["params"].items()) or "(no parameters)"
+        print(f"{row['name']:<14}{params}")
+        print(f"{'':<14}source: {row['source']}")
+    print()
+    print("use: --rule NAME --rule-param KEY=VALUE (repeatable)")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Registration
+
+
+def _tables_flags(p) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", default=None, metavar="DIR", help="also write DIR/table1.csv and DIR/table2.csv")
+    p.add_argument(
+        "--sim-lt-mode",
+        choices=["rfc3042", "paper", "none"],
+        default="rfc3042",
+        help="Limited Transmit reading for the simulated column; none skips the simulator (%(default)s)",
+    )
+
+
+def _thresholds_flags(p) -> None:
+    add_tcp_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _latency_flags(p) -> None:
+    from ..model.fluid import TIME_MODELS
+
+    add_tcp_flags(p)
+    add_size_flags(p)
+    p.add_argument("--time-model", choices=TIME_MODELS, default=None,
+                   help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
+    p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _rules_flags(p) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def register(sub) -> None:
+    """Register ``tables``, ``thresholds``, ``latency`` and ``rules`` on the subparsers ``sub``."""
+    add_command(sub, "tables", help="the paper's Tables 1-2 (y_to), computed beside the printed values",
+                func=cmd_tables, flags=_tables_flags)
+    add_command(sub, "thresholds", help="y_to and FileSize_min for one parameter set, both time models",
+                func=cmd_thresholds, flags=_thresholds_flags)
+    add_command(sub, "latency", help="expected and conditional latency of the fluid model",
+                func=cmd_latency, flags=_latency_flags)
+    add_command(sub, "rules", help="list the window-growth rules with their parameters, defaults and sources",
+                func=cmd_rules, flags=_rules_flags)
