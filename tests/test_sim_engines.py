@@ -46,6 +46,10 @@ scenario = st.fixed_dictionaries({
     "p_ack": st.sampled_from([0.0, 0.05]),
     "rtt": st.sampled_from([0.02, 0.1, 0.6]),
     "seed": st.integers(0, 2**32 - 1),
+    "quick_acks": st.sampled_from([0, 1, 3, 16]),
+    "fin": st.booleans(),
+    "rtt_sampling": st.sampled_from(["karn", "timestamps"]),
+    "delack": st.sampled_from([0.2, 0.04]),
 })
 
 
@@ -55,7 +59,9 @@ def build(sc):
         TcpParams(p=sc["p"], w0=w0, w_ss=sc["w_ss"], rwnd=sc["rwnd"], b=sc["b"], rtt_s=sc["rtt"],
                   rule=StandardRule(abc_l=sc["abc_l"])),
         sc["variant"])
-    config = SimConfig(rto_rule=sc["rto_rule"], lt_mode=sc["lt_mode"], p_ack=sc["p_ack"])
+    config = SimConfig(rto_rule=sc["rto_rule"], lt_mode=sc["lt_mode"], p_ack=sc["p_ack"],
+                       quick_acks=sc["quick_acks"], fin=sc["fin"], rtt_sampling=sc["rtt_sampling"],
+                       delack_timeout_s=sc["delack"])
     return params, config
 
 

@@ -72,6 +72,12 @@ FIELD_FLAGS = {
     "lt_mode": "--lt-mode",
     "p_ack": "--p-ack",
     "queue_packets": "--queue-packets",
+    "clock_granularity_s": "--clock-granularity-s",
+    "sender": "--sender",
+    "rtt_sampling": "--rtt-sampling",
+    "quick_acks": "--quick-acks",
+    "fin": "--fin",
+    "stack": "--stack",
     "pipe_packets": "--pipe-packets",
     "n_rounds": "--rtts",
     "runs": "--runs",
@@ -304,6 +310,11 @@ def params_from_args(
         if args.iw is not None:
             mss_int = TcpParams(mss_bytes=mss).mss_bytes  # validates --mss first
             w0 = initial_window_bytes(args.iw, mss_int) / mss_int
+        stack = getattr(args, "stack", None)
+        if w0 is None and stack is not None:  # a stack's own default (Linux: IW 10)
+            from ..sim.profiles import check_stack
+
+            w0 = check_stack(stack).params.get("w0", (None, ""))[0]
         base = TcpParams(
             mss_bytes=mss,
             rtt_s=args.rtt,
@@ -331,26 +342,53 @@ def params_for_size(args, base: TcpParams, size_bytes: float) -> TcpParams:
     return params_from_args(args, size_bytes) if args.variant == "size-based" else base
 
 
+def add_stack_flag(parser) -> None:
+    """``--stack rfc|ns3|linux``: the simulator's stack profile (``SimConfig.profile``)."""
+    from ..sim.profiles import STACK_NAMES
+
+    parser.add_argument("--stack", default="rfc", metavar="NAME",
+                        help=f"simulated stack profile: {', '.join(STACK_NAMES)} (%(default)s); "
+                             "explicit flags override its values (docs/simulator.md)")
+
+
+# Link flags whose default comes from the stack profile: None means "the profile's".
+_PROFILE_FLAGS = ("header_bytes", "delack_timeout_s", "min_rto_s", "initial_rto_s", "max_rto_s",
+                  "clock_granularity_s", "sender", "rtt_sampling", "quick_acks", "fin")
+_LINK_FLAGS = ("link_rate_bps", "delay_s", "rto_rule", "lt_mode", "p_ack", "queue_packets")
+
+
 def add_link_flags(parser) -> None:
-    """Flags of :class:`~latency_model.sim.SimConfig` (path, timers, rule choices)."""
-    from ..sim.config import LT_MODES, RTO_RULES, SimConfig
+    """Flags of :class:`~latency_model.sim.SimConfig` (stack profile, path, timers, rule choices)."""
+    from ..sim.config import LT_MODES, RTO_RULES, RTT_SAMPLING, SENDERS, SimConfig
 
     d = SimConfig()
-    g = parser.add_argument_group("simulated path and timers")
+    g = parser.add_argument_group("simulated stack, path and timers (--stack sets the defaults marked *)")
+    add_stack_flag(g)
     g.add_argument("--link-rate-bps", type=number, default=d.link_rate_bps,
                    help="bottleneck rate C, bit/s (%(default)g)")
     g.add_argument("--delay-s", type=number, default=None,
                    help="one-way propagation delay d, seconds (default rtt/2)")
-    g.add_argument("--header-bytes", type=number, default=d.header_bytes,
-                   help="per-packet header overhead, bytes (%(default)s)")
-    g.add_argument("--delack-timeout-s", type=number, default=d.delack_timeout_s,
-                   help="delayed-ACK timer, seconds (%(default)s)")
-    g.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
-                   help="RFC 6298 minimum RTO, seconds (%(default)s)")
-    g.add_argument("--initial-rto-s", type=number, default=d.initial_rto_s,
-                   help="RFC 6298 initial RTO, seconds (%(default)s)")
-    g.add_argument("--max-rto-s", type=number, default=d.max_rto_s,
-                   help="RFC 6298 maximum RTO, seconds (%(default)s)")
+    g.add_argument("--header-bytes", type=number, default=None,
+                   help=f"* per-packet header overhead, bytes ({d.header_bytes})")
+    g.add_argument("--delack-timeout-s", type=number, default=None,
+                   help=f"* delayed-ACK timer, seconds ({d.delack_timeout_s:g})")
+    g.add_argument("--min-rto-s", type=number, default=None,
+                   help=f"* RFC 6298 minimum RTO, seconds ({d.min_rto_s:g})")
+    g.add_argument("--initial-rto-s", type=number, default=None,
+                   help=f"* RFC 6298 initial RTO, seconds ({d.initial_rto_s:g})")
+    g.add_argument("--max-rto-s", type=number, default=None,
+                   help=f"* RFC 6298 maximum RTO, seconds ({d.max_rto_s:g})")
+    g.add_argument("--clock-granularity-s", type=number, default=None,
+                   help=f"* RFC 6298 clock granularity G, seconds ({d.clock_granularity_s:g})")
+    g.add_argument("--sender", default=None,
+                   help=f"* sender machinery: {', '.join(SENDERS)} ({d.sender})")
+    g.add_argument("--rtt-sampling", default=None,
+                   help=f"* RTT samples: {', '.join(RTT_SAMPLING)} ({d.rtt_sampling})")
+    g.add_argument("--quick-acks", type=number, default=None,
+                   help=f"* ACKs sent at once at connection start ({d.quick_acks})")
+    g.add_argument("--fin", action=argparse.BooleanOptionalAction, default=None,
+                   help="* the last segment carries FIN and is ACKed at once (--fin); --no-fin: "
+                        "the connection stays open (ns-2's one-way TCP)")
     g.add_argument("--rto-rule", default=d.rto_rule,
                    help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto)")
     g.add_argument("--lt-mode", default=d.lt_mode,
@@ -361,23 +399,15 @@ def add_link_flags(parser) -> None:
                    help="drop-tail buffer of the bottleneck, packets waiting (default unlimited)")
 
 
-def config_from_args(args) -> SimConfig:
-    """Validated :class:`SimConfig` from the link flags (errors name the flag)."""
+def config_from_args(args, stack: str | None = None) -> SimConfig:
+    """Validated :class:`SimConfig`: the ``--stack`` profile (or ``stack``), then every link
+    flag the user gave (errors name the flag)."""
     from ..sim.config import SimConfig
 
+    name = args.stack if stack is None else stack
     try:
-        return SimConfig(
-            link_rate_bps=args.link_rate_bps,
-            delay_s=args.delay_s,
-            header_bytes=args.header_bytes,
-            delack_timeout_s=args.delack_timeout_s,
-            min_rto_s=args.min_rto_s,
-            initial_rto_s=args.initial_rto_s,
-            max_rto_s=args.max_rto_s,
-            rto_rule=args.rto_rule,
-            lt_mode=args.lt_mode,
-            p_ack=args.p_ack,
-            queue_packets=args.queue_packets,
-        )
+        values = {f: getattr(args, f) for f in _LINK_FLAGS}
+        values.update({f: getattr(args, f) for f in _PROFILE_FLAGS if getattr(args, f) is not None})
+        return SimConfig.profile(name, **values)
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None

@@ -12,8 +12,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..checks import check_choice, check_int, check_real
+from .profiles import check_stack, profile_config
 
-__all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "pipe_config"]
+__all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "SENDERS", "RTT_SAMPLING", "pipe_config"]
 
 RTO_RULES = ("rfc6298", "paper")
 """``"rfc6298"``: SRTT/RTTVAR estimator with back-off (RFC 6298); ``"paper"``: the
@@ -24,6 +25,22 @@ LT_MODES = ("rfc3042", "paper")
 ``dup_lt`` duplicate ACKs (RFC 3042 Section 2 with dup_lt = 2). ``"paper"``: new data
 only once ``dup_lt`` duplicate ACKs have arrived, then one segment per duplicate ACK
 until fast retransmit (the paper's Section 2.1 reading)."""
+
+
+SENDERS = ("rfc", "ns3")
+"""Sender machinery. ``"rfc"``: :class:`~latency_model.sim.sender.Sender` (RFC 5681, 6582,
+3042, 5827, 6298 strictly); ``"ns3"``: :class:`~latency_model.sim.ns3.Ns3Sender`, ns-3.37's
+``TcpSocketBase`` with ``TcpNewReno`` and ``TcpClassicRecovery`` (docs/simulator.md lists
+every difference with its source)."""
+
+RTT_SAMPLING = ("karn", "timestamps", "ns3")
+"""How the sender takes RTT samples. ``"karn"``: RFC 6298 without timestamps (no sample
+from an ACK that covers a retransmitted segment; a backed-off RTO is kept until a valid
+sample). ``"timestamps"``: RFC 7323 (every new ACK echoes the TSval the receiver holds in
+TS.Recent, so the first new ACK after a timeout gives a valid sample and the back-off
+collapses). ``"ns3"``: ns-3.37's ``EstimateRtt`` and ``NewAck`` (sample from the oldest
+segment of its history, the SYN-ACK's sample first, RTO recomputed from the estimator on
+every new ACK); only with ``sender="ns3"``, which needs it."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +77,24 @@ class SimConfig:
         one being serialised not counted), >= 0 [ns-2 ``DropTail`` limit]. ``None``
         (default): unlimited, no queue drops. A packet that finds the buffer full is
         dropped before it uses the link (see :class:`~latency_model.sim.link.Link`).
+    sender : {"rfc", "ns3"}
+        Sender machinery, see :data:`SENDERS`. Default ``"rfc"``.
+    rtt_sampling : {"karn", "timestamps", "ns3"}
+        RTT sampling, see :data:`RTT_SAMPLING`. Default ``"karn"``; ``"ns3"`` exactly
+        when ``sender="ns3"``.
+    quick_acks : int
+        Receiver: the first ``quick_acks`` ACKs of the connection are sent at once, every
+        in-order segment acknowledged without delay while the count lasts (>= 0) [ns-3:
+        1, ``ProcessSynRcvd``; Linux: up to 16, ``tcp_enter_quickack_mode``]. Default 0.
+    fin : bool
+        The last segment carries FIN and is acknowledged at once (the application closes
+        the connection, as ns-3's BulkSend does). ``False``: the connection stays open
+        and the last segment is acknowledged like any other (ns-2's one-way TCP).
+        Default True.
+    stack : str
+        Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
+        see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
+        fields. Default ``"rfc"``.
 
     Raises
     ------
@@ -79,6 +114,11 @@ class SimConfig:
     lt_mode: str = "rfc3042"
     p_ack: float = 0.0
     queue_packets: int | None = None
+    sender: str = "rfc"
+    rtt_sampling: str = "karn"
+    quick_acks: int = 0
+    fin: bool = True
+    stack: str = "rfc"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -103,6 +143,42 @@ class SimConfig:
         set_(self, "p_ack", check_real("p_ack", self.p_ack, low=0.0, high=1.0, high_open=True))
         if self.queue_packets is not None:
             set_(self, "queue_packets", check_int("queue_packets", self.queue_packets, low=0))
+        check_choice("sender", self.sender, SENDERS)
+        check_choice("rtt_sampling", self.rtt_sampling, RTT_SAMPLING)
+        if (self.sender == "ns3") != (self.rtt_sampling == "ns3"):
+            raise ValueError(
+                "rtt_sampling 'ns3' goes with sender 'ns3' and only with it (ns-3's timer is "
+                f"part of its sender), got sender {self.sender!r}, rtt_sampling {self.rtt_sampling!r}")
+        set_(self, "quick_acks", check_int("quick_acks", self.quick_acks, low=0))
+        if not isinstance(self.fin, bool):
+            raise ValueError(f"fin must be True or False, got {self.fin!r}")
+        check_stack(self.stack)
+
+    @classmethod
+    def profile(cls, name: str, base: "SimConfig | None" = None, **overrides) -> "SimConfig":
+        """The settings of stack profile ``name`` with ``overrides`` applied.
+
+        Parameters
+        ----------
+        name : {"rfc", "ns3", "linux"}
+            See :data:`latency_model.sim.profiles.STACKS` (each field with its source).
+        base : SimConfig, optional
+            Settings the profile does not fix (link rate, delay, queue, ACK loss); default
+            ``SimConfig()``.
+        **overrides
+            Any :class:`SimConfig` field; an explicit value always wins over the profile's.
+
+        Returns
+        -------
+        SimConfig
+            With ``stack = name``.
+
+        Raises
+        ------
+        ValueError
+            For an unknown profile (naming the valid ones) or an invalid override.
+        """
+        return profile_config(name, cls() if base is None else base, **overrides)
 
     def limited_transmit_window(self, dup_lt: int | None, dup_t: int) -> tuple[int, int]:
         """Duplicate ACKs (first, last) on which Limited Transmit sends a new segment.

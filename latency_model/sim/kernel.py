@@ -35,14 +35,15 @@ __all__ = ["run_batch", "compiled_run_batch", "numba_available", "N_OUT",
 # Integer state slots.
 (UNA, NXT, MAX, RECOVER, INREC, PARTIAL, DUP, LTC, LTB, BACKOFF, RETX, TOUT, MAXBO,
  FRX, UI, SEQ, RTO_ON, RTO_SEQ, DL_ON, DL_SEQ, RNXT, NBUF, PEND, LOSTD, LOSTA,
- DQH, DQN, AQH, AQN, DONE, FAIL, FIRSTL) = range(32)
-N_IS = 32
+ DQH, DQN, AQH, AQN, DONE, FAIL, FIRSTL, QUICK, LASTACK) = range(34)
+N_IS = 34
 # Float state slots.
-CWND, SSTH, BACKED, RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, DELIV, COMPL = range(11)
-N_FS = 11
+CWND, SSTH, BACKED, RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, DELIV, COMPL, TSREC = range(12)
+N_FS = 12
 # Integer parameters.
-P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_TAIL, P_ER, P_FIXED, P_ABC, P_HDR = range(12)
-N_PI = 12
+(P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_TAIL, P_ER, P_FIXED, P_ABC, P_HDR,
+ P_QUICK, P_FIN, P_TS) = range(15)
+N_PI = 15
 # Float parameters.
 Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK, Q_CWND0, Q_SSTH0, Q_RTO0 = range(12)
 N_PF = 12
@@ -73,7 +74,7 @@ def _arm_rto(now, I, F):
     I[RTO_ON] = 1
 
 
-def _transmit(seg, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
+def _transmit(seg, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts):
     mss = PI[P_MSS]
     size = PI[P_SIZE]
     txc[seg] += 1
@@ -105,13 +106,14 @@ def _transmit(seg, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
         dq_t[j] = F[BUSY] + PF[Q_DELAY]
         dq_s[j] = I[SEQ]
         dq_g[j] = seg
+        dq_ts[j] = now
         I[SEQ] += 1
         I[DQN] += 1
     if I[RTO_ON] == 0:
         _arm_rto(now, I, F)
 
 
-def _send_ack(ack, now, I, F, PF, u, aq_t, aq_s, aq_a):
+def _send_ack(ack, now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e):
     lost = False
     if PF[Q_PACK] > 0.0:
         if I[UI] >= u.shape[0]:
@@ -130,11 +132,12 @@ def _send_ack(ack, now, I, F, PF, u, aq_t, aq_s, aq_a):
     aq_t[j] = now + PF[Q_DELAY]
     aq_s[j] = I[SEQ]
     aq_a[j] = ack
+    aq_e[j] = F[TSREC]
     I[SEQ] += 1
     I[AQN] += 1
 
 
-def _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
+def _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts):
     mss = PI[P_MSS]
     size = PI[P_SIZE]
     n = PI[P_N]
@@ -145,7 +148,7 @@ def _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
             break
         if flight > 0 and flight + ln > PF[Q_RWNDB]:
             break
-        _transmit(I[NXT], now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+        _transmit(I[NXT], now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
         if I[FAIL] != 0:
             return
         I[NXT] += 1
@@ -177,7 +180,7 @@ def _ssthresh_after_loss(flight, mss):
     return max(flight / 2.0, 2.0 * mss)
 
 
-def _on_rto(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
+def _on_rto(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts):
     mss = PI[P_MSS]
     size = PI[P_SIZE]
     I[TOUT] += 1
@@ -197,7 +200,7 @@ def _on_rto(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
     if PI[P_FIXED] == 0:
         F[RTO] = min(2.0 * F[RTO], PF[Q_MAXRTO])
     I[NXT] = I[UNA]
-    _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+    _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
 
 
 def _on_ack_growth(acked, F, PI):
@@ -216,18 +219,21 @@ def _on_ack_growth(acked, F, PI):
             F[CWND] += mss
 
 
-def _new_ack(ack, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
+def _new_ack(ack, tsecr, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts):
     mss = PI[P_MSS]
     size = PI[P_SIZE]
     acked = _end(ack, mss, size) - _end(I[UNA], mss, size)
-    # Karn's rule (Sender._karn_valid): no sample if the ACK covers a retransmission.
-    valid = True
-    for k in range(I[UNA], ack):
-        if retx[k] != 0:
-            valid = False
-            break
-    if valid:
-        _rtt_sample(now - sent_at[ack - 1], I, F, PI, PF)
+    if PI[P_TS] != 0:  # RFC 7323: the echoed send time, every new ACK
+        _rtt_sample(now - tsecr, I, F, PI, PF)
+    else:
+        # Karn's rule (Sender._karn_valid): no sample if the ACK covers a retransmission.
+        valid = True
+        for k in range(I[UNA], ack):
+            if retx[k] != 0:
+                valid = False
+                break
+        if valid:
+            _rtt_sample(now - sent_at[ack - 1], I, F, PI, PF)
     I[UNA] = ack
     if I[NXT] < ack:
         I[NXT] = ack
@@ -248,7 +254,7 @@ def _new_ack(ack, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
             else:
                 I[RTO_ON] = 0
         else:
-            _transmit(ack, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+            _transmit(ack, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
             if I[FAIL] != 0:
                 return
             F[CWND] -= acked
@@ -266,10 +272,10 @@ def _new_ack(ack, now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
             _arm_rto(now, I, F)
         else:
             I[RTO_ON] = 0
-    _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+    _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
 
 
-def _dup_ack(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
+def _dup_ack(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts):
     mss = PI[P_MSS]
     size = PI[P_SIZE]
     n = PI[P_N]
@@ -277,7 +283,7 @@ def _dup_ack(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
     I[DUP] += 1
     if I[INREC] != 0:
         F[CWND] += mss
-        _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+        _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
         return
     thresh = dup_t
     if PI[P_TAIL] != 0 and I[UNA] >= n - dup_t:
@@ -301,33 +307,38 @@ def _dup_ack(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g):
         I[FRX] += 1
         I[LTC] = 0
         I[LTB] = 0
-        _transmit(I[UNA], now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+        _transmit(I[UNA], now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
         if I[FAIL] != 0:
             return
         F[CWND] = F[SSTH] + I[DUP] * mss
-        _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+        _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
     elif PI[P_LTLO] <= I[DUP] and I[DUP] <= PI[P_LTHI]:
         I[LTC] += 1
         before = _end(I[NXT], mss, size)
-        _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+        _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
         I[LTB] += _end(I[NXT], mss, size) - before
 
 
-def _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a):
+def _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e):
     I[PEND] = 0
     I[DL_ON] = 0
-    _send_ack(I[RNXT], now, I, F, PF, u, aq_t, aq_s, aq_a)
+    if I[QUICK] > 0:
+        I[QUICK] -= 1
+    I[LASTACK] = I[RNXT]
+    _send_ack(I[RNXT], now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e)
 
 
-def _on_segment(seg, now, I, F, PI, PF, u, rbuf, aq_t, aq_s, aq_a):
+def _on_segment(seg, tsval, now, I, F, PI, PF, u, rbuf, aq_t, aq_s, aq_a, aq_e):
     n = PI[P_N]
+    if PI[P_TS] != 0 and seg <= I[LASTACK]:  # RFC 7323 Section 4.3
+        F[TSREC] = tsval
     if seg < I[RNXT] or (seg > I[RNXT] and rbuf[seg] != 0):
-        _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a)
+        _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e)
         return
     if seg > I[RNXT]:
         rbuf[seg] = 1
         I[NBUF] += 1
-        _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a)
+        _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e)
         return
     filled_gap = I[NBUF] > 0
     I[RNXT] += 1
@@ -337,13 +348,12 @@ def _on_segment(seg, now, I, F, PI, PF, u, rbuf, aq_t, aq_s, aq_a):
         I[RNXT] += 1
     if I[RNXT] == n:
         F[DELIV] = now
-        _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a)
-    elif filled_gap:
-        _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a)
+    if filled_gap or I[QUICK] > 0 or (PI[P_FIN] != 0 and I[RNXT] == n):
+        _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e)
     else:
         I[PEND] += 1
         if I[PEND] >= PI[P_B]:
-            _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a)
+            _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e)
         elif I[DL_ON] == 0:
             F[DL_T] = now + PF[Q_DELACK]
             I[DL_SEQ] = I[SEQ]
@@ -351,7 +361,7 @@ def _on_segment(seg, now, I, F, PI, PF, u, rbuf, aq_t, aq_s, aq_a):
             I[DL_ON] = 1
 
 
-def _run_one(u, PI, PF, I, F, txc, retx, sent_at, rbuf, dq_t, dq_s, dq_g, aq_t, aq_s, aq_a):
+def _run_one(u, PI, PF, I, F, txc, retx, sent_at, rbuf, dq_t, dq_s, dq_g, dq_ts, aq_t, aq_s, aq_a, aq_e):
     n = PI[P_N]
     I[:] = 0
     F[:] = 0.0
@@ -363,7 +373,8 @@ def _run_one(u, PI, PF, I, F, txc, retx, sent_at, rbuf, dq_t, dq_s, dq_g, aq_t, 
     F[SSTH] = PF[Q_SSTH0]
     F[RTO] = PF[Q_RTO0]
     F[SRTT] = -1.0
-    _send_allowed(0.0, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+    I[QUICK] = PI[P_QUICK]
+    _send_allowed(0.0, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
     while I[DONE] == 0 and I[FAIL] == 0:
         kind = -1
         bt = np.inf
@@ -395,24 +406,26 @@ def _run_one(u, PI, PF, I, F, txc, retx, sent_at, rbuf, dq_t, dq_s, dq_g, aq_t, 
                 bs = s
         if kind == 0:
             seg = dq_g[I[DQH]]
+            tsval = dq_ts[I[DQH]]
             I[DQH] = (I[DQH] + 1) % dq_t.shape[0]
             I[DQN] -= 1
-            _on_segment(seg, bt, I, F, PI, PF, u, rbuf, aq_t, aq_s, aq_a)
+            _on_segment(seg, tsval, bt, I, F, PI, PF, u, rbuf, aq_t, aq_s, aq_a, aq_e)
         elif kind == 1:
             ack = aq_a[I[AQH]]
+            tsecr = aq_e[I[AQH]]
             I[AQH] = (I[AQH] + 1) % aq_t.shape[0]
             I[AQN] -= 1
             if ack > I[UNA]:
-                _new_ack(ack, bt, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+                _new_ack(ack, tsecr, bt, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
             elif ack == I[UNA] and I[MAX] > I[UNA]:
-                _dup_ack(bt, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+                _dup_ack(bt, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
         elif kind == 2:
             I[RTO_ON] = 0
-            _on_rto(bt, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g)
+            _on_rto(bt, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
         elif kind == 3:
             I[DL_ON] = 0
             if I[PEND] > 0:
-                _ack_now(bt, I, F, PF, u, aq_t, aq_s, aq_a)
+                _ack_now(bt, I, F, PF, u, aq_t, aq_s, aq_a, aq_e)
         else:
             I[FAIL] = FAIL_STALL
     return I[FAIL]
@@ -445,12 +458,14 @@ def run_batch(U, PI, PF, out, status):
     dq_t = np.zeros(cap, np.float64)
     dq_s = np.zeros(cap, np.int64)
     dq_g = np.zeros(cap, np.int64)
+    dq_ts = np.zeros(cap, np.float64)
     aq_t = np.zeros(cap, np.float64)
     aq_s = np.zeros(cap, np.int64)
     aq_a = np.zeros(cap, np.int64)
+    aq_e = np.zeros(cap, np.float64)
     for r in range(U.shape[0]):
         st = _run_one(U[r], PI, PF, I, F, txc, retx, sent_at, rbuf,
-                      dq_t, dq_s, dq_g, aq_t, aq_s, aq_a)
+                      dq_t, dq_s, dq_g, dq_ts, aq_t, aq_s, aq_a, aq_e)
         status[r] = st
         out[r, 0] = F[COMPL]
         out[r, 1] = F[DELIV]

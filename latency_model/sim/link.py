@@ -209,8 +209,10 @@ class Link:
         self.transmissions += 1
         return False
 
-    def send_data(self, seg: int, payload_bytes: int, now: float) -> bool:
-        """Put segment ``seg`` on the link at ``now`` (seconds); return False if it is lost."""
+    def send_data(self, seg: int, payload_bytes: int, now: float, tsval: float | None = None) -> bool:
+        """Put segment ``seg`` on the link at ``now`` (seconds); return False if it is lost.
+
+        With a timestamp ``tsval`` (seconds) the arrival's payload is ``(seg, tsval)``."""
         if self.limit is not None:
             if self._buffer_full(now):
                 self.queue_drops += 1
@@ -222,13 +224,15 @@ class Link:
         if self.loss.drop_data(seg):
             return self._dropped()
         self.transmissions += 1
-        self.queue.push(self.busy_until + self.delay, "data", seg)
+        self.queue.push(self.busy_until + self.delay, "data", seg if tsval is None else (seg, tsval))
         return True
 
-    def send_ack(self, ack: int, now: float) -> bool:
-        """Send a cumulative ACK for ``ack`` segments at ``now`` (seconds); return False if lost."""
+    def send_ack(self, ack: int, now: float, tsecr: float | None = None) -> bool:
+        """Send a cumulative ACK for ``ack`` segments at ``now`` (seconds); return False if lost.
+
+        With a timestamp echo ``tsecr`` (seconds) the arrival's payload is ``(ack, tsecr)``."""
         if self.loss.drop_ack():
             self.lost_acks += 1
             return False
-        self.queue.push(now + self.delay, "ack", ack)
+        self.queue.push(now + self.delay, "ack", ack if tsecr is None else (ack, tsecr))
         return True

@@ -11,9 +11,17 @@ Rules, in the order applied to an arriving segment:
   it acknowledges new data and is not a duplicate;
 * equal to ``rcv_nxt``: advance over it and over any buffered segments; immediate
   ACK if out-of-order data was buffered (the segment fills all or part of a gap),
-  or if the transfer is now complete (the last segment carries FIN, which is
-  acknowledged at once); otherwise hold it and ACK every ``b``-th held segment,
-  or when the delayed-ACK timer (started by the first held segment) expires.
+  if the transfer is now complete and the last segment carries FIN (``fin=True``:
+  acknowledged at once), or while quick ACKs last (``quick_acks``: the first ACKs of a
+  connection are sent without delay: ns-3's first data segment, ``ProcessSynRcvd``;
+  Linux's quick-ack mode, ``tcp_in_quickack_mode``); otherwise hold it and ACK every
+  ``b``-th held segment, or when the delayed-ACK timer (started by the first held
+  segment) expires. Every ACK sent uses up one quick ACK (Linux ``tcp_dec_quickack_mode``).
+
+Timestamps (RFC 7323 Section 4.3, ``timestamps=True``): TS.Recent takes the TSval of an
+arriving segment when ``SEG.SEQ <= Last.ACK.sent`` (in segments: the segment is at or
+below the ACK last sent), so an out-of-order segment never updates it and a delayed ACK
+echoes the earliest held segment; every ACK carries TS.Recent as TSecr.
 """
 
 from __future__ import annotations
@@ -38,12 +46,20 @@ class Receiver:
         Delayed-ACK factor: in-order segments per ACK (>= 1).
     delack_timeout_s : float
         Delayed-ACK timer, seconds.
+    quick_acks : int
+        ACKs sent at once at the start of the connection (>= 0).
+    fin : bool
+        The last segment carries FIN (acknowledged at once).
+    timestamps : bool
+        Echo TS.Recent in every ACK (RFC 7323).
     """
 
     __slots__ = ("link", "n", "b", "timeout", "rcv_nxt", "buffered", "n_buffered",
-                 "pending", "timer", "delivered_s", "trace")
+                 "pending", "timer", "delivered_s", "trace", "quick", "fin", "timestamps",
+                 "ts_recent", "last_ack_sent")
 
-    def __init__(self, queue, link, n_segments: int, b: int, delack_timeout_s: float) -> None:
+    def __init__(self, queue, link, n_segments: int, b: int, delack_timeout_s: float,
+                 quick_acks: int = 0, fin: bool = True, timestamps: bool = False) -> None:
         self.link = link
         self.n = n_segments
         self.b = b
@@ -55,16 +71,30 @@ class Receiver:
         self.timer = Timer(queue, "delack")
         self.delivered_s: float | None = None
         self.trace = None
+        self.quick = quick_acks
+        self.fin = fin
+        self.timestamps = timestamps
+        self.ts_recent = 0.0
+        self.last_ack_sent = 0
 
     def _ack_now(self, now: float) -> None:
         self.pending = 0
         self.timer.cancel()
-        self.link.send_ack(self.rcv_nxt, now)
+        if self.quick > 0:
+            self.quick -= 1
+        self.last_ack_sent = self.rcv_nxt
+        if self.timestamps:
+            self.link.send_ack(self.rcv_nxt, now, self.ts_recent)
+        else:
+            self.link.send_ack(self.rcv_nxt, now)
         if self.trace is not None:
             self.trace("ack_sent", now, self.rcv_nxt)
 
-    def on_segment(self, seg: int, now: float) -> None:
-        """Handle the arrival of data segment ``seg`` at time ``now`` (seconds)."""
+    def on_segment(self, seg: int, now: float, tsval: float = 0.0) -> None:
+        """Handle the arrival of data segment ``seg`` at time ``now`` (seconds), sent at
+        ``tsval`` (seconds; read only with timestamps)."""
+        if self.timestamps and seg <= self.last_ack_sent:  # RFC 7323 Section 4.3 (2)
+            self.ts_recent = tsval
         if seg < self.rcv_nxt or (seg > self.rcv_nxt and self.buffered[seg]):
             self._ack_now(now)
             return
@@ -81,8 +111,7 @@ class Receiver:
             self.rcv_nxt += 1
         if self.rcv_nxt == self.n:
             self.delivered_s = now
-            self._ack_now(now)
-        elif filled_gap:
+        if filled_gap or self.quick > 0 or (self.fin and self.rcv_nxt == self.n):
             self._ack_now(now)
         else:
             self.pending += 1

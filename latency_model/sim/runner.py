@@ -32,7 +32,11 @@ OUT_FIELDS = K.OUT_FIELDS
 def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> bool:
     """True if the kernel implements the run: exactly :class:`StandardRule`, and no
     drop-tail buffer (``config.queue_packets is None``; the kernel's link has none)."""
-    return type(params.rule) is StandardRule and (config is None or config.queue_packets is None)
+    if type(params.rule) is not StandardRule:
+        return False
+    if config is None:
+        return True
+    return config.queue_packets is None and config.sender == "rfc"
 
 
 def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
@@ -54,6 +58,9 @@ def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
     PI[K.P_FIXED] = int(fixed)
     PI[K.P_ABC] = 0 if params.rule.abc_l is None else params.rule.abc_l
     PI[K.P_HDR] = config.header_bytes
+    PI[K.P_QUICK] = config.quick_acks
+    PI[K.P_FIN] = int(config.fin)
+    PI[K.P_TS] = int(config.rtt_sampling == "timestamps")
     PF = np.zeros(K.N_PF, np.float64)
     PF[K.Q_RWNDB] = params.rwnd * mss
     PF[K.Q_MINRTO] = config.min_rto_s

@@ -26,6 +26,8 @@ Implemented, segment by segment:
   a retransmitted segment, so a backed-off RTO is kept until a segment first sent after
   the retransmission is acknowledged), exponential back-off (5.5), restart on new ACK (5.3; only on the first
   partial ACK in recovery, RFC 6582 "impatient" variant); or the paper's fixed RTO;
+  with ``rtt_sampling="timestamps"`` (RFC 7323 Section 4.1) every new ACK gives the
+  sample ``now - TSecr`` (the echoed send time), retransmitted or not;
 * on expiry: ``ssthresh = rule.ssthresh_after_loss`` (held on consecutive
   expiries, RFC 5681 Section 3.1), ``cwnd = 1 MSS``, go-back-N from the first
   unacknowledged segment, ``recover`` = highest segment sent (RFC 6582 Section 3.2 step 1).
@@ -71,6 +73,7 @@ class Sender:
         self.er = params.early_retransmit
         # RFC 6298 state ("paper": fixed RTO, no estimator, no back-off).
         self.fixed_rto = config.rto_rule == "paper"
+        self.timestamps = config.rtt_sampling == "timestamps"
         self.rto = params.rto if self.fixed_rto else config.initial_rto_s
         self.min_rto = config.min_rto_s
         self.max_rto = config.max_rto_s
@@ -148,7 +151,9 @@ class Sender:
         else:
             self._note("send", now, seg)
         self.sent_at[seg] = now
-        if not self.link.send_data(seg, self._seg_len(seg), now) and self.tx_count[seg] == 1:
+        sent = (self.link.send_data(seg, self._seg_len(seg), now, now) if self.timestamps
+                else self.link.send_data(seg, self._seg_len(seg), now))
+        if not sent and self.tx_count[seg] == 1:
             self.first_lost += 1
         if not self.timer.armed:  # RFC 6298 (5.1)
             self.timer.arm(now + self.rto)
@@ -224,18 +229,19 @@ class Sender:
         self.send_allowed(now)  # (5.4), timer restarted by _transmit (5.6)
 
     # ACK processing -----------------------------------------------------------
-    def on_ack(self, ack: int, now: float) -> None:
-        """Process a cumulative ACK for ``ack`` segments arriving at ``now`` (seconds)."""
+    def on_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
+        """Process a cumulative ACK for ``ack`` segments arriving at ``now`` (seconds),
+        echoing the timestamp ``tsecr`` (seconds; used with ``rtt_sampling="timestamps"``)."""
         if ack > self.snd_una:
-            self._new_ack(ack, now)
+            self._new_ack(ack, now, tsecr)
         elif ack == self.snd_una and self.snd_max > self.snd_una:
             self._dup_ack(now)
 
-    def _new_ack(self, ack: int, now: float) -> None:
+    def _new_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
         st = self.st
         acked = self._end(ack) - self._end(self.snd_una)
-        if self._karn_valid(ack):
-            r = now - self.sent_at[ack - 1]
+        if self.timestamps or self._karn_valid(ack):
+            r = now - (tsecr if self.timestamps else self.sent_at[ack - 1])
             if self.rtt_log is not None:
                 self.rtt_log.append((now, r, st.cwnd, st.in_slow_start))
             self.rule.on_rtt_sample(st, r)

@@ -184,8 +184,15 @@ def run_transfer(
                               UniformStream(rng, block_size(n, params.p, config.p_ack)))
     delay = config.one_way_delay(params.rtt_s)
     link = Link(q, config, delay, loss)
-    rcv = Receiver(q, link, n, params.b, config.delack_timeout_s)
-    snd = Sender(q, link, params, config, size)
+    timestamps = config.rtt_sampling == "timestamps"
+    rcv = Receiver(q, link, n, params.b, config.delack_timeout_s,
+                   quick_acks=config.quick_acks, fin=config.fin, timestamps=timestamps)
+    if config.sender == "ns3":
+        from .ns3 import Ns3Sender  # noqa: PLC0415
+
+        snd = Ns3Sender(q, link, params, config, size)
+    else:
+        snd = Sender(q, link, params, config, size)
 
     rows: list[TraceRow] | None = [] if trace else None
     if trace:
@@ -202,11 +209,18 @@ def run_transfer(
             raise RuntimeError("event queue ran dry before the transfer completed")
         now, token, kind, payload = ev
         if kind == "ack":
-            snd.on_ack(payload, now)
+            if timestamps:
+                snd.on_ack(payload[0], now, payload[1])
+            else:
+                snd.on_ack(payload, now)
         elif kind == "data":
+            if timestamps:
+                seg, tsval = payload
+            else:
+                seg, tsval = payload, 0.0
             if rows is not None:
-                note("data_arrival", now, payload)
-            rcv.on_segment(payload, now)
+                note("data_arrival", now, seg)
+            rcv.on_segment(seg, now, tsval)
         elif kind == "rto":
             if snd.timer.fired(token):
                 snd.on_rto(now)

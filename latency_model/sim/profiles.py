@@ -1,0 +1,184 @@
+"""Stack profiles: the simulator set up as the RFCs, ns-3 or Linux would run the paper's setting.
+
+A profile is a named set of :class:`~latency_model.sim.config.SimConfig` values, each with
+its source, plus the :class:`~latency_model.params.TcpParams` defaults the stack implies
+(Linux's initial window). ``SimConfig.profile(name, **overrides)`` builds one; an explicit
+value always wins over the profile's. ``latency-model ... --stack NAME`` does the same from
+the command line. docs/simulator.md explains every difference; validation/NS3.md compares
+the ``ns3`` profile with ns-3.37 itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["StackProfile", "STACKS", "STACK_NAMES", "profile_config", "profile_params",
+           "check_stack"]
+
+
+@dataclass(frozen=True)
+class StackProfile:
+    """One stack profile.
+
+    Parameters
+    ----------
+    name : str
+        ``"rfc"``, ``"ns3"`` or ``"linux"``.
+    description : str
+        One paragraph: what the profile is, and what it lacks.
+    config : dict
+        :class:`SimConfig` field -> (value, source): the values the profile sets.
+    params : dict
+        :class:`TcpParams` field -> (value, source): defaults the stack implies, applied
+        by :func:`profile_params` unless the caller gave the field.
+    """
+
+    name: str
+    description: str
+    config: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable description: every field, its value and its source."""
+        return {"name": self.name, "description": self.description,
+                "config": {k: {"value": v, "source": s} for k, (v, s) in self.config.items()},
+                "params": {k: {"value": v, "source": s} for k, (v, s) in self.params.items()}}
+
+
+_NS3 = "ns-3.37 src/internet/model/"
+_LNX = "Linux net/ipv4/"
+
+STACKS: dict[str, StackProfile] = {
+    "rfc": StackProfile(
+        "rfc",
+        "The RFCs strictly (the default, and the paper's reproduction): RFC 5681 slow start, "
+        "congestion avoidance and delayed ACK (b segments or 200 ms), RFC 6582 NewReno, RFC 3042 "
+        "Limited Transmit, RFC 6298 timer with Karn's rule (initial and minimum RTO 1 s, maximum "
+        "60 s), 40-byte headers, no timestamps, FIN on the last segment.",
+        {
+            "sender": ("rfc", "RFC 5681 Section 3, RFC 6582 Section 3.2, RFC 3042 Section 2"),
+            "rtt_sampling": ("karn", "RFC 6298 Section 3 (Karn's algorithm) and 5 (back-off kept)"),
+            "header_bytes": (40, "IPv4 20 B + TCP 20 B, no options"),
+            "delack_timeout_s": (0.2, "RFC 5681 Section 4.2 (< 500 ms), ns-2 and ns-3 default 200 ms"),
+            "min_rto_s": (1.0, "RFC 6298 (2.4)"),
+            "initial_rto_s": (1.0, "RFC 6298 (2.1)"),
+            "max_rto_s": (60.0, "RFC 6298 (2.5): at least 60 s"),
+            "clock_granularity_s": (0.0, "RFC 6298 G: an exact clock"),
+            "quick_acks": (0, "RFC 5681 Section 4.2 (no quick-ack mode)"),
+            "fin": (True, "the application closes once the data is written"),
+        },
+    ),
+    "ns3": StackProfile(
+        "ns3",
+        "ns-3.37's TcpSocketBase with TcpNewReno and TcpClassicRecovery, no SACK, no timestamps, "
+        "as the paper's setting runs there (validation/ns3/): Reno-SACK pipe accounting instead of "
+        "window inflation, ssthresh from the pipe, +1 MSS per ACK in slow start and an integer "
+        "congestion-avoidance step, duplicate ACKs ignored after a timeout, the RTO recomputed "
+        "from the estimator on every new ACK (the back-off collapses), the SYN-ACK's RTT sample, "
+        "the first data segment acknowledged at once, 42-byte headers (PPP 2 + IPv4 20 + TCP 20). "
+        "It leaves out ns-3's serialisation of ACKs (3.36 us each) and the 3.37 segfault of "
+        "TcpRateLinux::SkbSent (a fixed ns-3, 3.41 on, stops sending instead, as here).",
+        {
+            "sender": ("ns3", _NS3 + "tcp-socket-base.cc (ProcessAck, DupAck, EnterRecovery, "
+                       "ReTxTimeout, SendPendingData), tcp-tx-buffer.cc, tcp-congestion-ops.cc "
+                       "(TcpNewReno), tcp-recovery-ops.cc (TcpClassicRecovery)"),
+            "rtt_sampling": ("ns3", _NS3 + "tcp-socket-base.cc EstimateRtt, NewAck, UpdateRttHistory"),
+            "header_bytes": (42, "point-to-point PppHeader 2 B + Ipv4Header 20 B + TcpHeader 20 B"),
+            "delack_timeout_s": (0.2, _NS3 + "tcp-socket.cc attribute DelAckTimeout (200 ms)"),
+            "min_rto_s": (1.0, _NS3 + "tcp-socket-base.cc attribute MinRto (1 s)"),
+            "initial_rto_s": (1.0, _NS3 + "tcp-socket.cc attribute ConnTimeout (3 s) is the SYN's; "
+                              "the data's first RTO is max(SRTT + 4 RTTVAR, MinRto) after the SYN-ACK's sample"),
+            "max_rto_s": (60.0, _NS3 + "tcp-socket-base.cc ReTxTimeout: min(2 RTO, 60 s)"),
+            "clock_granularity_s": (0.001, _NS3 + "tcp-socket-base.cc attribute ClockGranularity (1 ms)"),
+            "quick_acks": (1, _NS3 + "tcp-socket-base.cc ProcessSynRcvd: \"Always respond to first "
+                           "data packet to speed up the connection\""),
+            "fin": (True, "src/applications/model/bulk-send-application.cc: Close() after the last "
+                    "write; FIN rides on the last segment (TcpSocketBase::SendDataPacket)"),
+        },
+    ),
+    "linux": StackProfile(
+        "linux",
+        "A current Linux default as far as the simulator can express it: timestamps (RFC 7323), "
+        "RTO = SRTT + max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO 1 s, maximum 120 s, "
+        "quick-ack mode for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 unless W0 is given, "
+        "52-byte headers (TCP timestamps option). It LACKS, until the modern-recovery issue lands: "
+        "SACK and RFC 6675 recovery, RACK-TLP, PRR (recovery here is NewReno with window "
+        "inflation), HyStart and CUBIC (growth here is the chosen rule, Reno by default), "
+        "the adaptive delayed-ACK timer (ato) and pacing.",
+        {
+            "sender": ("rfc", "NewReno without SACK: " + _LNX + "tcp_input.c tcp_fastretrans_alert "
+                       "(Reno path, tcp_add_reno_sack); SACK/RACK/PRR not modelled yet"),
+            "rtt_sampling": ("timestamps", _LNX + "tcp_input.c tcp_ack_update_rtt (tcp_rtt_tsopt_us), "
+                             "sysctl net.ipv4.tcp_timestamps = 1"),
+            "header_bytes": (52, "IPv4 20 B + TCP 20 B + timestamps option 12 B"),
+            "delack_timeout_s": (0.04, "include/net/tcp.h TCP_DELACK_MIN (HZ/25 = 40 ms); the ato "
+                                 "adapts upwards from there in Linux"),
+            "min_rto_s": (0.2, "include/net/tcp.h TCP_RTO_MIN (200 ms)"),
+            "initial_rto_s": (1.0, "include/net/tcp.h TCP_TIMEOUT_INIT (1 s, RFC 6298)"),
+            "max_rto_s": (120.0, "include/net/tcp.h TCP_RTO_MAX (120 s)"),
+            "clock_granularity_s": (0.2, _LNX + "tcp_input.c tcp_rtt_estimator: mdev floored at "
+                                    "tcp_rto_min, so RTO = SRTT + max(4 RTTVAR, 200 ms)"),
+            "quick_acks": (16, _LNX + "tcp_input.c tcp_enter_quickack_mode / tcp_incr_quickack: "
+                           "TCP_MAX_QUICKACKS = 16 (fewer when rcv_wnd < 32 MSS)"),
+            "fin": (True, "the application closes once the data is written"),
+        },
+        {"w0": (10, "RFC 6928; include/net/tcp.h TCP_INIT_CWND = 10")},
+    ),
+}
+
+STACK_NAMES = tuple(STACKS)
+
+
+def check_stack(name) -> StackProfile:
+    """The profile called ``name``; a ValueError naming the valid ones otherwise."""
+    if name not in STACKS:
+        raise ValueError(f"stack must be one of {', '.join(STACK_NAMES)}, got {name!r}")
+    return STACKS[name]
+
+
+def profile_config(name: str, base, **overrides):
+    """Settings of profile ``name`` on top of ``base``, ``overrides`` applied last.
+
+    Use :meth:`SimConfig.profile <latency_model.sim.config.SimConfig.profile>`; this is
+    its implementation (this module does not import :mod:`.config`).
+
+    Parameters
+    ----------
+    name : {"rfc", "ns3", "linux"}
+        The profile.
+    base : SimConfig
+        Settings the profile does not fix (link rate, delay, queue, ACK loss) come from it.
+    **overrides
+        SimConfig fields that win over the profile's values.
+
+    Returns
+    -------
+    SimConfig
+    """
+    prof = check_stack(name)
+    values = {k: v for k, (v, _src) in prof.config.items()}
+    values.update(overrides)
+    values["stack"] = name
+    return base.replace(**values)
+
+
+def profile_params(name: str, params, given=()):
+    """``params`` with the TcpParams defaults of profile ``name`` (e.g. Linux's IW 10).
+
+    Parameters
+    ----------
+    name : {"rfc", "ns3", "linux"}
+        The profile.
+    params : TcpParams
+        Parameters to adjust.
+    given : iterable of str
+        TcpParams fields the user set explicitly; they are left alone.
+
+    Returns
+    -------
+    TcpParams
+    """
+    prof = check_stack(name)
+    given = set(given)
+    changes = {k: v for k, (v, _src) in prof.params.items() if k not in given}
+    return params.replace(**changes) if changes else params
