@@ -325,14 +325,14 @@ class Ns3Sender(Sender):
         if self.state == RECOVERY and ack < self.recover:  # partial ACK
             self._mark_head_lost()
             self._transmit(ack, now)
-            self._note("partial_ack", now, ack)
             self._new_ack_timer(now, self.first_partial)
             self.first_partial = False
+            self._note("partial_ack", now, ack)
             return
         if self.state == LOSS and ack < self.recover:
             self._increase_window(segs)
-            self._note("ack", now, ack)
             self._new_ack_timer(now, True)
+            self._note("ack", now, ack)
             return
         exited = False
         if self.state == DISORDER:
@@ -353,5 +353,5 @@ class Ns3Sender(Sender):
             self._new_ack_timer(now, True)
             st.cwnd = st.ssthresh
         self._increase_window(segs)
-        self._note("ack", now, ack)
         self._new_ack_timer(now, True)
+        self._note("ack", now, ack)
