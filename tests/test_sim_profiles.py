@@ -250,3 +250,25 @@ def test_cli_trace_issue_example_per_stack(capsys):
         last = capsys.readouterr().out.strip().splitlines()[-1]
         ends[stack] = float(last.split(",")[0])
     assert ends["rfc"] == pytest.approx(3.20, abs=1e-3) and ends["ns3"] == pytest.approx(2.20, abs=1e-3)
+
+
+def test_sweep_stack_axis_one_row_per_point_and_source(tmp_path):
+    from latency_model.studies.sweep import SweepSpec, grid_from_items, plan_sweep
+
+    grid = grid_from_items(["stack=rfc,ns3,linux", "size-packets=5,20", "p=0.1"])
+    spec = SweepSpec(grid=grid, what="both", runs=10, sim_config=SimConfig(min_rto_s=0.5),
+                     sim_overrides={"min_rto_s": 0.5})
+    plan = plan_sweep(spec)
+    sims = [t for t in plan.tasks if t.source == "simulation"]
+    stacks = [(t.points[0].cells["stack"], t.settings["sim_config"].stack, t.settings["sim_config"].min_rto_s,
+               t.points[0].params.w0) for t in sims]
+    assert stacks == [("rfc", "rfc", 0.5, 2.0)] * 2 + [("ns3", "ns3", 0.5, 2.0)] * 2 + [("linux", "linux", 0.5, 10.0)] * 2
+    keys = [pt.key for t in plan.tasks for pt in t.points]
+    assert len(keys) == len(set(keys)) == 12
+
+
+def test_tables_simulated_column_per_stack(capsys):
+    assert main(["tables", "--stack", "ns3", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["tables"]
+    assert {r["simulated_stack"] for r in rows} == {"ns3"}
+    assert main(["tables", "--stack", "ns3", "--sim-lt-mode", "paper"]) == 2

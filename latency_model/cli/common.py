@@ -399,6 +399,11 @@ def add_link_flags(parser) -> None:
                    help="drop-tail buffer of the bottleneck, packets waiting (default unlimited)")
 
 
+def link_overrides(args) -> dict:
+    """The profile-controlled SimConfig fields the user gave as flags (they win over any stack)."""
+    return {f: getattr(args, f) for f in _PROFILE_FLAGS if getattr(args, f, None) is not None}
+
+
 def config_from_args(args, stack: str | None = None) -> SimConfig:
     """Validated :class:`SimConfig`: the ``--stack`` profile (or ``stack``), then every link
     flag the user gave (errors name the flag)."""

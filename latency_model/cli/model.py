@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import math
 
-from .common import (CliError, add_command, add_size_flags, add_tcp_flags, params_for_size, params_from_args,
-                     sizes_from_args)
+from .common import (CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags, flag_message, params_for_size, params_from_args, sizes_from_args)
 
 __all__ = ["register", "rules_table"]
 
@@ -24,7 +23,10 @@ def cmd_tables(args) -> int:
     if args.sim_lt_mode != "none":
         from ..studies.tables import add_simulated_y_to  # the simulator, beside the model
 
-        add_simulated_y_to(rows, lt_mode=args.sim_lt_mode)
+        try:
+            add_simulated_y_to(rows, lt_mode=args.sim_lt_mode, stack=args.stack)
+        except ValueError as exc:
+            raise CliError(flag_message(str(exc))) from None
     if args.out is not None:
         write_tables(rows, args.out)
     if args.json:
@@ -197,6 +199,7 @@ def _tables_flags(p) -> None:
         default="rfc3042",
         help="Limited Transmit reading for the simulated column; none skips the simulator (%(default)s)",
     )
+    add_stack_flag(p)
 
 
 def _thresholds_flags(p) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import CliError, add_command, add_link_flags, config_from_args, flag_message, number
+from .common import (CliError, add_command, add_link_flags, config_from_args, flag_message, link_overrides,
+                     number)
 
 __all__ = ["register", "cmd_sweep"]
 
@@ -36,7 +37,8 @@ def _spec_from_args(args):
         config = config_from_args(args) if what in ("simulation", "both") else None
         return SweepSpec(grid=grid, what=what, runs=pick("runs", "runs", 1000), seed=pick("seed", "seed", 0),
                          time_model=pick("time_model", "time-model", None), law=pick("law", "law", "paper"),
-                         sim_config=config, engine=args.engine)
+                         sim_config=config, sim_overrides=link_overrides(args) if config else None,
+                         engine=args.engine)
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None
 

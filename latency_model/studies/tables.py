@@ -74,8 +74,12 @@ def write_tables(rows: list[dict], out_dir) -> list[Path]:
     return paths
 
 
-def add_simulated_y_to(rows: list[dict], lt_mode: str = "rfc3042", dup_t: int = 3, dup_lt: int = 2) -> None:
+def add_simulated_y_to(rows: list[dict], lt_mode: str = "rfc3042", dup_t: int = 3, dup_lt: int = 2,
+                       stack: str = "rfc") -> None:
     """Add a ``"simulated"`` list (y_to in packets) to each row of ``table_rows()``.
+
+    ``stack`` is the simulator's stack profile (``SimConfig.profile``), recorded in each
+    row as ``"simulated_stack"``; ``lt_mode`` overrides the profile's Limited Transmit reading.
 
     Slow-start rows start with cwnd = W0 and ssthresh = 30 packets (> W0);
     congestion-avoidance rows with ssthresh = W0. ``y_to`` is the number of leading
@@ -84,7 +88,7 @@ def add_simulated_y_to(rows: list[dict], lt_mode: str = "rfc3042", dup_t: int = 
     from ..sim.config import SimConfig
     from ..sim.singleloss import y_to_packets
 
-    config = SimConfig(lt_mode=lt_mode)
+    config = SimConfig.profile(stack, lt_mode=lt_mode)
     for row in rows:
         sim = []
         for w0 in row["w0"]:
@@ -95,3 +99,4 @@ def add_simulated_y_to(rows: list[dict], lt_mode: str = "rfc3042", dup_t: int = 
             sim.append(y_to_packets(p, config))
         row["simulated"] = sim
         row["simulated_lt_mode"] = lt_mode
+        row["simulated_stack"] = stack

@@ -23,14 +23,15 @@ _NONE_FIELDS = ("dup_lt", "rto_s")
 _RECOVERY_FIELDS = ("dup_lt", "tail_retransmit", "early_retransmit")  # set by the variant, then these
 _ALIASES = {"mss": "mss_bytes", "rtt": "rtt_s", "wss": "w_ss", "rto": "rto_s",
             "size_packets": "size_packets", "size_bytes": "size_bytes",
-            "variant": "variant", "rule": "rule", **{f: f for f in _FIELDS}}
+            "variant": "variant", "rule": "rule", "stack": "stack", **{f: f for f in _FIELDS}}
 SIZE_AXES = ("size_packets", "size_bytes")
 RULE_PARAM = "rule_param."
 
 
 def canonical_name(name: str) -> str:
     """The grid name of a parameter: a TcpParams field (CLI spellings accepted, ``-`` or
-    ``_``), ``size_packets``, ``size_bytes``, ``variant``, ``rule`` or ``rule_param.X``.
+    ``_``), ``size_packets``, ``size_bytes``, ``variant``, ``rule``, ``stack`` (the simulator's stack
+    profile) or ``rule_param.X``.
 
     Raises
     ------
@@ -44,7 +45,7 @@ def canonical_name(name: str) -> str:
     key = text.replace("-", "_")
     if key in _ALIASES:
         return _ALIASES[key]
-    known = ", ".join([*_FIELDS, "size-packets", "size-bytes", "variant", "rule", "rule-param.X"])
+    known = ", ".join([*_FIELDS, "size-packets", "size-bytes", "variant", "rule", "stack", "rule-param.X"])
     raise ValueError(f"unknown sweep parameter {text!r} (known: {known})")
 
 

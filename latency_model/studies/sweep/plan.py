@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from ...checks import check_choice, check_int, check_real
 from ...growth import RULES, make_rule, rule_parameters
 from ...params import VARIANTS, TcpParams, apply_variant
+from ...sim.config import SimConfig
+from ...sim.profiles import check_stack, profile_params
 from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, RULE_PARAM, SIZE_AXES, Axis, Grid
 
 __all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
@@ -25,7 +27,7 @@ WHAT = ("model", "simulation", "both")
 N_CONDITIONAL = 4
 """Conditional latencies L_0 .. L_3 written per row (``latency_k0_s`` ...)."""
 
-PARAM_COLUMNS = ["size_packets", "size_bytes", "variant", "rule", "rule_params", *_FIELDS]
+PARAM_COLUMNS = ["size_packets", "size_bytes", "variant", "stack", "rule", "rule_params", *_FIELDS]
 MODEL_COLUMNS = ["time_model", "law", "expected_latency_s"]
 QUANTITY_COLUMNS = (["ci95_low_s", "ci95_high_s"]
                     + [f"latency_k{k}_s" for k in range(N_CONDITIONAL)]
@@ -57,7 +59,11 @@ class SweepSpec:
     law : {"paper", "exact"}
         Loss-count law of the expected latency.
     sim_config : SimConfig or None
-        Simulated path and timers (default ``SimConfig()``).
+        Simulated path and timers (default ``SimConfig()``). A ``stack`` axis replaces its
+        profile per point (``SimConfig.profile(stack, base=sim_config, **sim_overrides)``).
+    sim_overrides : dict or None
+        SimConfig fields given explicitly (CLI flags): they win over every stack of a
+        ``stack`` axis.
     engine : str
         Simulator engine (all give identical results).
     model_chunk : int
@@ -72,6 +78,7 @@ class SweepSpec:
     time_model: str | None = None
     law: str = "paper"
     sim_config: object = None
+    sim_overrides: dict | None = None
     engine: str = "auto"
     model_chunk: int = 250
 
@@ -100,8 +107,6 @@ class SweepSpec:
         return out
 
     def _config(self):
-        from ...sim.config import SimConfig
-
         return SimConfig() if self.sim_config is None else self.sim_config
 
 
@@ -208,6 +213,9 @@ def plan_sweep(spec: SweepSpec) -> Plan:
     size_axis = next((a for a in grid.axes if a.name in SIZE_AXES), Axis("size_packets", tuple(range(1, 31))))
     others = [a for a in grid.axes if a.name not in SIZE_AXES]
     for a in others:
+        if a.name == "stack":
+            for v in a.values:
+                check_stack(v)
         if a.name == "variant":
             for v in a.values:
                 check_choice("variant", v, [*VARIANTS, "size-based"])
@@ -227,13 +235,17 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         config = spec._config()
         settings_sim = {"runs": spec.runs, "seed": spec.seed, "engine": spec.engine,
                         "sim_config": config}
-        config_dict = config.to_dict()
     tasks = []
     for ci, values in enumerate(combos):
         combo = dict(zip([a.name for a in others], values))
         where = ", ".join(f"{k}={v}" for k, v in combo.items())
         try:
             base, variant = _combo_params(combo)
+            if "simulation" in spec.sources:
+                config_c = config
+                if "stack" in combo:
+                    config_c = SimConfig.profile(combo["stack"], base=config, **(spec.sim_overrides or {}))
+                base = profile_params(config_c.stack, base, given=combo)  # Linux: IW 10 unless w0 given
             per_size = []
             for si, size in enumerate(size_axis.values):
                 size_b = size * base.mss_bytes if size_axis.name == "size_packets" else float(size)
@@ -248,7 +260,8 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             raise ValueError(f"{exc} (at {where})" if where else str(exc)) from None
         rule_desc = base.rule.describe()
         rule_desc.pop("name")
-        fixed = {"variant": variant, "rule": base.rule.name, "rule_params": json.dumps(rule_desc, sort_keys=True),
+        fixed = {"variant": variant, "stack": config_c.stack if "simulation" in spec.sources else "",
+                 "rule": base.rule.name, "rule_params": json.dumps(rule_desc, sort_keys=True),
                  **{k: combo[k] for k in combo if k.startswith(RULE_PARAM)}}
         for source in spec.sources:
             points = []
@@ -257,8 +270,12 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                 if source == "model":
                     method = {"time_model": tm, "law": spec.law}
                 else:
-                    method = {"runs": spec.runs, "seed": spec.seed, "point": index, "sim_config": config_dict}
-                key = _digest({"source": source, "params": pdict, "size_bytes": size_b, "method": method})
+                    method = {"runs": spec.runs, "seed": spec.seed, "point": index,
+                              "sim_config": config_c.to_dict()}
+                what_key = {"source": source, "params": pdict, "size_bytes": size_b, "method": method}
+                if fixed["stack"]:  # one row per point and source, also where stacks share a model row
+                    what_key["stack"] = fixed["stack"]
+                key = _digest(what_key)
                 cells = {"point": index, "source": source, "key": key, **fixed,
                          "size_bytes": _whole(size_b), "size_packets": _whole(size_b / params.mss_bytes),
                          **{f: getattr(params, f) for f in _FIELDS}}
@@ -272,7 +289,8 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                 for lo in range(0, len(points), spec.model_chunk):
                     tasks.append(Task("model", tuple(points[lo:lo + spec.model_chunk]), st))
             else:
-                tasks.extend(Task("simulation", (pt,), settings_sim) for pt in points)
+                st_sim = {**settings_sim, "sim_config": config_c}
+                tasks.extend(Task("simulation", (pt,), st_sim) for pt in points)
     # grid order: by first point, model before simulation
     tasks.sort(key=lambda t: (t.points[0].index, SOURCES.index(t.source)))
     return Plan(spec=spec, n_points=n_points, tasks=tuple(tasks), columns=tuple(columns_for(grid)))
