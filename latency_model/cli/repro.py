@@ -29,6 +29,8 @@ def _command(args) -> str:
         parts += ["--jobs", str(args.jobs)]
     if args.force:
         parts.append("--force")
+    if getattr(args, "strict", False):
+        parts.append("--strict")
     if getattr(args, "json", False):
         parts.append("--json")
     return " ".join(parts)
@@ -43,6 +45,7 @@ def _jobs(args) -> int:
 def cmd_reproduce(args) -> int:
     from ..studies.reproduce import run_reproduction
     from ..studies.tables import tables_text
+    from ..studies.validate import summary_text
 
     res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
                            command=_command(args))
@@ -54,30 +57,42 @@ def cmd_reproduce(args) -> int:
             sim = cl["simulation"]
             print(f"{cl['claim']}: model {cl['model']:.0%}, simulation "
                   f"{'-' if sim is None else format(sim, '.0%')}")
-    print(f"validation: {ev['passed']} passed, {ev['failed']} failed (see {Path(args.out) / 'validation' / 'REPORT.md'})")
+    print(f"validation: {summary_text(ev)} (see {Path(args.out) / 'validation' / 'REPORT.md'})")
     print(f"{len(res['paths'])} files under {args.out}; pieces computed {res['computed']}, "
           f"from cache {res['cached']}; {res['seconds_total']:.1f} s")
     return 0
 
 
 def cmd_validate(args) -> int:
+    """Exit status 0 when every case passes or fails only as a declared known difference,
+    1 on any other failure (``--strict``: on known differences too)."""
     from ..studies.reproduce import run_reproduction
+    from ..studies.validate import exit_status, status_text, summary_text
 
     res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
                            command=_command(args),
                            progress=not args.json)
     ev = res["evaluation"]
+    status = exit_status(ev, strict=args.strict)
     if args.json:
-        keep = ("name", "passed", "worst_relative_error", "tolerance", "tolerance_kind", "sizes_compared")
+        keep = ("name", "status", "passed", "worst_relative_error", "tolerance", "tolerance_kind",
+                "sizes_compared", "known_difference")
         print(json.dumps({"cases": [{k: c[k] for k in keep} for c in ev["cases"]],
-                          "passed": ev["passed"], "failed": ev["failed"]}))
+                          "passed": ev["passed"], "known": ev["known"], "failed": ev["failed"],
+                          "strict": bool(args.strict), "exit_status": status}))
     else:
         for c in ev["cases"]:
             worst = c["worst_relative_error"]
-            print(f"{'pass' if c['passed'] else 'FAIL'}  {c['name']:<36} worst relative error "
+            print(f"{status_text(c):<22}{c['name']:<36} worst relative error "
                   f"{'-' if worst is None else format(worst, '.1%')}")
-        print(f"{ev['passed']} passed, {ev['failed']} failed; report: {Path(args.out) / 'validation' / 'REPORT.md'}")
-    return 1 if ev["failed"] else 0
+            if c["status"] in ("known", "known_not_seen"):
+                reason = c["known_difference"]
+                print(f"{'':<22}known difference: {reason[:110] + '...' if len(reason) > 110 else reason}")
+        rule = ("--strict: known differences fail" if args.strict
+                else "known differences do not fail (--strict makes them)")
+        print(f"{summary_text(ev)}; {rule}; exit status {status}; "
+              f"report: {Path(args.out) / 'validation' / 'REPORT.md'}")
+    return status
 
 
 def cmd_plot(args) -> int:
@@ -103,6 +118,8 @@ def _run_flags(p) -> None:
 def _validate_flags(p) -> None:
     _run_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 on a declared known difference too (default: only on other failures)")
 
 
 def _plot_flags(p) -> None:
@@ -115,6 +132,7 @@ def register(sub) -> None:
     add_command(sub, "reproduce", help="regenerate the paper's tables and figures (model and simulation), "
                 "and the validation report", func=cmd_reproduce, flags=_run_flags)
     add_command(sub, "validate", help="model against simulator: run the validation cases, write "
-                "validation/REPORT.md, exit 1 if a case fails", func=cmd_validate, flags=_validate_flags)
+                "validation/REPORT.md; exit 1 if a case fails other than as a declared known difference "
+                "(--strict: any)", func=cmd_validate, flags=_validate_flags)
     add_command(sub, "plot", help="redraw a figure (PNG and SVG) from its tidy CSV", func=cmd_plot,
                 flags=_plot_flags)

@@ -9,6 +9,14 @@ simulator (``effect_set``) instead of hiding it.
 A simulated value enters a case only with at least :data:`MIN_N` transfers behind it;
 the Monte Carlo allowance is 3 standard errors on top of the stated tolerance (the
 project's rule for statistical comparisons).
+
+A case may also be declared a *known difference* (``known_difference``: the reason),
+for a difference no simulator switch removes. Each evaluated case gets a
+:data:`STATUSES` entry: ``pass``; ``fail`` (an unexpected failure); ``known`` (a
+declared known difference that showed); ``known_not_seen`` (a declared known
+difference that did not show at the compared sizes: reported, never silently a plain
+pass). ``latency-model validate`` exits 1 only on ``fail`` (with ``--strict``, on
+``known`` too); see :func:`exit_status`.
 """
 
 from __future__ import annotations
@@ -20,10 +28,14 @@ import numpy as np
 
 from .figures import MODEL_SETS, SIM_SETS, base_params
 
-__all__ = ["Case", "CASES", "MIN_N", "evaluate", "paper_claims", "report_markdown"]
+__all__ = ["Case", "CASES", "MIN_N", "STATUSES", "evaluate", "exit_status", "status_text", "summary_text",
+           "paper_claims", "report_markdown"]
 
 MIN_N = 30
 """Fewest simulated transfers behind a conditional mean used in a case."""
+
+STATUSES = ("pass", "fail", "known", "known_not_seen")
+"""Outcome of an evaluated case (module docstring)."""
 
 RTT_S = 0.1
 
@@ -72,9 +84,11 @@ class Case:
         The default simulator whose difference from ``sim_set`` is the known effect.
     effect : str
         What the switch changes (the known reason).
-    known_failure : str
-        Why the case is expected to fail (a difference no simulator switch removes); the
-        case still counts as failed.
+    known_difference : str
+        Non-empty: the case is a known difference, and this is why (a difference no
+        simulator switch removes). When it fails it is reported as ``known``, not as a
+        failure; ``validate --strict`` fails on it. A case with no size to compare
+        fails whatever this says (nothing was checked).
     """
 
     name: str
@@ -87,7 +101,7 @@ class Case:
     max_packets: int = 60
     effect_set: str | None = None
     effect: str = ""
-    known_failure: str = ""
+    known_difference: str = ""
 
     def __post_init__(self):
         model_set, _, quantity = self.model.partition(":")
@@ -97,6 +111,8 @@ class Case:
             value = getattr(self, field)
             if value is not None and value not in SIM_SETS:
                 raise ValueError(f"{field} must be one of {sorted(SIM_SETS)}, got {value!r}")
+        if not isinstance(self.known_difference, str):
+            raise ValueError(f"known_difference must be a string (the reason), got {self.known_difference!r}")
         if self.tolerance_kind not in ("relative", "rtt_per_stretch"):
             raise ValueError(f"tolerance_kind must be relative or rtt_per_stretch, got {self.tolerance_kind!r}")
         if not self.tolerance > 0:
@@ -121,7 +137,7 @@ CASES = (
          effect_set="newreno_b2",
          effect="delayed-ACK timer: with b = 2 a round with an odd number of segments waits 200 ms for "
                 "the timer (RFC 1122), which the per-round law ignores",
-         known_failure="The paper's law multiplies the window by 1 + 1/b = 1.5 per round (2, 3, 4.5, ...), "
+         known_difference="The paper's law multiplies the window by 1 + 1/b = 1.5 per round (2, 3, 4.5, ...), "
                        "where a receiver that ACKs every second segment and the odd one on its own gives "
                        "ceil(w/2) ACKs and w + ceil(w/2) segments (2, 3, 5, 8, ...): the simulator is one "
                        "round faster from 10 packets on. Both are right about what they model; the "
@@ -220,16 +236,28 @@ def evaluate(results: dict, cases=CASES) -> dict:
     Returns
     -------
     dict
-        ``{"cases": [...], "passed": n, "failed": n}``; each case has ``name``, ``passed``,
-        ``worst_relative_error``, ``tolerance``, ``tolerance_kind``, the per-size rows and,
-        for known-reason cases, the effect (default simulator against the switched one).
+        ``{"cases": [...], "passed": n, "known": n, "failed": n}``: ``failed`` counts the
+        unexpected failures only, ``known`` the declared known differences that showed,
+        ``passed`` the rest (``known_not_seen`` included). Each case has ``name``,
+        ``status`` (:data:`STATUSES`), ``passed`` (the comparison itself, whatever was
+        declared), ``known_difference``, ``worst_relative_error``, ``tolerance``,
+        ``tolerance_kind``, the per-size rows and, for known-reason cases, the effect
+        (default simulator against the switched one).
     """
     out = []
     for case in cases:
         rows = _compare(case, results, case.sim_set)
+        ok = bool(rows) and all(r["ok"] for r in rows)
+        if not rows:
+            status = "fail"  # nothing compared: not a known difference showing
+        elif case.known_difference:
+            status = "known_not_seen" if ok else "known"
+        else:
+            status = "pass" if ok else "fail"
         entry = {
             "name": case.name,
-            "passed": bool(rows) and all(r["ok"] for r in rows),
+            "status": status,
+            "passed": ok,
             "worst_relative_error": max((r["relative_error"] for r in rows), default=None),
             "tolerance": case.tolerance,
             "tolerance_kind": case.tolerance_kind,
@@ -238,7 +266,7 @@ def evaluate(results: dict, cases=CASES) -> dict:
             "k": case.k,
             "sizes_compared": len(rows),
             "why": case.why,
-            "known_failure": case.known_failure,
+            "known_difference": case.known_difference,
             "rows": rows,
         }
         if not rows:
@@ -257,8 +285,35 @@ def evaluate(results: dict, cases=CASES) -> dict:
                 "max_abs_shift_s": float(np.max(np.abs(shifts))) if shifts else None,
             }
         out.append(entry)
-    passed = sum(c["passed"] for c in out)
-    return {"cases": out, "passed": passed, "failed": len(out) - passed}
+    count = {st: sum(c["status"] == st for c in out) for st in STATUSES}
+    return {"cases": out, "passed": count["pass"] + count["known_not_seen"], "known": count["known"],
+            "failed": count["fail"]}
+
+
+def exit_status(evaluation: dict, strict: bool = False) -> int:
+    """Exit status of ``latency-model validate``: 1 on an unexpected failure, else 0.
+
+    Parameters
+    ----------
+    evaluation : dict
+        The output of :func:`evaluate`.
+    strict : bool
+        Also return 1 when a declared known difference showed (``--strict``).
+    """
+    return 1 if evaluation["failed"] or (strict and evaluation["known"]) else 0
+
+
+def status_text(case: dict) -> str:
+    """Short outcome of one evaluated case: ``pass``, ``FAIL``, ``known`` or ``pass (known not seen)``."""
+    return {"pass": "pass", "fail": "FAIL", "known": "known",
+            "known_not_seen": "pass (known not seen)"}[case["status"]]
+
+
+def summary_text(evaluation: dict) -> str:
+    """``"8 passed, 1 known difference, 0 failed"``."""
+    k = evaluation["known"]
+    return (f"{evaluation['passed']} passed, {k} known difference{'' if k == 1 else 's'}, "
+            f"{evaluation['failed']} failed")
 
 
 # ---------------------------------------------------------------------------
@@ -356,10 +411,13 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
                  f"{meta['runs']} simulated transfers per size and set-up, seed {meta['seed']}, "
                  f"p = 0.1, W0 = 2, W_SS = M = 30, MSS = 500 B, RTT 0.1 s, 100 Mb/s.")
     lines.append("")
-    lines.append(f"**{evaluation['passed']} passed, {evaluation['failed']} failed.** A size counts when at "
+    lines.append(f"**{summary_text(evaluation)}.** A size counts when at "
                  f"least {MIN_N} simulated transfers are behind the mean; it passes when |model - simulation| "
                  "is within the tolerance plus 3 standard errors. Cases are declared in "
-                 "`latency_model/studies/validate.py` (`CASES`).")
+                 "`latency_model/studies/validate.py` (`CASES`). A *known difference* is a case declared "
+                 "there with its reason (below): when it fails it is shown as `known`, and "
+                 "`latency-model validate` still exits 0; `--strict` exits 1 on it, and any other failure "
+                 "exits 1.")
     lines.append("")
     lines.append("| case | model | simulator | k | sizes | worst rel. error | tolerance | result |")
     lines.append("|---|---|---|---|---|---|---|---|")
@@ -368,8 +426,18 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
                else f"{c['tolerance']:g} RTT per stretch")
         lines.append(f"| {c['name']} | `{c['model']}` | `{c['sim_set']}` | {'-' if c['k'] is None else c['k']} | "
                      f"{c['sizes_compared']} | {_f(c['worst_relative_error'], '{:.1%}')} | {tol} | "
-                     f"{'pass' if c['passed'] else '**FAIL**'} |")
+                     f"{_report_status(c)} |")
     lines.append("")
+    known = [c for c in evaluation["cases"] if c.get("known_difference")]
+    if known:
+        lines.append("## Known differences")
+        lines.append("")
+        for c in known:
+            seen = ("it shows here" if c["status"] == "known"
+                    else "it did not show at the compared sizes" if c["status"] == "known_not_seen"
+                    else "nothing was compared")
+            lines.append(f"- **{c['name']}** ({seen}): {c['known_difference']}")
+        lines.append("")
     lines.append("## Known reasons, and the size of their effect")
     lines.append("")
     lines.append("Each row switches the simulator to one assumption of the model; the shift is the default "
@@ -417,12 +485,12 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
     lines.append("## Per-case details")
     for c in evaluation["cases"]:
         lines.append("")
-        lines.append(f"### {c['name']} ({'pass' if c['passed'] else 'FAIL'})")
+        lines.append(f"### {c['name']} ({status_text(c)})")
         lines.append("")
         lines.append(c["why"])
-        if c.get("known_failure") and not c["passed"]:
+        if c.get("known_difference"):
             lines.append("")
-            lines.append(f"Known to fail: {c['known_failure']}")
+            lines.append(f"Known difference: {c['known_difference']}")
         if c.get("why_failed"):
             lines.append("")
             lines.append(f"Failed: {c['why_failed']}.")
@@ -433,6 +501,11 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
                 f"{r['size_packets']}: {r['model_s']:.3f} / {r['sim_s']:.3f}" for r in bad))
     lines.append("")
     return "\n".join(lines)
+
+
+def _report_status(case: dict) -> str:
+    return {"fail": "**FAIL**", "known": "known difference",
+            "known_not_seen": "pass (known difference not seen)"}.get(case["status"], "pass")
 
 
 def case_table() -> list[dict]:
