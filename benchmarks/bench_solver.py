@@ -44,7 +44,7 @@ def run(engine: str, direct: bool) -> None:
     _levels._checked, _levels._compiled = False, None
     _nodes._checked, _nodes._compiled = False, None
     if engine == "numba" and _levels.compiled_level_sums() is None:
-        print("numba: not installed (pip install '.[fast]'), skipped")
+        print("numba: unavailable (not installed, or LATENCY_MODEL_NO_NUMBA set), skipped")
         return
     p = TcpParams()
     conditional_latency(p, [4000.0], 2)  # warm-up (numba compilation, caches)

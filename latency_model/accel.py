@@ -1,6 +1,7 @@
 """Optional numba compilation, shared by the solver and the simulator.
 
-numba comes with the ``fast`` extra (``pip install 'latency_model[fast]'``). Every
+numba is a regular dependency (it installs as a wheel with the README's command); where it
+is missing or switched off the pure twins run. Every
 compiled kernel has a pure-Python/numpy twin that gives bit-identical results: the
 kernels repeat the same floating-point operations in the same order (numba compiles
 without fast-math, so nothing is reassociated or fused). Setting the environment

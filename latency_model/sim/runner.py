@@ -94,7 +94,8 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
                 "engine 'compiled' supports only the standard rule without a queue limit, got rule "
                 f"{params.rule.name!r}, queue_packets {config.queue_packets!r}")
         if compiled is None:
-            raise ValueError("engine 'compiled' needs numba (pip install 'latency_model[fast]')")
+            raise ValueError("engine 'compiled' needs numba (pip install numba; "
+                             "or unset LATENCY_MODEL_NO_NUMBA)")
     return compiled
 
 
