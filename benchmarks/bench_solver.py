@@ -4,7 +4,7 @@ Run: python benchmarks/bench_solver.py [--skip-direct]
 
 Prints, for the paper's setting (W0 = 2, W_SS = M = 30, MSS 500, b = 1, p = 0.1), the wall
 time and the CPU time of this process (one core) for each level-sum engine: ``numpy``
-(the default install) and ``numba`` (the ``fast`` extra; same results bit for bit).
+(``LATENCY_MODEL_NO_NUMBA=1``) and ``numba`` (the default; same results bit for bit).
 The machine's speed varies (other processes, a shared VM); the first line times a fixed
 numpy reference workload so that runs on different days can be compared.
 """
