@@ -146,7 +146,11 @@ FIGURES = {
 """Figure name -> what it shows (``set`` names a MODEL_SETS / SIM_SETS entry)."""
 
 K_SHOWN = (0, 1, 2)
-MIN_SIM_N = 10  # a conditional mean from fewer transfers is kept in the CSV but not drawn
+MIN_SIM_N = 10
+"""Fewest transfers on each side of a reduction used as a number (the paper's claims)."""
+FEW_RUNS = 30
+"""A simulated mean from fewer transfers is drawn hollow (kept, flagged: its interval is
+unreliable and the validation ignores it, :data:`latency_model.studies.validate.MIN_N`)."""
 
 _MODEL_CODE = ("model", "params.py", "growth", "checks.py")
 _SIM_CODE = ("sim", "params.py", "growth", "checks.py")
@@ -155,6 +159,28 @@ _SIM_CODE = ("sim", "params.py", "growth", "checks.py")
 def base_params(variant: str, b: int) -> TcpParams:
     """The captions' setting (TcpParams defaults: W0 = 2, W_SS = M = 30, MSS 500 B, p 0.1, RTT 0.1 s)."""
     return apply_variant(TcpParams(b=b), variant)
+
+
+def setting_text(params: TcpParams, runs: int | None = None) -> str:
+    """One-line setting of a figure: p, W0, W_SS, M, b, RTT, MSS (and simulated runs per size).
+
+    Parameters
+    ----------
+    params : TcpParams
+        The figure's parameters (any variant: the line names none).
+    runs : int, optional
+        Simulated transfers per size and set-up; omitted when ``None``.
+    """
+    def n(x):
+        return f"{float(x):g}"
+
+    win = (f"W_SS = M = {n(params.w_ss)}" if params.w_ss == params.rwnd
+           else f"W_SS = {n(params.w_ss)}, M = {n(params.rwnd)}")
+    text = (f"p = {n(params.p)}, W0 = {n(params.w0)}, {win} packets, b = {params.b}, "
+            f"RTT = {n(params.rtt_s)} s, MSS = {params.mss_bytes} B")
+    if runs is not None:
+        text += f"; simulation: {runs} transfers per size, 100 Mb/s"
+    return text
 
 
 # ---------------------------------------------------------------------------
@@ -379,7 +405,8 @@ def figure_rows(fig: str, results: dict, mss: int = 500) -> list[dict]:
                 rows.append(_row(fig, series, k, "model", s, mss, 1.0 - v / v0))
             sim = results["sim"][name]
             for s in _sim_sizes(sim):
-                red = reduction_ci(sim[s]["conditional"].get(str(k)), base_s.get(s, {}).get("conditional", {}).get(str(k)))
+                red = reduction_ci(sim[s]["conditional"].get(str(k)), base_s.get(s, {}).get("conditional", {}).get(str(k)),
+                                   min_n=2)  # few transfers: kept (drawn hollow), not dropped
                 if red is not None:
                     rows.append(_row(fig, series, k, "simulation", s, mss, red[0], red[1], red[2]))
     return rows
@@ -404,23 +431,26 @@ def _expected_sim(results, series, mss):
     return [(s, (prop if s * mss < SIZE_BASED_THRESHOLD_BYTES else lt)[s]) for s in _sim_sizes(lt) if s in prop]
 
 
-def reduction_ci(cond, base):
+def reduction_ci(cond, base, min_n: int = MIN_SIM_N):
     """``1 - mean/base_mean`` with a delta-method 95% interval, or ``None``.
 
     Parameters
     ----------
     cond, base : dict or None
         Conditional summaries ``{"n", "mean_s", "ci95_s"}`` of the variant and of NewReno.
+    min_n : int
+        Fewest transfers on each side (>= 2, so that both have an interval).
 
     Returns
     -------
     (float, (float, float), int) or None
         Reduction, interval, and the smaller sample size; ``None`` when either side has
-        fewer than :data:`MIN_SIM_N` transfers. The two means share seeds (common random
+        fewer than ``min_n`` transfers. The two means share seeds (common random
         numbers), which correlates them positively; treating them as independent, as
         done here, makes the interval wider, not narrower.
     """
-    if not cond or not base or cond["n"] < MIN_SIM_N or base["n"] < MIN_SIM_N:
+    min_n = max(2, min_n)
+    if not cond or not base or cond["n"] < min_n or base["n"] < min_n:
         return None
     m, m0 = cond["mean_s"], base["mean_s"]
     se = (cond["ci95_s"][1] - m) / 1.96 if cond["ci95_s"] else 0.0

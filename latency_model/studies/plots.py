@@ -12,15 +12,38 @@ from pathlib import Path
 
 from .export import atomic_write_bytes
 
-__all__ = ["read_tidy", "draw", "pyplot", "save_figure", "REQUIRED_COLUMNS"]
+__all__ = ["read_tidy", "read_setting", "draw", "build_figure", "pyplot", "save_figure", "REQUIRED_COLUMNS", "FEW_RUNS"]
 
 REQUIRED_COLUMNS = ("figure", "series", "k", "source", "size_packets", "size_bytes", "value", "ci_low", "ci_high", "n")
-MIN_DRAWN_N = 10  # a simulated conditional mean from fewer transfers is not drawn
+FEW_RUNS = 30  # a simulated mean from fewer transfers is drawn hollow (figures.FEW_RUNS)
 
 _COLORS = {0: "#1b9e77", 1: "#d95f02", 2: "#7570b3",
            "newreno": "#1b9e77", "lt": "#d95f02", "proposal": "#7570b3", "size-based": "#7570b3"}
 _LABELS = {"newreno": "NewReno", "lt": "LT (dup_LT = 2)", "proposal": "proposal (dup = 1)",
-           "size-based": "size-based proposal"}
+           "size-based": "size-based (= LT from 10,000 B)"}
+# Figure 9's size-based series equals LT above 10,000 B (model and simulation): line style,
+# marker and a small horizontal dodge of the simulated points keep the three apart.
+_STYLES = {"newreno": ("-", "o", 0.0), "lt": ("--", "s", -0.2), "size-based": (":", "^", 0.2),
+           "proposal": ("-.", "^", 0.2)}
+_K_MARKERS = {0: "o", 1: "s", 2: "^"}
+
+
+def read_setting(csv_path) -> tuple[str | None, str | None]:
+    """Title and setting line from the JSON sidecar of a figure CSV (``None`` when absent).
+
+    Parameters
+    ----------
+    csv_path : str or Path
+        ``figN.csv``; the sidecar is ``figN.json`` beside it (keys ``title``, ``setting``).
+    """
+    import json
+
+    side = Path(csv_path).with_suffix(".json")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, None
+    return meta.get("title"), meta.get("setting")
 
 
 def read_tidy(path) -> list[dict]:
@@ -64,6 +87,11 @@ def pyplot():
 def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     """Draw the figure of a tidy CSV as ``<stem>.png`` and ``<stem>.svg``.
 
+    Model curves are lines; simulated means are markers with their 95% interval, hollow
+    when fewer than :data:`FEW_RUNS` transfers are behind them. File sizes are in
+    packets (bottom axis) and bytes (top axis). The subtitle gives the setting from the
+    JSON sidecar (:func:`read_setting`) when there is one.
+
     Parameters
     ----------
     csv_path : str or Path
@@ -71,7 +99,7 @@ def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     out_stem : str or Path, optional
         Output path without extension (default: the CSV path without ``.csv``).
     title : str, optional
-        Figure title (default: from the figure name).
+        Figure title (default: the sidecar's, else from the figure name).
 
     Returns
     -------
@@ -80,49 +108,100 @@ def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     """
     rows = read_tidy(csv_path)
     stem = Path(out_stem) if out_stem is not None else Path(csv_path).with_suffix("")
+    side_title, setting = read_setting(csv_path)
+    fig = build_figure(rows, title or side_title, setting)
+    paths = [save_figure(fig, stem.with_suffix(f".{ext}"), dpi=110, close=False) for ext in ("png", "svg")]
+    pyplot().close(fig)
+    return paths
+
+
+def build_figure(rows: list[dict], title: str | None = None, setting: str | None = None):
+    """The matplotlib figure of tidy rows (:func:`read_tidy`), not saved; see :func:`draw`.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of one figure.
+    title : str, optional
+        Title (default from the figure name).
+    setting : str, optional
+        Setting line(s) under the title; clauses separated by ``"; "`` go on separate lines.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    from matplotlib.lines import Line2D
+
+    fig, ax = plt.subplots(figsize=(6.4, 5.3))
     name = rows[0]["figure"]
     curves = [r for r in rows if r["series"] not in ("filesize_min", "filesize_min_fluid")]
-    reduction = any(r["figure"] == name and name == "fig10" for r in rows[:1])
+    reduction = name == "fig10"
     scale = 100.0 if reduction else 1.0
     conditional = any(r["k"] is not None for r in curves) and not reduction
+    mss = _mss(rows)
     groups: dict = {}
     for r in curves:
         key = (r["series"], r["k"])
         groups.setdefault(key, {"model": [], "simulation": []})[r["source"]].append(r)
+    any_hollow = False
     for (series, k), src in sorted(groups.items(), key=lambda t: (str(t[0][0]), t[0][1] or 0)):
         color = _COLORS.get(k if conditional else series, "black")
         label = f"k = {k}" if conditional else _LABELS.get(series, series)
-        m = sorted(src["model"], key=lambda r: r["size_bytes"])
+        ls, marker, dodge = ("-", _K_MARKERS.get(k, "o"), 0.0) if conditional else _STYLES.get(series, ("-", "o", 0.0))
+        m = sorted(src["model"], key=lambda r: r["size_packets"])
         if m:
-            ax.plot([r["size_bytes"] / 1000 for r in m], [r["value"] * scale for r in m], color=color,
-                    lw=1.4, label=f"model, {label}")
-        s = sorted((r for r in src["simulation"] if r["value"] is not None and (r["n"] or 0) >= MIN_DRAWN_N),
-                   key=lambda r: r["size_bytes"])
-        if s:
-            x = [r["size_bytes"] / 1000 for r in s]
-            y = [r["value"] * scale for r in s]
-            lo = [max(0.0, (r["value"] - r["ci_low"]) * scale) if r["ci_low"] is not None else 0.0 for r in s]
-            hi = [max(0.0, (r["ci_high"] - r["value"]) * scale) if r["ci_high"] is not None else 0.0 for r in s]
-            ax.errorbar(x, y, yerr=[lo, hi], fmt="o", ms=3, color=color, ecolor=color, elinewidth=0.8,
-                        capsize=2, alpha=0.85, label=f"simulation (95% CI), {label}")
+            ax.plot([r["size_packets"] for r in m], [r["value"] * scale for r in m], color=color, ls=ls,
+                    lw=1.8 if ls == ":" else 1.4, label=f"model, {label}")
+        s = sorted((r for r in src["simulation"] if r["value"] is not None), key=lambda r: r["size_packets"])
+        for few in (False, True):
+            pts = [r for r in s if ((r["n"] or 0) < FEW_RUNS) == few]
+            if not pts:
+                continue
+            any_hollow |= few
+            x = [r["size_packets"] + dodge for r in pts]
+            y = [r["value"] * scale for r in pts]
+            lo = [max(0.0, (r["value"] - r["ci_low"]) * scale) if r["ci_low"] is not None else 0.0 for r in pts]
+            hi = [max(0.0, (r["ci_high"] - r["value"]) * scale) if r["ci_high"] is not None else 0.0 for r in pts]
+            ax.errorbar(x, y, yerr=[lo, hi], fmt=marker, ms=3.5, color=color, ecolor=color,
+                        mfc="white" if few else color, mec=color, elinewidth=0.8, capsize=2,
+                        alpha=0.6 if few else 0.85, label=None if few else f"simulation (95% CI), {label}")
     for r in rows:
         if r["series"] == "filesize_min":
-            ax.axvline(r["size_bytes"] / 1000, color="grey", ls="--", lw=1)
-            ax.annotate(f"FileSize_min = {r['size_packets']:g} pkts", (r["size_bytes"] / 1000, 1.0),
-                        xycoords=("data", "axes fraction"), xytext=(3, -12), textcoords="offset points",
-                        fontsize=8, color="dimgrey")
-    ax.set_xlabel("file size (KB)")
+            ax.axvline(r["size_packets"], color="grey", ls="--", lw=1)
+            ax.annotate(f"FileSize_min = {r['size_packets']:g} packets ({r['size_bytes']:g} B)",
+                        (r["size_packets"], 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                        textcoords="offset points", fontsize=8, color="dimgrey")
+    ax.set_xlabel(f"file size (packets of MSS = {mss:g} B)")
+    top = ax.secondary_xaxis("top", functions=(lambda x: x * mss, lambda b: b / mss))
+    top.set_xlabel("file size (bytes)", fontsize=8)
+    top.tick_params(labelsize=7)
     ax.set_ylabel("reduction of L_1 against NewReno (%)" if reduction
                   else ("conditional latency L_k (s)" if conditional else "expected latency (s)"))
-    ax.set_title(title or _default_title(name))
+    fig.suptitle(title or _default_title(name), fontsize=10, y=0.985)
+    if setting:  # one line per clause: "p = ..., MSS = 500 B" and "simulation: ..."
+        fig.text(0.5, 0.945, setting.replace("; ", "\n"), ha="center", va="top", fontsize=7.5, color="0.25")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="best")
-    fig.subplots_adjust(left=0.1, right=0.98, top=0.93, bottom=0.11)  # fixed: tight_layout costs a draw
-    paths = [save_figure(fig, stem.with_suffix(f".{ext}"), dpi=110, close=False) for ext in ("png", "svg")]
-    plt.close(fig)
-    return paths
+    handles, labels = ax.get_legend_handles_labels()
+    if any_hollow:
+        handles.append(Line2D([], [], ls="none", marker="o", mfc="white", mec="dimgrey", ms=4))
+        labels.append(f"hollow: fewer than {FEW_RUNS} simulated transfers")
+    if not conditional and len(groups) > 1:
+        labels.append("simulated points dodged by 0.2 packets")
+        handles.append(Line2D([], [], ls="none"))
+    ax.legend(handles, labels, fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.11),
+              frameon=False)
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.79, bottom=0.25)  # fixed: tight_layout costs a draw
+    return fig
+
+
+def _mss(rows) -> float:
+    """Segment size, bytes, from the rows' size_bytes / size_packets (500 when unknown)."""
+    for r in rows:
+        if r["size_packets"] and r["size_bytes"]:
+            return r["size_bytes"] / r["size_packets"]
+    return 500.0
 
 
 def save_figure(fig, path, dpi: int = 100, close: bool = True) -> Path:

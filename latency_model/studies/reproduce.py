@@ -20,7 +20,7 @@ from .. import __version__
 from . import cache
 from .export import atomic_write_text, write_csv, write_json
 from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
-                      budget_dict, compute, figure_rows)
+                      budget_dict, compute, figure_rows, setting_text)
 from .tables import add_simulated_y_to, write_tables
 
 __all__ = ["run_reproduction"]
@@ -44,9 +44,11 @@ def _figure_meta(fig: str, budget, command: str) -> dict:
     spec = FIGURES[fig]
     sets = ([spec["set"]] if spec["kind"] == "conditional"
             else [f"{s}_b1" for s in ("newreno", "lt", "proposal")])
+    b = SIM_SETS[sets[0]][1]
     return {
         "figure": fig,
         "title": spec["title"],
+        "setting": setting_text(base_params("newreno", b), budget.runs),
         "source": "Ayesta & Avrachenkov, Section 4",
         "package": "latency_model",
         "version": __version__,
@@ -118,10 +120,13 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
         rows = figure_rows(fig, results)
         csv_path = write_csv(out / "figures" / f"{fig}.csv", rows, CSV_COLUMNS)
         paths.append(csv_path)
-        paths.append(write_json(out / "figures" / f"{fig}.json", _figure_meta(fig, budget, command)))
+        meta = _figure_meta(fig, budget, command)
+        paths.append(write_json(out / "figures" / f"{fig}.json", meta))
         images = [csv_path.with_suffix(".png"), csv_path.with_suffix(".svg")]
-        # The images depend only on the CSV and the drawing code: skip them when both are unchanged.
-        key = cache.cache_key("plot", {"csv": hashlib.sha256(csv_path.read_bytes()).hexdigest()},
+        # The images depend only on the CSV, the sidecar's title and setting, and the drawing
+        # code: skip them when all are unchanged.
+        key = cache.cache_key("plot", {"csv": hashlib.sha256(csv_path.read_bytes()).hexdigest(),
+                                       "title": meta["title"], "setting": meta["setting"]},
                               cache.source_hash("studies/plots.py"))
         if force or not all(p.exists() for p in images) or cache.load(cache_dir, key) is None:
             to_draw.append((csv_path, key))
