@@ -57,7 +57,7 @@ def test_reproduce_writes_every_table_figure_and_the_report(repro):
     out = repro["out"]
     for name in ("tables/table1.csv", "tables/table2.csv", "validation/REPORT.md"):
         assert (out / name).is_file(), name
-    for fig in FIGURES:
+    for fig in list(FIGURES) + ["fig1", "fig2", "fig3", "fig5"]:  # fig1-3, 5: the trace figures
         for ext in ("csv", "json", "png", "svg"):
             assert (out / "figures" / f"{fig}.{ext}").stat().st_size > 0, (fig, ext)
     assert (out / "figures" / "fig4.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

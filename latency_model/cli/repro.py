@@ -96,12 +96,12 @@ def cmd_validate(args) -> int:
 
 
 def cmd_plot(args) -> int:
-    from ..studies.plots import draw
+    from ..studies.draw import draw_csv
 
     path = Path(args.csv)
     if not path.is_file():
         raise CliError(f"csv file not found: {path}")
-    for p in draw(path, args.out):
+    for p in draw_csv(path, args.out):
         print(f"wrote {p}")
     return 0
 
@@ -123,7 +123,7 @@ def _validate_flags(p) -> None:
 
 
 def _plot_flags(p) -> None:
-    p.add_argument("csv", help="a figures/figN.csv written by reproduce")
+    p.add_argument("csv", help="a figures/figN.csv written by reproduce (Figures 1-10)")
     p.add_argument("--out", default=None, metavar="STEM", help="output path without extension (the CSV's)")
 
 

@@ -110,20 +110,37 @@ def cmd_single_loss(args) -> int:
 # trace
 
 TRACE_COLUMNS = ["time_s", "event", "segment", "cwnd_bytes", "ssthresh_bytes", "flight_bytes", "rto_s"]
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def _plot_path(args):
+    """The ``--plot`` file, checked (its suffix names the format), or ``None``."""
+    from pathlib import Path
+
+    if args.plot is None:
+        return None
+    path = Path(args.plot)
+    if path.suffix.lower() not in PLOT_SUFFIXES:
+        raise CliError(f"--plot must name a {', '.join(PLOT_SUFFIXES)} file, got {args.plot!r}")
+    return path
 
 
 def cmd_trace(args) -> int:
+    """The event trace of one transfer (CSV, or JSON with --json), every lost transmission
+    marked ``drop``; ``--plot FILE`` also draws it with the fluid model's path for the same
+    losses overlaid (:mod:`latency_model.studies.trace_plots`)."""
     if args.rtts is not None:
         return cmd_rule_trace(args)
-    for flag, given in (("--pipe-packets", args.pipe_packets is not None), ("--json", args.json),
-                        ("--csv", args.csv)):
-        if given:
-            raise CliError(f"{flag} needs --rtts N (the RTT-by-RTT window trace)")
+    if args.pipe_packets is not None:
+        raise CliError("--pipe-packets needs --rtts N (the RTT-by-RTT window trace)")
+    if args.csv and args.json:
+        raise CliError("give --csv or --json, not both")
+    plot = _plot_path(args)
     import numpy as np
 
     from ..checks import check_int
-    from ..sim.transfer import run_transfer
     from ..studies.export import atomic_write_text
+    from ..studies.trace_figures import simulated_trace
 
     config = config_from_args(args)
     base = params_from_args(args)
@@ -140,21 +157,54 @@ def cmd_trace(args) -> int:
     else:
         child = np.random.SeedSequence(seed).spawn(run + 1)[run]
         kwargs["rng"] = np.random.Generator(np.random.PCG64(child))
-    result, rows = run_transfer(params, size_bytes=size_b, config=config, trace=True, **kwargs)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(TRACE_COLUMNS)
-    for r in rows:
-        w.writerow([repr(r.time_s), r.event, r.segment, repr(r.cwnd_bytes), repr(r.ssthresh_bytes), r.flight_bytes,
-                    repr(r.rto_s)])
-    if args.out is None:
-        sys.stdout.write(buf.getvalue())
+    result, rows = simulated_trace(params, size_b, config, **kwargs)
+    if args.json:
+        how = {"drops": kwargs["drops"]} if args.drop else {"seed": seed, "run": run}
+        text = json.dumps({"params": params.to_dict(), "sim_config": config.to_dict(), "size_bytes": size_b,
+                           **how, "result": result.to_dict(), "columns": TRACE_COLUMNS,
+                           "events": [{c: getattr(r, c) for c in TRACE_COLUMNS} for r in rows]}) + "\n"
     else:
-        atomic_write_text(args.out, buf.getvalue())
-        print(f"wrote {args.out}: {len(rows)} events, completion {result.completion_s:.6f} s, "
-              f"{result.lost_packets} lost, {result.timeouts} timeouts, "
-              f"{result.fast_retransmits} fast retransmits")
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(TRACE_COLUMNS)
+        for r in rows:
+            w.writerow([repr(r.time_s), r.event, r.segment, repr(r.cwnd_bytes), repr(r.ssthresh_bytes),
+                        r.flight_bytes, repr(r.rto_s)])
+        text = buf.getvalue()
+    if plot is not None:
+        _plot_event_trace(plot, params, config, size_b, result, rows,
+                          f"drops {', '.join(str(d) for d in kwargs['drops'])} (0-based, placed)" if args.drop
+                          else f"p = {params.p:g}, seed {seed}, run {run}")
+    summary = (f"{len(rows)} events, completion {result.completion_s:.6f} s, {result.lost_packets} lost, "
+               f"{result.timeouts} timeouts, {result.fast_retransmits} fast retransmits")
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(args.out, text)
+        print(f"wrote {args.out}: {summary}")
+    if plot is not None:
+        print(f"wrote {plot}: the trace with the model overlaid", file=sys.stderr if args.out is None else sys.stdout)
     return 0
+
+
+def _plot_event_trace(path, params, config, size_b, result, rows, how) -> None:
+    from ..studies.plots import pyplot, save_figure
+    from ..studies.trace_figures import dropped_segments, model_trace, trace_rows, trace_setting_text
+    from ..studies.trace_plots import build_trace_figure
+
+    model = model_trace(params, size_b, dropped_segments(rows))
+    tidy = trace_rows("trace", model, rows, params.mss_bytes)
+    note = f"; model ({model.time_model}): drops {list(model.unmodelled_drops)} not reached by its states" \
+        if model.unmodelled_drops else ""
+    def count(k, what):
+        return f"{k} {what}{'' if k == 1 else 's'}"
+
+    fig = build_trace_figure(tidy, f"latency-model trace: {result.n_segments} packets, "
+                                   f"{result.lost_packets} lost, {count(result.timeouts, 'timeout')}, "
+                                   f"{count(result.fast_retransmits, 'fast retransmit')}",
+                             trace_setting_text(params, size_b, how + note, config))
+    save_figure(fig, path, dpi=110, close=False)
+    pyplot().close(fig)
 
 
 # ---------------------------------------------------------------------------
@@ -264,6 +314,7 @@ def cmd_rule_trace(args) -> int:
         raise CliError("give --csv or --json, not both")
     if args.csv and args.pipe_packets is not None:
         raise CliError("--pipe-packets counts are in the table and --json output, not in --csv")
+    plot = _plot_path(args)
     n = check_int("n_rounds", args.rtts, low=1, high=1000)
     params = params_from_args(args, defaults=RULE_TRACE_DEFAULTS).replace(p=0.0)
     config = config_from_args(args)
@@ -277,6 +328,12 @@ def cmd_rule_trace(args) -> int:
     else:
         atomic_write_text(args.out, text)
         print(f"wrote {args.out}: {n} RTTs of rule {d['rule']}")
+    if plot is not None:
+        from ..studies.trace_plots import save_rule_trace_plot
+
+        save_rule_trace_plot(d, plot)
+        print(f"wrote {plot}: closed form and simulated window per RTT",
+              file=sys.stderr if args.out is None else sys.stdout)
     return 0
 
 
@@ -313,6 +370,13 @@ def _trace_flags(p) -> None:
     p.add_argument("--drop", type=number, action="append", default=[], metavar="I",
                    help="drop the first transmission of packet I (0-based, repeatable; no random loss)")
     p.add_argument("--out", default=None, metavar="FILE", help="write the CSV (or JSON) to FILE (default stdout)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (event trace: params, sim_config, result, events)")
+    p.add_argument("--csv", action="store_true",
+                   help="print CSV (the event trace's default; with --rtts one row per RTT)")
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="also draw the trace to FILE (.png, .svg or .pdf): the simulated cwnd and packets "
+                        "with the fluid model for the same losses overlaid (with --rtts: the windows)")
     g = p.add_argument_group("window trace (--rtts): closed form vs simulator, loss-free, "
                              "from W0 = 1 with no W_SS or M unless given")
     g.add_argument("--rtts", type=number, default=None, metavar="N",
@@ -320,8 +384,6 @@ def _trace_flags(p) -> None:
     g.add_argument("--pipe-packets", type=number, default=None, metavar="P",
                    help="also count packets sent before the first loss on a path holding P packets "
                         "(BDP + --queue-packets buffer, default P/2)")
-    g.add_argument("--json", action="store_true", help="print one JSON object")
-    g.add_argument("--csv", action="store_true", help="print CSV (one row per RTT)")
 
 
 def register(sub) -> None:
@@ -330,6 +392,7 @@ def register(sub) -> None:
                 func=cmd_simulate, flags=_simulate_flags)
     add_command(sub, "single-loss", help="T/F per position when only that packet's first transmission is lost",
                 func=cmd_single_loss, flags=_single_loss_flags)
-    add_command(sub, "trace", help="event trace of one simulated transfer as CSV; with --rtts, "
+    add_command(sub, "trace", help="event trace of one simulated transfer as CSV or JSON (lost "
+                "transmissions marked drop; --plot FILE draws it with the model overlaid); with --rtts, "
                 "a rule's closed-form window beside the simulated one, RTT by RTT",
                 func=cmd_trace, flags=_trace_flags)

@@ -1,20 +1,114 @@
-"""Sender-side time series of one flow: congestion window, ssthresh and acknowledged bytes.
+"""Time series and event traces of simulated flows.
 
-Recorded by :func:`~latency_model.sim.scenario.run` when ``Scenario.record_cwnd`` is set:
-one sample after every event that reaches the flow's sender (its start, an ACK, a timer
-expiry, a router signal) and changed its ``cwnd``, ``ssthresh`` or cumulative ACK. Between
-samples the values hold (a step function), so the series is exact at event granularity.
+:class:`CwndSeries`: the sender-side congestion window, ssthresh and acknowledged bytes of
+one flow, recorded by :func:`~latency_model.sim.scenario.run` when ``Scenario.record_cwnd``
+is set: one sample after every event that reaches the flow's sender (its start, an ACK, a
+timer expiry, a router signal) and changed its ``cwnd``, ``ssthresh`` or cumulative ACK.
+Between samples the values hold (a step function), so the series is exact at event
+granularity.
+
+:func:`mark_drops`: the event trace of one transfer (:func:`~latency_model.sim.transfer.run_transfer`
+with ``trace=True``) with a ``drop`` event after every data transmission the path lost.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..checks import check_real
+from ..checks import check_int, check_real
 
-__all__ = ["CwndSeries", "CwndLog"]
+__all__ = ["CwndSeries", "CwndLog", "mark_drops", "TRANSMIT_EVENTS"]
+
+TRANSMIT_EVENTS = ("send", "retransmit")
+"""Trace events that put a data segment on the link (one row per transmission)."""
+
+# A replayed arrival time matches a traced one within this many seconds (both come from the
+# same floating-point expressions, so they agree exactly; the slack only guards rounding).
+_MATCH_S = 1e-9
+# Same tie rule as the link's drop-tail buffer (sim/link.py: _TIE_S).
+_TIE_S = 1e-12
+
+
+def mark_drops(rows: list, size_bytes: int, mss_bytes: int, config, delay_s: float,
+               lost_packets: int | None = None) -> list:
+    """The trace ``rows`` with a ``drop`` row after each data transmission the path lost.
+
+    The link is FIFO with a fixed delay, so each transmission's arrival time follows from
+    the send times alone; this replays :class:`~latency_model.sim.link.Link`'s timing
+    (serialisation at ``config.link_rate_bps`` with ``config.header_bytes`` of header, the
+    one-way delay, the drop-tail buffer ``config.queue_packets``) and marks a transmission
+    dropped when no ``data_arrival`` of its segment comes at its arrival time. Random and
+    scripted losses and buffer overflows are all found this way. A transmission whose
+    arrival would come after the transfer ended is marked only when ``lost_packets`` says
+    that all such transmissions were lost (the trace alone cannot tell).
+
+    Parameters
+    ----------
+    rows : list of TraceRow
+        Event trace of one transfer, in time order (``run_transfer(..., trace=True)``).
+    size_bytes : int
+        Transfer size, bytes.
+    mss_bytes : int
+        Segment size, bytes.
+    config : SimConfig
+        The path the transfer ran on.
+    delay_s : float
+        One-way delay, seconds (``config.one_way_delay(params.rtt_s)``).
+    lost_packets : int, optional
+        The transfer's lost data transmissions (``TransferResult.lost_packets``).
+
+    Returns
+    -------
+    list of TraceRow
+        New list: every row of ``rows``, and after each lost transmission a row with event
+        ``drop``, the transmission's time, segment and sender state.
+    """
+    size_bytes = check_int("size_bytes", size_bytes, low=1)
+    mss_bytes = check_int("mss_bytes", mss_bytes, low=1)
+    delay_s = check_real("delay_s", delay_s, low=0.0)
+    arrivals: dict[int, deque] = {}
+    for r in rows:
+        if r.event == "data_arrival":
+            arrivals.setdefault(r.segment, deque()).append(r.time_s)
+    end_s = rows[-1].time_s if rows else 0.0
+    rate, header, limit = config.link_rate_bps, config.header_bytes, config.queue_packets
+    busy = 0.0
+    backlog: deque = deque()
+    out = []
+    marked, unresolved = 0, []
+    for r in rows:
+        out.append(r)
+        if r.event not in TRANSMIT_EVENTS:
+            continue
+        now, seg = r.time_s, r.segment
+        if limit is not None:
+            while backlog and backlog[0] <= now + _TIE_S:
+                backlog.popleft()
+            if len(backlog) > limit:  # refused by the full buffer: no link time used
+                out.append(replace(r, event="drop"))
+                marked += 1
+                continue
+        payload = min((seg + 1) * mss_bytes, size_bytes) - seg * mss_bytes
+        start = now if now > busy else busy
+        busy = start + (payload + header) * 8.0 / rate
+        if limit is not None:
+            backlog.append(busy)
+        arrival = busy + delay_s
+        seen = arrivals.get(seg)
+        if seen and abs(seen[0] - arrival) <= _MATCH_S:
+            seen.popleft()
+        elif arrival <= end_s + _MATCH_S:
+            out.append(replace(r, event="drop"))
+            marked += 1
+        else:
+            unresolved.append(len(out))  # still in flight at the end: position after its row
+    if lost_packets is not None and unresolved and lost_packets - marked == len(unresolved):
+        for pos in reversed(unresolved):
+            out.insert(pos, replace(out[pos - 1], event="drop"))
+    return out
 
 
 class CwndLog:

@@ -95,7 +95,8 @@ def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     Parameters
     ----------
     csv_path : str or Path
-        A ``figN.csv`` written by ``latency-model reproduce``.
+        A ``figN.csv`` of Figures 4 and 6-10 written by ``latency-model reproduce``
+        (:func:`latency_model.studies.draw.draw_csv` also takes the trace figures').
     out_stem : str or Path, optional
         Output path without extension (default: the CSV path without ``.csv``).
     title : str, optional

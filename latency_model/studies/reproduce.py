@@ -2,7 +2,9 @@
 
 :func:`run_reproduction` writes, under ``out``: ``tables/table{1,2}.csv``;
 ``figures/figN.{csv,json,png,svg}`` for Figures 4 and 6-10 (model curves and simulated
-means with 95% CIs); and ``validation/REPORT.md``. Computed pieces are cached in
+means with 95% CIs) and Figures 1-3 and 5 (the fluid sending rate beside one simulated
+transfer with the same loss, :mod:`latency_model.studies.trace_figures`); and
+``validation/REPORT.md``. Computed pieces are cached in
 ``out/.cache`` (keyed by parameters, seed, runs, package version and source code), so a
 rerun with unchanged code and parameters only redraws; ``force`` recomputes. The
 ``reproduce`` and ``validate`` commands (:mod:`latency_model.cli.repro`) run it.
@@ -22,6 +24,7 @@ from .export import atomic_write_text, write_csv, write_json
 from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
                       budget_dict, compute, figure_rows, setting_text)
 from .tables import add_simulated_y_to, write_tables
+from .trace_figures import TRACE_COLUMNS, TRACE_FIGURES, trace_figure
 
 __all__ = ["run_reproduction"]
 
@@ -131,6 +134,11 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
         if force or not all(p.exists() for p in images) or cache.load(cache_dir, key) is None:
             to_draw.append((csv_path, key))
         paths.extend(images)
+    for fig in TRACE_FIGURES:  # Figures 1-3 and 5: one transfer each, seconds to compute
+        csv_path, key, written = _trace_figure(out, fig, command)
+        paths.extend(written)
+        if force or not all(p.exists() for p in written[2:]) or cache.load(cache_dir, key) is None:
+            to_draw.append((csv_path, key))
     _draw_all(to_draw, jobs, cache_dir)
     evaluation = evaluate(results)
     claims = paper_claims(results)
@@ -141,9 +149,22 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
             "seconds_compute": t_compute, "seconds_total": time.perf_counter() - t0}
 
 
+def _trace_figure(out: Path, fig: str, command: str) -> tuple[Path, str, list[Path]]:
+    """Write ``fig``'s CSV and JSON (:mod:`latency_model.studies.trace_figures`); return the
+    CSV path, the images' cache key and the four paths (CSV, JSON, PNG, SVG)."""
+    rows, meta = trace_figure(fig)
+    meta = {**meta, "package": "latency_model", "version": __version__, "command": command}
+    csv_path = write_csv(out / "figures" / f"{fig}.csv", rows, TRACE_COLUMNS)
+    json_path = write_json(out / "figures" / f"{fig}.json", meta)
+    key = cache.cache_key("plot", {"csv": hashlib.sha256(csv_path.read_bytes()).hexdigest(),
+                                   "title": meta["title"], "setting": meta["setting"]},
+                          cache.source_hash("studies/plots.py", "studies/trace_plots.py"))
+    return csv_path, key, [csv_path, json_path, csv_path.with_suffix(".png"), csv_path.with_suffix(".svg")]
+
+
 def _draw_all(todo: list, jobs: int, cache_dir: Path) -> None:
     """Draw the figures of ``todo`` ((csv path, cache key) pairs), in parallel when jobs > 1."""
-    from .plots import draw
+    from .draw import draw_csv as draw
 
     if jobs > 1 and len(todo) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as ex:
