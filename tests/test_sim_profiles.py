@@ -272,3 +272,10 @@ def test_tables_simulated_column_per_stack(capsys):
     rows = json.loads(capsys.readouterr().out)["tables"]
     assert {r["simulated_stack"] for r in rows} == {"ns3"}
     assert main(["tables", "--stack", "ns3", "--sim-lt-mode", "paper"]) == 2
+
+
+def test_stack_help_lists_every_profile():
+    from latency_model.cli.common import STACK_HELP
+    from latency_model.sim.profiles import STACK_NAMES
+
+    assert STACK_HELP == ", ".join(STACK_NAMES)

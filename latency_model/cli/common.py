@@ -342,12 +342,18 @@ def params_for_size(args, base: TcpParams, size_bytes: float) -> TcpParams:
     return params_from_args(args, size_bytes) if args.variant == "size-based" else base
 
 
-def add_stack_flag(parser) -> None:
-    """``--stack rfc|ns3|linux``: the simulator's stack profile (``SimConfig.profile``)."""
-    from ..sim.profiles import STACK_NAMES
+STACK_HELP = "rfc, ns3, linux"
 
+
+def add_stack_flag(parser) -> None:
+    """``--stack rfc|ns3|linux``: the simulator's stack profile (``SimConfig.profile``).
+
+    The names are spelled out here (:data:`STACK_HELP`, checked against
+    ``sim.profiles.STACK_NAMES`` by the tests) so that building the parser of a model
+    command does not import the simulator; the value is validated when the profile is built.
+    """
     parser.add_argument("--stack", default="rfc", metavar="NAME",
-                        help=f"simulated stack profile: {', '.join(STACK_NAMES)} (%(default)s); "
+                        help=f"simulated stack profile: {STACK_HELP} (%(default)s); "
                              "explicit flags override its values (docs/simulator.md)")
 
 
