@@ -279,3 +279,39 @@ def test_stack_help_lists_every_profile():
     from latency_model.sim.profiles import STACK_NAMES
 
     assert STACK_HELP == ", ".join(STACK_NAMES)
+
+
+def test_validate_under_another_stack_marks_unreachable_setups(tmp_path):
+    # The ns3 sender has no tail retransmission and only ns-3's own LT and timer: the four
+    # set-ups that need them are left out and their cases reported n/a with the reason,
+    # neither passed nor failed; the rest is simulated with the ns3 profile.
+    from latency_model.studies.figures import Budget, sim_set_unsupported
+    from latency_model.studies.reproduce import run_reproduction
+    from latency_model.studies.validate import exit_status
+
+    assert sim_set_unsupported("proposal_b1", "ns3") and not sim_set_unsupported("newreno_b2", "ns3")
+    assert not any(sim_set_unsupported(s, "linux") for s in ("proposal_b1", "newreno_b1_fixed_rto"))
+    budget = Budget(model_sizes_packets=(1.0, 2.0, 3.0, 5.0), sim_sizes_packets=(2, 5),
+                    extra_sim_sizes_packets=(5,), runs=40)
+    res = run_reproduction(tmp_path, budget=budget, stack="ns3", jobs=1, progress=False)
+    ev = res["evaluation"]
+    na = {c["name"] for c in ev["cases"] if c["status"] == "n/a"}
+    assert na == {"fig6_L2_newreno_fixed_rto", "fig7_L1_lt_paper_reading", "fig8_L1_proposal_paper_reading",
+                  "fig9_expected_newreno_fixed_rto"}
+    assert ev["not_applicable"] == 4 and exit_status(ev) in (0, 1)
+    meta = json.loads((tmp_path / "figures" / "fig6.json").read_text())
+    assert meta["simulation"]["stack"] == "ns3" and meta["budget"]["stack"] == "ns3"
+    assert "n/a (stack)" in (tmp_path / "validation" / "REPORT.md").read_text()
+
+
+def test_cli_validate_stack_default_out_never_overwrites_the_reproduction(tmp_path, monkeypatch, capsys):
+
+    seen = {}
+    monkeypatch.setattr("latency_model.studies.reproduce.run_reproduction",
+                        lambda out, **kw: seen.update(out=out, stack=kw["stack"]) or (_ for _ in ()).throw(SystemExit(0)))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        main(["validate", "--stack", "linux", "--quick"])
+    assert seen == {"out": "stack-linux", "stack": "linux"}
+    assert main(["validate", "--stack", "bsd"]) == 2
+    assert "--stack must be one of rfc, ns3, linux" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .common import CliError, add_command
+from .common import CliError, add_command, add_stack_flag
 
 __all__ = ["register"]
 
@@ -42,13 +42,28 @@ def _jobs(args) -> int:
     return args.jobs
 
 
+def _out(args) -> str:
+    """``--out``, by default ``.`` for the rfc stack and ``stack-NAME`` for another, so that a
+    run under another stack never overwrites the committed reproduction."""
+    from ..sim.profiles import check_stack
+
+    try:
+        check_stack(args.stack)
+    except ValueError as exc:
+        raise CliError(f"--{exc}") from None
+    if args.out is not None:
+        return args.out
+    return "." if args.stack == "rfc" else f"stack-{args.stack}"
+
+
 def cmd_reproduce(args) -> int:
     from ..studies.reproduce import run_reproduction
     from ..studies.tables import tables_text
     from ..studies.validate import summary_text
 
+    args.out = _out(args)
     res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
-                           command=_command(args))
+                           command=_command(args), stack=args.stack)
     print(tables_text(res["tables"]))
     print()
     ev = res["evaluation"]
@@ -69,8 +84,9 @@ def cmd_validate(args) -> int:
     from ..studies.reproduce import run_reproduction
     from ..studies.validate import exit_status, status_text, summary_text
 
+    args.out = _out(args)
     res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
-                           command=_command(args),
+                           command=_command(args), stack=args.stack,
                            progress=not args.json)
     ev = res["evaluation"]
     status = exit_status(ev, strict=args.strict)
@@ -85,6 +101,8 @@ def cmd_validate(args) -> int:
             worst = c["worst_relative_error"]
             print(f"{status_text(c):<22}{c['name']:<36} worst relative error "
                   f"{'-' if worst is None else format(worst, '.1%')}")
+            if c["status"] == "n/a":
+                print(f"{'':<22}{c['why_failed'][:130]}")
             if c["status"] in ("known", "known_not_seen"):
                 reason = c["known_difference"]
                 print(f"{'':<22}known difference: {reason[:110] + '...' if len(reason) > 110 else reason}")
@@ -108,8 +126,10 @@ def cmd_plot(args) -> int:
 
 def _run_flags(p) -> None:
     """Flags of ``reproduce`` and ``validate``."""
-    p.add_argument("--out", default=".", metavar="DIR",
-                   help="output root: DIR/tables, DIR/figures, DIR/validation, DIR/.cache (%(default)s)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="output root: DIR/tables, DIR/figures, DIR/validation, DIR/.cache "
+                        "(. for --stack rfc, else stack-NAME)")
+    add_stack_flag(p)
     p.add_argument("--quick", action="store_true", help="small budget, under a minute (used by CI)")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all CPUs)")
     p.add_argument("--force", action="store_true", help="recompute, ignoring the cache")

@@ -2,9 +2,9 @@
 
 Two interchangeable paths give bit-identical measures for the same children:
 the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
-and, for :class:`~latency_model.growth.StandardRule` without a drop-tail buffer, the array kernel
-(:mod:`~latency_model.sim.kernel`) compiled with numba when the ``fast`` extra is
-installed. Runs the kernel cannot finish (rare: more uniforms than one block)
+and, for :class:`~latency_model.growth.StandardRule` without a drop-tail buffer, an array
+kernel compiled with numba: :mod:`~latency_model.sim.kernel` for the ``rfc`` sender,
+:mod:`~latency_model.sim.kernel_ns3` for the ``ns3`` sender. Runs the kernel cannot finish (rare: more uniforms than one block)
 are redone on the reference path from the same child.
 """
 
@@ -15,6 +15,7 @@ import numpy as np
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
+from . import kernel_ns3 as K3
 from .config import SimConfig
 from .link import block_size
 from .transfer import run_transfer, segments_of
@@ -36,7 +37,16 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
         return False
     if config is None:
         return True
-    return config.queue_packets is None and config.sender == "rfc"
+    if config.queue_packets is not None:
+        return False
+    if config.sender == "ns3":  # the ns3 kernel runs what Ns3Sender runs
+        from .ns3 import check_ns3_params
+
+        try:
+            check_ns3_params(params, config)
+        except ValueError:
+            return False
+    return True
 
 
 def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
@@ -87,7 +97,9 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     if engine == "python":
         return None
     supported = fast_path_supported(params, config)
-    compiled = K.compiled_run_batch() if supported else None
+    compiled = None
+    if supported:
+        compiled = K3.compiled_run_batch_ns3() if config.sender == "ns3" else K.compiled_run_batch()
     if engine == "compiled":
         if not supported:
             raise ValueError(
@@ -142,8 +154,12 @@ def run_many(
         for i, child in enumerate(children):
             out[i] = _python_row(params, size_bytes, config, child)
         return out
-    PI, PF = pack_params(params, size_bytes, config)
-    n = int(PI[K.P_N])
+    if config.sender == "ns3":
+        PI, PF = K3.pack_params_ns3(params, size_bytes, config)
+        n = int(PI[K3.P_N])
+    else:
+        PI, PF = pack_params(params, size_bytes, config)
+        n = int(PI[K.P_N])
     k0 = block_size(n, params.p, config.p_ack)
     for lo in range(0, len(children), batch_size):
         chunk = children[lo:lo + batch_size]

@@ -62,6 +62,10 @@ class Budget:
         Simulated transfers per size and set-up.
     seed : int
         Root seed of every simulated size.
+    stack : {"rfc", "ns3", "linux"}
+        The simulator's stack profile (``SimConfig.profile``; the paper's reproduction uses
+        ``"rfc"``). A set-up the stack cannot run (see :func:`sim_set_unsupported`) is left
+        out. The parameters stay the paper's (W0 = 2 also under ``linux``).
     engine : {"auto", "python", "compiled"}
         Simulator engine (:data:`latency_model.sim.runner.ENGINES`). All give identical
         results, so it is not part of the cache key. numba compiles once per install and
@@ -74,8 +78,12 @@ class Budget:
     runs: int
     seed: int = 2005
     engine: str = "auto"
+    stack: str = "rfc"
 
     def __post_init__(self):
+        from ..sim.profiles import check_stack
+
+        check_stack(self.stack)
         check_int("runs", self.runs, low=2)
         check_choice("engine", self.engine, ENGINES)
         check_int("seed", self.seed, low=0)
@@ -216,8 +224,9 @@ def _sim_piece(spec: dict, engine: str = "auto") -> dict:
     from ..sim.montecarlo import simulate
 
     params = base_params(spec["variant"], spec["b"])
+    config = SimConfig.profile(spec.get("stack", "rfc"), **spec["config"])
     summary = simulate(params, [spec["size_packets"]], spec["runs"], spec["seed"],
-                       config=SimConfig(**spec["config"]), engine=engine)
+                       config=config, engine=engine)
     r = summary.results[0].to_dict()
     return {k: r[k] for k in ("size_packets", "size_bytes", "runs", "mean_latency_s", "ci95_s",
                               "conditional", "timeout_fraction", "mean_lost_packets")}
@@ -228,17 +237,46 @@ def _run(piece):
     return _model_piece(spec) if kind == "model" else _sim_piece(spec, engine)
 
 
+def sim_set_unsupported(name: str, stack: str) -> str:
+    """Why stack profile ``stack`` cannot run simulator set-up ``name`` ("" if it can).
+
+    The ``ns3`` sender has no tail retransmission and only ns-3's own Limited Transmit and
+    timer, so the proposal and the set-ups that switch to the paper's LT or fixed RTO are
+    out of its reach.
+    """
+    from ..sim.config import SimConfig
+
+    variant, b, cfg = SIM_SETS[name]
+    try:
+        config = SimConfig.profile(stack, **cfg)
+        if config.sender == "ns3":
+            from ..sim.ns3 import check_ns3_params
+
+            check_ns3_params(base_params(variant, b), config)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
 def _pieces(budget: Budget) -> list[tuple[str, str, dict]]:
-    """(kind, name, spec) of every piece of the reproduction, model first (the longest)."""
+    """(kind, name, spec) of every piece of the reproduction, model first (the longest).
+
+    A simulated piece names its stack only when it is not ``"rfc"``, so the RFC pieces keep
+    their cache keys."""
     out = []
     for name, (variant, b, what) in MODEL_SETS.items():
         out.append(("model", name, {"variant": variant, "b": b, "what": what,
                                     "sizes_packets": list(budget.model_sizes_packets)}))
     for name, (variant, b, cfg) in SIM_SETS.items():
+        if budget.stack != "rfc" and sim_set_unsupported(name, budget.stack):
+            continue
         sizes = budget.sim_sizes_packets if name in FIGURE_SIM_SETS else budget.extra_sim_sizes_packets
         for size in sizes:
-            out.append(("sim", name, {"variant": variant, "b": b, "config": dict(sorted(cfg.items())),
-                                      "size_packets": int(size), "runs": budget.runs, "seed": budget.seed}))
+            spec = {"variant": variant, "b": b, "config": dict(sorted(cfg.items())),
+                    "size_packets": int(size), "runs": budget.runs, "seed": budget.seed}
+            if budget.stack != "rfc":
+                spec["stack"] = budget.stack
+            out.append(("sim", name, spec))
     return out
 
 
@@ -286,7 +324,10 @@ def compute(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False, pr
         raise ValueError(f"budget must be a Budget, got {budget!r}")
     jobs = check_int("jobs", jobs, low=1)
     pieces = _pieces(budget)
-    results: dict = {"model": {}, "sim": {name: {} for name in SIM_SETS}}
+    results: dict = {"model": {}, "sim": {name: {} for name in SIM_SETS},
+                     "unsupported": {name: why for name in SIM_SETS
+                                     if budget.stack != "rfc" and (why := sim_set_unsupported(name, budget.stack))},
+                     "stack": budget.stack}
     todo = []
     n_cached = 0
     for kind, name, spec in pieces:
@@ -461,8 +502,12 @@ def reduction_ci(cond, base, min_n: int = MIN_SIM_N):
 
 
 def budget_dict(budget: Budget) -> dict:
-    """JSON-ready description of a budget."""
-    return asdict(budget)
+    """JSON-ready description of a budget (``stack`` only when it is not ``"rfc"``, so that
+    the paper's reproduction keeps its committed metadata)."""
+    out = asdict(budget)
+    if out["stack"] == "rfc":
+        out.pop("stack")
+    return out
 
 
 def figure_path(out_dir, fig: str, ext: str) -> Path:

@@ -12,6 +12,7 @@ rerun with unchanged code and parameters only redraws; ``force`` recomputes. The
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import time
@@ -29,16 +30,17 @@ from .trace_figures import TRACE_COLUMNS, TRACE_FIGURES, trace_figure
 __all__ = ["run_reproduction"]
 
 
-def _tables(out: Path, cache_dir: Path, force: bool) -> tuple[list[dict], list[Path]]:
+def _tables(out: Path, cache_dir: Path, force: bool, stack: str = "rfc") -> tuple[list[dict], list[Path]]:
     from ..model.thresholds import table_rows
 
-    key = cache.cache_key("tables", {"lt_mode": "rfc3042"},
+    what = {"lt_mode": "rfc3042"} if stack == "rfc" else {"lt_mode": "rfc3042", "stack": stack}
+    key = cache.cache_key("tables", what,
                           cache.source_hash("model/thresholds.py", "model/fluid.py", "sim", "params.py", "growth",
                                             "studies/tables.py"))
     rows = None if force else cache.load(cache_dir, key)
     if rows is None:
         rows = table_rows()
-        add_simulated_y_to(rows)  # the packet simulator's single-loss y_to beside model and paper
+        add_simulated_y_to(rows, stack=stack)  # the packet simulator's single-loss y_to beside model and paper
         cache.store(cache_dir, key, rows)
     return rows, write_tables(rows, out / "tables")
 
@@ -71,6 +73,7 @@ def _figure_meta(fig: str, budget, command: str) -> dict:
                                "defaults": "SimConfig(): 100 Mb/s, one-way delay 50 ms, 40 B headers, "
                                            "delayed-ACK timer 200 ms, RFC 6298 RTO (min 1 s), RFC 3042 LT"}
                            for s in sets},
+            **({} if budget.stack == "rfc" else {"stack": budget.stack}),
             "runs_per_size": budget.runs,
             "seed": budget.seed,
             "seeding": "run i of every size uses SeedSequence(seed).spawn(runs)[i] (common random numbers)",
@@ -83,7 +86,7 @@ def _figure_meta(fig: str, budget, command: str) -> dict:
 
 def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force: bool = False,
                      command: str = "latency-model reproduce", progress: bool = True,
-                     budget=None) -> dict:
+                     budget=None, stack: str = "rfc") -> dict:
     """Tables, figures and the validation report under ``out``.
 
     Parameters
@@ -102,6 +105,9 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
         Progress bar on a terminal.
     budget : Budget, optional
         Overrides ``quick`` (tests).
+    stack : {"rfc", "ns3", "linux"}
+        The simulator's stack profile (the paper's reproduction: ``"rfc"``); set-ups the
+        stack cannot run are left out and their validation cases reported ``n/a``.
 
     Returns
     -------
@@ -113,9 +119,11 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     out = Path(out)
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     budget = budget or (QUICK_BUDGET if quick else DEFAULT_BUDGET)
+    if stack != budget.stack:
+        budget = dataclasses.replace(budget, stack=stack)
     cache_dir = out / ".cache"
     t0 = time.perf_counter()
-    table_rows, paths = _tables(out, cache_dir, force)
+    table_rows, paths = _tables(out, cache_dir, force, budget.stack)
     results = compute(budget, cache_dir, jobs=jobs, force=force, progress=progress)
     t_compute = time.perf_counter() - t0
     to_draw = []

@@ -15,7 +15,8 @@ for a difference no simulator switch removes. Each evaluated case gets a
 :data:`STATUSES` entry: ``pass``; ``fail`` (an unexpected failure); ``known`` (a
 declared known difference that showed); ``known_not_seen`` (a declared known
 difference that did not show at the compared sizes: reported, never silently a plain
-pass). ``latency-model validate`` exits 1 only on ``fail`` (with ``--strict``, on
+pass); ``n/a`` (the simulator's stack profile cannot run the case's set-up, e.g. the
+proposal under ``--stack ns3``: reported with the reason, neither passed nor failed). ``latency-model validate`` exits 1 only on ``fail`` (with ``--strict``, on
 ``known`` too); see :func:`exit_status`.
 """
 
@@ -34,7 +35,7 @@ __all__ = ["Case", "CASES", "MIN_N", "STATUSES", "evaluate", "exit_status", "sta
 MIN_N = 30
 """Fewest simulated transfers behind a conditional mean used in a case."""
 
-STATUSES = ("pass", "fail", "known", "known_not_seen")
+STATUSES = ("pass", "fail", "known", "known_not_seen", "n/a")
 """Outcome of an evaluated case (module docstring)."""
 
 RTT_S = 0.1
@@ -245,7 +246,16 @@ def evaluate(results: dict, cases=CASES) -> dict:
         (default simulator against the switched one).
     """
     out = []
+    unsupported = results.get("unsupported", {})
     for case in cases:
+        if case.sim_set in unsupported:
+            out.append({"name": case.name, "status": "n/a", "passed": False, "worst_relative_error": None,
+                        "tolerance": case.tolerance, "tolerance_kind": case.tolerance_kind,
+                        "model": case.model, "sim_set": case.sim_set, "k": case.k, "sizes_compared": 0,
+                        "why": case.why, "known_difference": case.known_difference, "rows": [],
+                        "why_failed": f"stack {results.get('stack')!r} cannot run set-up "
+                                      f"{case.sim_set!r}: {unsupported[case.sim_set]}"})
+            continue
         rows = _compare(case, results, case.sim_set)
         ok = bool(rows) and all(r["ok"] for r in rows)
         if not rows:
@@ -271,7 +281,7 @@ def evaluate(results: dict, cases=CASES) -> dict:
         }
         if not rows:
             entry["why_failed"] = f"no simulated size with at least {MIN_N} transfers"
-        if case.effect_set is not None:
+        if case.effect_set is not None and case.effect_set not in unsupported:
             default_rows = _compare(case, results, case.effect_set)
             by_size = {r["size_packets"]: r for r in rows}
             shifts = [d["sim_s"] - by_size[d["size_packets"]]["sim_s"]
@@ -287,7 +297,7 @@ def evaluate(results: dict, cases=CASES) -> dict:
         out.append(entry)
     count = {st: sum(c["status"] == st for c in out) for st in STATUSES}
     return {"cases": out, "passed": count["pass"] + count["known_not_seen"], "known": count["known"],
-            "failed": count["fail"]}
+            "failed": count["fail"], "not_applicable": count["n/a"], "stack": results.get("stack", "rfc")}
 
 
 def exit_status(evaluation: dict, strict: bool = False) -> int:
@@ -306,14 +316,18 @@ def exit_status(evaluation: dict, strict: bool = False) -> int:
 def status_text(case: dict) -> str:
     """Short outcome of one evaluated case: ``pass``, ``FAIL``, ``known`` or ``pass (known not seen)``."""
     return {"pass": "pass", "fail": "FAIL", "known": "known",
-            "known_not_seen": "pass (known not seen)"}[case["status"]]
+            "known_not_seen": "pass (known not seen)", "n/a": "n/a"}[case["status"]]
 
 
 def summary_text(evaluation: dict) -> str:
     """``"8 passed, 1 known difference, 0 failed"``."""
     k = evaluation["known"]
-    return (f"{evaluation['passed']} passed, {k} known difference{'' if k == 1 else 's'}, "
+    text = (f"{evaluation['passed']} passed, {k} known difference{'' if k == 1 else 's'}, "
             f"{evaluation['failed']} failed")
+    na = evaluation.get("not_applicable", 0)
+    if na:
+        text += f", {na} not applicable to stack {evaluation.get('stack')}"
+    return text
 
 
 # ---------------------------------------------------------------------------
@@ -504,7 +518,7 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict) -> str:
 
 
 def _report_status(case: dict) -> str:
-    return {"fail": "**FAIL**", "known": "known difference",
+    return {"fail": "**FAIL**", "known": "known difference", "n/a": "n/a (stack)",
             "known_not_seen": "pass (known difference not seen)"}.get(case["status"], "pass")
 
 
