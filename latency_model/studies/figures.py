@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -280,23 +281,35 @@ def _pieces(budget: Budget) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _progress(total: int, enabled: bool, desc: str):
-    """A tqdm bar on a terminal; otherwise a silent counter (CI logs stay clean)."""
+def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float = 5.0):
+    """A tqdm bar on a terminal; otherwise a plain line on ``stream`` (stderr) at most every
+    ``every_s`` seconds and at the end, so that a log shows the run is alive; nothing when
+    ``enabled`` is False."""
+    stream = sys.stderr if stream is None else stream
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency
         tqdm = None
-    if tqdm is not None and enabled and sys.stderr.isatty():
-        return tqdm(total=total, desc=desc, unit="piece", file=sys.stderr, leave=False)
+    if tqdm is not None and enabled and stream.isatty():
+        return tqdm(total=total, desc=desc, unit="piece", file=stream, leave=False)
 
-    class _Quiet:
+    class _Lines:
+        def __init__(self):
+            self.done = 0
+            self.t0 = self.last = time.monotonic()
+
         def update(self, n=1):
-            pass
+            self.done += n
+            now = time.monotonic()
+            if enabled and (now - self.last >= every_s or self.done == total):
+                self.last = now
+                print(f"{desc}: {self.done}/{total} pieces computed, {now - self.t0:.0f} s",
+                      file=stream, flush=True)
 
         def close(self):
             pass
 
-    return _Quiet()
+    return _Lines()
 
 
 def compute(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False, progress: bool = True) -> dict:
