@@ -315,3 +315,12 @@ def test_cli_validate_stack_default_out_never_overwrites_the_reproduction(tmp_pa
     assert seen == {"out": "stack-linux", "stack": "linux"}
     assert main(["validate", "--stack", "bsd"]) == 2
     assert "--stack must be one of rfc, ns3, linux" in capsys.readouterr().err
+
+
+def test_a_sender_override_brings_its_own_sampling():
+    cfg = SimConfig.profile("ns3", sender="rfc")
+    assert (cfg.sender, cfg.rtt_sampling, cfg.quick_acks, cfg.header_bytes) == ("rfc", "karn", 1, 42)
+    assert SimConfig.profile("rfc", sender="ns3").rtt_sampling == "ns3"
+    assert SimConfig.profile("linux", sender="ns3").rtt_sampling == "ns3"
+    with pytest.raises(ValueError, match="goes with sender 'ns3'"):
+        SimConfig.profile("ns3", sender="rfc", rtt_sampling="ns3")

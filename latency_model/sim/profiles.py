@@ -149,7 +149,10 @@ def profile_config(name: str, base, **overrides):
     base : SimConfig
         Settings the profile does not fix (link rate, delay, queue, ACK loss) come from it.
     **overrides
-        SimConfig fields that win over the profile's values.
+        SimConfig fields that win over the profile's values. A ``sender`` given without
+        ``rtt_sampling`` brings its own sampling where the profile's cannot go with it
+        (``"ns3"`` for the ns3 sender, ``"karn"`` for the rfc sender in place of ``"ns3"``):
+        ``--stack ns3 --sender rfc`` is ns-3's path and receiver with the RFC sender.
 
     Returns
     -------
@@ -157,6 +160,11 @@ def profile_config(name: str, base, **overrides):
     """
     prof = check_stack(name)
     values = {k: v for k, (v, _src) in prof.config.items()}
+    if "sender" in overrides and "rtt_sampling" not in overrides:
+        if overrides["sender"] == "ns3":
+            values["rtt_sampling"] = "ns3"
+        elif values["rtt_sampling"] == "ns3":
+            values["rtt_sampling"] = "karn"
     values.update(overrides)
     values["stack"] = name
     return base.replace(**values)
