@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from ..checks import check_choice, check_int, check_real
 from .profiles import check_stack, profile_config
 
-__all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "SENDERS", "RTT_SAMPLING", "pipe_config"]
+__all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "SENDERS", "RTT_SAMPLING", "PRR_MODES",
+           "pipe_config"]
 
 RTO_RULES = ("rfc6298", "paper")
 """``"rfc6298"``: SRTT/RTTVAR estimator with back-off (RFC 6298); ``"paper"``: the
@@ -27,11 +28,19 @@ only once ``dup_lt`` duplicate ACKs have arrived, then one segment per duplicate
 until fast retransmit (the paper's Section 2.1 reading)."""
 
 
-SENDERS = ("rfc", "ns3")
+SENDERS = ("rfc", "ns3", "sack")
 """Sender machinery. ``"rfc"``: :class:`~latency_model.sim.sender.Sender` (RFC 5681, 6582,
 3042, 5827, 6298 strictly); ``"ns3"``: :class:`~latency_model.sim.ns3.Ns3Sender`, ns-3.37's
 ``TcpSocketBase`` with ``TcpNewReno`` and ``TcpClassicRecovery`` (docs/simulator.md lists
-every difference with its source)."""
+every difference with its source); ``"sack"``: :class:`~latency_model.sim.sack.SackSender`,
+the receiver sends SACK blocks (RFC 2018) and the sender recovers with RFC 6675 (scoreboard,
+IsLost, NextSeg, pipe), the cwnd in recovery set by ``prr``."""
+
+PRR_MODES = ("ssrb", "crb", "off")
+"""cwnd during SACK recovery (``sender="sack"``). ``"ssrb"``: Proportional Rate Reduction
+with slow-start reduction bound (RFC 6937 Section 3, its default); ``"crb"``: PRR with the
+conservative reduction bound; ``"off"``: RFC 6675's own rule, cwnd = ssthresh from the
+fast retransmit on (Section 5 step 4.2)."""
 
 RTT_SAMPLING = ("karn", "timestamps", "ns3")
 """How the sender takes RTT samples. ``"karn"``: RFC 6298 without timestamps (no sample
@@ -91,6 +100,9 @@ class SimConfig:
         the connection, as ns-3's BulkSend does). ``False``: the connection stays open
         and the last segment is acknowledged like any other (ns-2's one-way TCP).
         Default True.
+    prr : {"ssrb", "crb", "off"}
+        cwnd reduction in SACK recovery, see :data:`PRR_MODES`; only ``"ssrb"`` (the
+        default) unless ``sender="sack"``.
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -118,6 +130,7 @@ class SimConfig:
     rtt_sampling: str = "karn"
     quick_acks: int = 0
     fin: bool = True
+    prr: str = "ssrb"
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -152,6 +165,10 @@ class SimConfig:
         set_(self, "quick_acks", check_int("quick_acks", self.quick_acks, low=0))
         if not isinstance(self.fin, bool):
             raise ValueError(f"fin must be True or False, got {self.fin!r}")
+        check_choice("prr", self.prr, PRR_MODES)
+        if self.sender != "sack" and self.prr != "ssrb":
+            raise ValueError(f"prr {self.prr!r} needs sender 'sack' (SACK-based recovery), "
+                             f"got sender {self.sender!r}")
         check_stack(self.stack)
 
     @classmethod

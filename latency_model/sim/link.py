@@ -227,12 +227,19 @@ class Link:
         self.queue.push(self.busy_until + self.delay, "data", seg if tsval is None else (seg, tsval))
         return True
 
-    def send_ack(self, ack: int, now: float, tsecr: float | None = None) -> bool:
+    def send_ack(self, ack: int, now: float, tsecr: float | None = None, sack=None) -> bool:
         """Send a cumulative ACK for ``ack`` segments at ``now`` (seconds); return False if lost.
 
-        With a timestamp echo ``tsecr`` (seconds) the arrival's payload is ``(ack, tsecr)``."""
+        With a timestamp echo ``tsecr`` (seconds) the arrival's payload is ``(ack, tsecr)``.
+        With a SACK option ``sack`` (a tuple of ``(start, end)`` segment blocks, end
+        exclusive, possibly empty; RFC 2018) it is ``(ack, tsecr, sack)``, ``tsecr`` None
+        without timestamps. Without SACK the payloads are unchanged."""
         if self.loss.drop_ack():
             self.lost_acks += 1
             return False
-        self.queue.push(now + self.delay, "ack", ack if tsecr is None else (ack, tsecr))
+        if sack is not None:
+            payload = (ack, tsecr, sack)
+        else:
+            payload = ack if tsecr is None else (ack, tsecr)
+        self.queue.push(now + self.delay, "ack", payload)
         return True

@@ -39,6 +39,8 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
         return True
     if config.queue_packets is not None:
         return False
+    if config.sender == "sack":  # SACK recovery runs on the reference path only (so far)
+        return False
     if config.sender == "ns3":  # the ns3 kernel runs what Ns3Sender runs
         from .ns3 import check_ns3_params
 

@@ -185,9 +185,14 @@ def run_transfer(
     delay = config.one_way_delay(params.rtt_s)
     link = Link(q, config, delay, loss)
     timestamps = config.rtt_sampling == "timestamps"
+    sack = config.sender == "sack"
     rcv = Receiver(q, link, n, params.b, config.delack_timeout_s,
-                   quick_acks=config.quick_acks, fin=config.fin, timestamps=timestamps)
-    if config.sender == "ns3":
+                   quick_acks=config.quick_acks, fin=config.fin, timestamps=timestamps, sack=sack)
+    if sack:
+        from .sack import SackSender  # noqa: PLC0415
+
+        snd = SackSender(q, link, params, config, size)
+    elif config.sender == "ns3":
         from .ns3 import Ns3Sender  # noqa: PLC0415
 
         snd = Ns3Sender(q, link, params, config, size)
@@ -209,7 +214,9 @@ def run_transfer(
             raise RuntimeError("event queue ran dry before the transfer completed")
         now, token, kind, payload = ev
         if kind == "ack":
-            if timestamps:
+            if sack:  # (ack, tsecr or None, blocks)
+                snd.on_ack(payload[0], now, payload[1], payload[2])
+            elif timestamps:
                 snd.on_ack(payload[0], now, payload[1])
             else:
                 snd.on_ack(payload, now)
