@@ -98,27 +98,18 @@ STACKS: dict[str, StackProfile] = {
     ),
     "linux": StackProfile(
         "linux",
-        "A current Linux default as far as the simulator can express it: timestamps (RFC 7323), "
-        "RTO = SRTT + max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO 1 s, maximum 120 s, "
-        "quick-ack mode for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 unless W0 is given, "
-        "52-byte headers (TCP timestamps option), SACK with RFC 6675 loss recovery and PRR-SSRB "
-        "(sender 'sack', on the Python reference engine). It LACKS: RACK-TLP (loss detection "
-        "here is RFC 6675's DupThresh/IsLost and a tail loss still waits for the RTO), D-SACK "
-        "and undo, F-RTO, HyStart and CUBIC (growth here is the chosen rule, Reno by default), "
-        "the adaptive delayed-ACK timer (ato) and pacing; RFC 6675's rescue retransmission "
-        "(NextSeg rule 4) is kept, which Linux does not implement.",
+        "A current Linux default as far as the simulator's compiled engines can express it: "
+        "timestamps (RFC 7323), RTO = SRTT + max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO "
+        "1 s, maximum 120 s, quick-ack mode for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 "
+        "unless W0 is given, 52-byte headers (TCP timestamps option). It LACKS: SACK with RFC 6675 "
+        "recovery and PRR (available as --sender sack, Python engine only; the profile switches to "
+        "it when its compiled kernel lands, issue 17), RACK-TLP (a tail loss waits for the RTO), "
+        "D-SACK and undo, F-RTO, HyStart and CUBIC (growth here is the chosen rule, Reno by "
+        "default), the adaptive delayed-ACK timer (ato) and pacing.",
         {
-            "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
-                       + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
-                       "tcp_time_to_recover (recovery entry), tcp_enter_recovery (prior_ssthresh, "
-                       "high_seq = RecoveryPoint), tcp_output.c tcp_xmit_retransmit_queue (NextSeg); "
-                       "RACK (tcp_recovery.c tcp_rack_detect_loss) and TLP (tcp_output.c "
-                       "tcp_schedule_loss_probe) not modelled yet"),
-            "prr": ("ssrb", _LNX + "tcp_input.c tcp_init_cwnd_reduction, tcp_cwnd_reduction "
-                    "(PRR-SSRB in packets: sndcnt = DIV_ROUND_UP(prr_delivered x ssthresh, "
-                    "prior_cwnd) - prr_out, or min(ssthresh - in_flight, max(prr_delivered - "
-                    "prr_out, newly_acked_sacked) + 1); Linux's RecoverFS is prior_cwnd, here "
-                    "FlightSize as in RFC 6937)"),
+            "sender": ("rfc", "NewReno, Linux's non-SACK path: " + _LNX + "tcp_input.c "
+                       "tcp_fastretrans_alert, tcp_add_reno_sack; Linux negotiates SACK by default "
+                       "(net.ipv4.tcp_sack = 1), see --sender sack"),
             "rtt_sampling": ("timestamps", _LNX + "tcp_input.c tcp_ack_update_rtt (tcp_rtt_tsopt_us), "
                              "sysctl net.ipv4.tcp_timestamps = 1"),
             "header_bytes": (52, "IPv4 20 B + TCP 20 B + timestamps option 12 B"),
