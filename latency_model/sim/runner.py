@@ -105,8 +105,9 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     if engine == "compiled":
         if not supported:
             raise ValueError(
-                "engine 'compiled' supports only the standard rule without a queue limit, got rule "
-                f"{params.rule.name!r}, queue_packets {config.queue_packets!r}")
+                "engine 'compiled' supports the standard rule without a queue limit and the rfc or "
+                f"ns3 sender (within what ns-3 runs), got rule {params.rule.name!r}, queue_packets "
+                f"{config.queue_packets!r}, sender {config.sender!r}")
         if compiled is None:
             raise ValueError("engine 'compiled' needs numba (pip install numba; "
                              "or unset LATENCY_MODEL_NO_NUMBA)")
