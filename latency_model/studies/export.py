@@ -1,23 +1,78 @@
 """Data export: CSV and JSON written atomically (temp file in the same folder, then rename).
 
 A reader never sees a half-written file, and an interrupted run leaves the previous
-version (or nothing) in place.
+version (or nothing) in place. The file gets the mode a plain ``open(path, "w")`` would
+give it: an existing file keeps its mode, a new one gets 0666 less the umask (0644 under
+the usual umask 022), not the temp file's 0600.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import os
+import stat
 import tempfile
+import threading
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "write_csv", "write_json"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_path", "write_csv", "write_json", "file_mode"]
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask (read without changing it where the system allows)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _UMASK_LOCK:  # elsewhere: set and restore (the only way POSIX offers)
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def file_mode(path) -> int:
+    """The permission bits a plain write of ``path`` would leave: the existing file's,
+    else ``0o666 & ~umask``."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """A temp path beside ``path`` to write to; on success it replaces ``path`` with the
+    mode of :func:`file_mode`, on failure it is removed. Parent folders are created.
+
+    Yields
+    ------
+    Path
+        The temp file (already created, empty).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.chmod(tmp, file_mode(path))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically; create parent folders.
+    """Write ``data`` to ``path`` atomically; create parent folders (mode: :func:`file_mode`).
 
     Parameters
     ----------
@@ -32,20 +87,11 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         The destination path.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
     return path
 
 

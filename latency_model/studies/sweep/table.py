@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from ..export import atomic_write_text
+from ..export import atomic_path, atomic_write_text
 
 __all__ = ["require_pyarrow", "write_rows", "read_rows", "sidecar_path", "versions"]
 
@@ -67,8 +66,6 @@ def write_rows(path, rows: list[dict], columns) -> Path:
         w.writeheader()
         w.writerows(rows)
         return atomic_write_text(path, buf.getvalue())
-    import tempfile
-
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -82,16 +79,8 @@ def write_rows(path, rows: list[dict], columns) -> Path:
             vals = [r.get(c, "") for r in rows]
         data[c] = vals
     table = pa.table(data)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_path(path) as tmp:
+        pq.write_table(table, str(tmp))
     return path
 
 
