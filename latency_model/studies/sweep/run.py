@@ -1,12 +1,17 @@
 """Running a sweep: tasks computed serially, in local processes or on a Dask cluster,
 the output table rewritten after finished tasks, resumed from its finished rows.
+
+Local worker processes exit on their own when the sweep's process dies, even by SIGKILL
+(:func:`watch_parent`): none is left running under PID 1.
 """
 
 from __future__ import annotations
 
 import csv
+import os
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +23,7 @@ from ..export import write_json
 from .plan import N_CONDITIONAL, SOURCES, Plan, SweepSpec, Task, plan_sweep
 from .table import _fmt, read_rows, require_pyarrow, sidecar_path, versions, write_rows
 
-__all__ = ["run_task", "run_sweep", "SweepReport", "SweepInterrupted"]
+__all__ = ["run_task", "run_sweep", "SweepReport", "SweepInterrupted", "watch_parent", "PARENT_POLL_S"]
 
 # ---------------------------------------------------------------------------
 # Tasks
@@ -90,8 +95,59 @@ def run_task(task: Task) -> list[dict]:
 # Executors
 
 
-def _ignore_sigint():  # workers: Ctrl-C is the parent's to handle (flush, then exit)
+PARENT_POLL_S = 0.5
+"""Seconds between two checks, in a worker process, that its parent is still alive."""
+
+
+def watch_parent(parent_pid: int | None = None, poll_s: float = PARENT_POLL_S) -> None:
+    """Make this (worker) process exit when process ``parent_pid`` dies.
+
+    A worker blocked on its task queue would otherwise live on under PID 1 after the
+    parent is killed (SIGKILL runs no clean-up, and the queue's pipe stays open in the
+    other workers). Two guards: on Linux, ``PR_SET_PDEATHSIG`` has the kernel send SIGKILL
+    when the direct parent dies; everywhere, a daemon thread checks every ``poll_s``
+    seconds that the direct parent (``os.getppid()``) is unchanged and that ``parent_pid``
+    (default: the direct parent; another one under a fork server) still exists, and ends
+    the process (``os._exit``) otherwise. Call it in the worker's initializer.
+    """
+    direct = os.getppid()
+    parent_pid = direct if parent_pid is None else parent_pid
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def alive() -> bool:
+        if os.getppid() != direct:
+            return False
+        if parent_pid != direct:
+            try:
+                os.kill(parent_pid, 0)
+            except ProcessLookupError:
+                return False
+            except PermissionError:
+                pass
+        return True
+
+    if not alive():  # died before the guards were set
+        os._exit(1)
+
+    def poll():
+        while alive():
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=poll, name="watch-parent", daemon=True).start()
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Initializer of the local workers: exit with the parent; Ctrl-C is the parent's to
+    handle (it saves the finished rows, then exits)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(parent_pid)
 
 
 def _serial(tasks, on_done):
@@ -102,7 +158,7 @@ def _serial(tasks, on_done):
 def _processes(tasks, jobs, on_done):
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),))
     try:
         futures = {pool.submit(run_task, t): t for t in tasks}
         for f in as_completed(futures):
@@ -199,7 +255,8 @@ def run_sweep(
     out : str or Path
         Output table: CSV, or Parquet when it ends in ``.parquet`` (needs pyarrow).
         Rewritten atomically, in grid order, at most every ``flush_interval_s`` seconds
-        while tasks finish and at the end; it is a valid table at every moment.
+        (and at most every 10 times the last rewrite's duration) while tasks finish and at
+        the end; it is a valid table at every moment.
     jobs : int
         Local worker processes (>= 1; 1 runs in this process). Ignored with ``client``.
     client : distributed.Client, optional
@@ -248,10 +305,14 @@ def run_sweep(
             "points_order": "product of the grid axes in the order given, sizes innermost",
             "columns": list(plan.columns), "versions": versions()}
 
+    save_s = [0.0]  # how long the last save took
+
     def save(status: str):
+        t = time.monotonic()
         rows = sorted(done.values(), key=lambda r: order[r["key"]])
         write_rows(out, rows, plan.columns)
         write_json(sidecar_path(out), {**meta, "status": status, "rows_done": len(rows)})
+        save_s[0] = time.monotonic() - t
 
     bar = None
     if progress:
@@ -269,7 +330,9 @@ def run_sweep(
         computed += len(rows)
         if bar is not None:
             bar.update(len(rows))
-        if time.monotonic() - last[0] >= flush_interval_s:
+        # Rewriting a large table takes a while: save at most every 10x that, so saving
+        # never takes more than a tenth of the time.
+        if time.monotonic() - last[0] >= max(flush_interval_s, 10 * save_s[0]):
             save("running")
             last[0] = time.monotonic()
 
