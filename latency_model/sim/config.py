@@ -103,6 +103,11 @@ class SimConfig:
     prr : {"ssrb", "crb", "off"}
         cwnd reduction in SACK recovery, see :data:`PRR_MODES`; only ``"ssrb"`` (the
         default) unless ``sender="sack"``.
+    rack_tlp : bool
+        RACK-TLP loss detection (RFC 8985) in the SACK sender: time-based loss marks
+        (RACK, with its reordering timer) replace RFC 6675's DupThresh / IsLost test, and
+        a tail loss probe goes out after PTO (about 2 SRTT) instead of waiting for the RTO
+        (see :mod:`latency_model.sim.sack`). Only with ``sender="sack"``. Default False.
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -131,6 +136,7 @@ class SimConfig:
     quick_acks: int = 0
     fin: bool = True
     prr: str = "ssrb"
+    rack_tlp: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -169,6 +175,11 @@ class SimConfig:
         if self.sender != "sack" and self.prr != "ssrb":
             raise ValueError(f"prr {self.prr!r} needs sender 'sack' (SACK-based recovery), "
                              f"got sender {self.sender!r}")
+        if not isinstance(self.rack_tlp, bool):
+            raise ValueError(f"rack_tlp must be True or False, got {self.rack_tlp!r}")
+        if self.rack_tlp and self.sender != "sack":
+            raise ValueError("rack_tlp needs sender 'sack' (RACK-TLP infers losses from SACK "
+                             f"information, RFC 8985), got sender {self.sender!r}")
         check_stack(self.stack)
 
     @classmethod

@@ -89,7 +89,8 @@ class TraceRow:
         Event time, seconds.
     event : str
         ``send``, ``retransmit``, ``ack``, ``dupack``, ``fast_retransmit``,
-        ``partial_ack``, ``recovery_exit``, ``timeout``, ``done`` (sender) or
+        ``partial_ack``, ``recovery_exit``, ``timeout``, ``done`` (sender; with
+        ``rack_tlp`` also ``rack_lost``, ``tlp_probe``, ``tlp_recovery``) or
         ``data_arrival``, ``ack_sent`` (receiver).
     segment : int
         Segment index (data events) or ACK number in segments (ACK events).
@@ -231,6 +232,9 @@ def run_transfer(
         elif kind == "rto":
             if snd.timer.fired(token):
                 snd.on_rto(now)
+        elif kind == "rack":  # RACK reordering timer or TLP probe timer (sack.py, rack_tlp)
+            if snd.rack_timer.fired(token):
+                snd.on_rack_timer(now)
         elif rcv.timer.fired(token):
             rcv.on_delack_timer(now)
 
