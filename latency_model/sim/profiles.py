@@ -102,8 +102,8 @@ STACKS: dict[str, StackProfile] = {
         "timestamps (RFC 7323), RTO = SRTT + max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO "
         "1 s, maximum 120 s, quick-ack mode for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 "
         "unless W0 is given, 52-byte headers (TCP timestamps option). It LACKS: SACK with RFC 6675 "
-        "recovery and PRR (available as --sender sack, Python engine only; the profile switches to "
-        "it when its compiled kernel lands, issue 17), RACK-TLP (a tail loss waits for the RTO), "
+        "recovery, PRR and RACK-TLP (they exist as sender='sack' with rack_tlp=True, Python engine "
+        "only; the profile switches to them when their compiled kernel lands, issue 17), "
         "D-SACK and undo, F-RTO, HyStart and CUBIC (growth here is the chosen rule, Reno by "
         "default), the adaptive delayed-ACK timer (ato) and pacing.",
         {
