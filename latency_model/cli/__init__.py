@@ -21,7 +21,8 @@ import sys
 
 from . import (experiment, experiment_ass, experiment_btcp, experiment_ngwa, experiment_smoothtcp, model, repro,
                sim, sweep)
-from .common import PROG, CliError, Parser, add_commands, add_flags, flag_message
+from ..values import SHOW_CHARS
+from .common import PROG, CliError, Parser, add_commands, add_flags, flag_message, os_error_message
 
 __all__ = ["main", "build_parser", "CliError"]
 
@@ -52,21 +53,55 @@ def build_parser(argv: list[str] | None = None) -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``latency-model`` console script; returns the exit status."""
+    """Entry point of the ``latency-model`` console script; returns the exit status.
+
+    Every error is one line on stderr. A user error (bad value, unwritable path, a request
+    that cannot fit in memory) exits with status 2; so does a file-system error or a
+    MemoryError that a command did not report itself (the last resort: the path and the
+    reason, or the allocation that failed). Anything else is a bug: one line saying so,
+    exit status 1 (``LATENCY_MODEL_TRACEBACK=1`` shows the traceback).
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
     try:
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except CliError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
     except ValueError as exc:
-        print(f"{PROG}: error: {flag_message(str(exc))}", file=sys.stderr)
-        return 2
+        return _error(flag_message(str(exc)))
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `latency-model tables --json | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as exc:  # last resort: commands report their own paths with the flag
+        return _error(os_error_message(exc))
+    except MemoryError as exc:
+        return _error(f"out of memory{': ' + str(exc) if str(exc) else ''} (a smaller request fits; "
+                      f"the estimates behind the memory limit are rough)")
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, unless asked for the traceback
+        if os.environ.get("LATENCY_MODEL_TRACEBACK"):
+            raise
+        return _error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it with the "
+                      "command line; LATENCY_MODEL_TRACEBACK=1 shows the traceback)", status=1)
+
+
+ERROR_CHARS = 500
+"""Longest error line printed (a message listing many names still fits)."""
+
+
+def _error(message: str, status: int = 2) -> int:
+    """Print ``latency-model: error: <message>`` as one line, every long word cut
+    (a 100 kB argument is never echoed whole); return ``status``."""
+    words = []
+    for word in " ".join(str(message).split()).split(" "):
+        if len(word) > SHOW_CHARS + 20:
+            word = f"{word[:SHOW_CHARS - 20]}...({len(word):,} characters)"
+        words.append(word)
+    text = " ".join(words)
+    if len(text) > ERROR_CHARS:
+        text = text[:ERROR_CHARS - 3] + "..."
+    print(f"{PROG}: error: {text}", file=sys.stderr)
+    return status

@@ -3,7 +3,12 @@
 
 Every command validates its input up front. Any bad value is reported on one line,
 ``latency-model: error: <what>``, with exit status 2; never a traceback: a command
-raises :class:`CliError` (or ``ValueError``) and :func:`latency_model.cli.main` prints it.
+raises :class:`CliError` (or ``ValueError``) and :func:`latency_model.cli.main` prints it,
+naming the flag (never the internal field) and echoing at most about 80 characters of a
+value (:func:`~latency_model.values.show`). Output paths are checked before any work
+(:func:`check_out_file`, :func:`check_out_dir`); the cost of a request is estimated first
+(:func:`check_budget`): what cannot fit in memory is refused with the estimate and the
+limit, what is merely long gets one warning line on stderr (:func:`warn`).
 
 Start-up: a command module registers each command with :func:`add_command` (name, help
 line, handler and a function adding its flags) and imports its implementation inside the
@@ -17,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import sys
 from typing import TYPE_CHECKING
 
-from ..values import expand_range, scalar
+from ..values import MAX_RANGE_VALUES, range_count, scalar, show
 
 if TYPE_CHECKING:  # annotations only: params imports numpy, which --help does not need
     from ..params import TcpParams
@@ -39,6 +46,13 @@ __all__ = [
     "parse_sizes",
     "sizes_from_args",
     "flag_message",
+    "os_error_message",
+    "check_out_file",
+    "check_out_dir",
+    "check_budget",
+    "check_workers",
+    "warn",
+    "cell",
     "params_from_args",
     "params_for_size",
     "config_from_args",
@@ -86,6 +100,15 @@ FIELD_FLAGS = {
     "size_packets": "--size-packets",
     "size_bytes": "--size-bytes",
     "drops segment index": "--drop",
+    # command settings
+    "engine": "--engine",
+    "workers": "--workers",
+    "jobs": "--jobs",
+    "flush_interval_s": "--flush-every",
+    "what": "--what",
+    "time_model": "--time-model",
+    "law": "--law",
+    "iw preset": "--iw",
 }
 
 
@@ -170,15 +193,20 @@ def add_flags(parser: Parser, argv: list[str] | None = None) -> None:
 
 
 def number(text: str):
-    """argparse type: an int when the text is one (so errors echo ``0``, not ``0.0``), else a float."""
+    """argparse type: an int when the text is one (so errors echo ``0``, not ``0.0``), else a
+    float; a non-zero number that underflows to 0 (``1e-400``) is refused."""
     try:
         return int(text)
     except ValueError:
         pass
     try:
-        return float(text)
+        v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {show(text)}") from None
+    try:
+        return scalar(text, "") if v == 0.0 else v
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).strip()) from None
 
 
 def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
@@ -215,35 +243,68 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _parse_rule_params(items: list[str]) -> dict:
-    out = {}
+    """``--rule-param KEY=VALUE`` items as a dict; a key given twice is an error."""
+    out, seen = {}, {}
     for item in items:
         key, sep, value = item.partition("=")
+        key = key.strip()
         if not sep or not key:
-            raise CliError(f"--rule-param must be KEY=VALUE, got {item!r}")
-        out[key.strip()] = scalar(value)
+            raise CliError(f"--rule-param must be KEY=VALUE, got {show(item)}")
+        if key in out:
+            raise CliError(f"--rule-param {show(key)} is given twice ({show(seen[key])} and "
+                           f"{show(item.strip())}); give each key once")
+        seen[key] = item.strip()
+        try:
+            out[key] = scalar(value, f"--rule-param {key}")
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     return out
 
 
+def _rule_error(message: str) -> str:
+    """A growth-rule error naming the flag: ``--rule`` for the name, ``--rule-param`` for
+    a parameter (``beta must be > 0`` -> ``--rule-param beta must be > 0``)."""
+    if message.startswith("rule must be"):
+        return "--" + message
+    if message.startswith("rule ") and " has no parameter " in message:
+        return "--rule-param: " + message
+    return "--rule-param " + message
+
+
 def parse_sizes(text: str, flag: str) -> list[float]:
-    """Sizes from ``N``, ``a,b,c`` or an inclusive range ``a:b`` / ``a:b:step`` (all > 0)."""
-    values: list[float] = []
-    for part in text.split(","):
-        part = part.strip()
+    """Sizes from ``N``, ``a,b,c`` or an inclusive range ``a:b`` / ``a:b:step`` (all > 0).
+
+    At most :data:`~latency_model.values.MAX_RANGE_VALUES` sizes in all, counted before
+    any range is expanded.
+    """
+    parts = [part.strip() for part in text.split(",")]
+    total = 0
+    for part in parts:  # count first: 1:1e12 is refused without being built
         if ":" in part:
             try:
-                rng = expand_range(flag, part)
+                total += range_count(flag, part)[3]
             except ValueError as exc:
                 raise CliError(str(exc)) from None
-            if not rng[0] > 0:
-                raise CliError(f"{flag} range must start above 0, got {part!r}")
-            values.extend(float(v) for v in rng)
+        else:
+            total += 1
+    if total > MAX_RANGE_VALUES:
+        count = f"{total:,}" if total < 1e15 else f"about {float(total):.2g}"
+        raise CliError(f"{flag} {show(text)} gives {count} sizes, more than the {MAX_RANGE_VALUES:,} "
+                       "one command may take")
+    values: list[float] = []
+    for part in parts:
+        if ":" in part:
+            a, b, step, n = range_count(flag, part)
+            if not a > 0:
+                raise CliError(f"{flag} range must start above 0, got {show(part)}")
+            values.extend(float(a + i * step) for i in range(n))
         else:
             try:
                 v = float(part)
             except ValueError:
-                raise CliError(f"{flag} must be a number, list or range, got {part!r}") from None
+                raise CliError(f"{flag} must be a number, list or range, got {show(part)}") from None
             if not (v > 0 and math.isfinite(v)):
-                raise CliError(f"{flag} must be > 0, got {part!r}")
+                raise CliError(f"{flag} must be a finite number > 0, got {show(part)}")
             values.append(v)
     return values
 
@@ -272,9 +333,16 @@ def sizes_from_args(args, mss_bytes: int, *, default: str | None = "1:30", whole
     return values
 
 
-def add_size_flags(parser: argparse.ArgumentParser) -> None:
-    """``--size-packets`` / ``--size-bytes``: N, a list a,b,c, or a range a:b[:step]."""
-    parser.add_argument("--size-packets", default=None, help="file sizes in packets: N, a,b,c or a:b[:step] (1:30)")
+def add_size_flags(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    """``--size-packets`` / ``--size-bytes``: N, a list a,b,c, or a range a:b[:step].
+
+    ``default`` is the text shown as the sizes used when neither flag is given (as
+    :func:`sizes_from_args` ``default``); ``None`` shows no default (``simulate`` needs one of
+    the flags, ``trace`` one size or none with ``--rtts``).
+    """
+    shown = f" ({default})" if default is not None else ""
+    parser.add_argument("--size-packets", default=None,
+                        help=f"file sizes in packets: N, a,b,c or a:b[:step]{shown}")
     parser.add_argument("--size-bytes", default=None, help="file sizes in bytes, same syntax")
 
 
@@ -284,6 +352,129 @@ def flag_message(message: str) -> str:
         if message.startswith(field + " "):
             return flag + message[len(field):]
     return message
+
+
+# ---------------------------------------------------------------------------
+# Output paths, work budgets, warnings and text tables
+
+
+def os_error_message(exc: OSError, flag: str | None = None) -> str:
+    """One line for a file-system error: the flag, the path and the reason
+    (``--out f/x.csv: cannot write f/x.csv: Not a directory``)."""
+    path = exc.filename if exc.filename is not None else None
+    reason = exc.strerror or type(exc).__name__
+    where = f"{show(str(path))[1:-1]}: " if path is not None else ""
+    text = f"{where}{reason}"
+    return f"{flag}: {text}" if flag else text
+
+
+def check_out_file(flag: str, path) -> str:
+    """Check an output file before any work: not empty, not a folder, its folder
+    creatable (created now) and writable. Returns the path as given.
+
+    Raises
+    ------
+    CliError
+        ``--out '': give a file name``, ``--out x is a directory ...``, ``--out f/x.csv:
+        f is a file, not a directory``, or the reason a folder cannot be made.
+    """
+    text = str(path)
+    if not text.strip():
+        raise CliError(f"{flag} must name a file, got {show(text)}")
+    if "\0" in text:
+        raise CliError(f"{flag} must not contain a NUL character, got {show(text)}")
+    if os.path.isdir(text):
+        raise CliError(f"{flag} {show(text)} is a directory; give a file name inside it")
+    _check_parent(flag, text, os.path.dirname(os.path.abspath(text)))
+    return text
+
+
+def check_out_dir(flag: str, path) -> str:
+    """Check an output folder before any work: not empty, not a file, creatable (created
+    now) and writable. Returns the path as given."""
+    text = str(path)
+    if not text.strip():
+        raise CliError(f"{flag} must name a directory, got {show(text)}")
+    if "\0" in text:
+        raise CliError(f"{flag} must not contain a NUL character, got {show(text)}")
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise CliError(f"{flag} {show(text)} exists and is not a directory")
+    _check_parent(flag, text, os.path.abspath(text))
+    return text
+
+
+def _check_parent(flag: str, given: str, folder: str) -> None:
+    """Create ``folder`` (and its parents) or say why not; check it is writable."""
+    probe = folder
+    while not os.path.exists(probe):  # the nearest existing ancestor must be a folder
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if os.path.exists(probe) and not os.path.isdir(probe):
+        raise CliError(f"{flag} {show(given)}: {show(probe)[1:-1]} is a file, not a directory")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"{flag} {show(given)}: cannot create the directory: {os_error_message(exc)}") from None
+    except RecursionError:  # os.makedirs recurses once per missing level
+        raise CliError(f"{flag} {show(given)}: cannot create the directory: too many levels") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CliError(f"{flag} {show(given)}: cannot write in {show(folder)[1:-1]} (permission denied)")
+
+
+def check_budget(what: str, memory_bytes: float, seconds: float) -> None:
+    """Refuse a request that cannot fit in memory; warn (one line) when it is long.
+
+    ``what`` names the request by its flags (``--runs 100000000 x 1 size``).
+
+    Raises
+    ------
+    CliError
+        With the estimate and the limit.
+    """
+    from ..checks import BudgetError, check_memory, long_work
+
+    try:
+        check_memory(what, memory_bytes)
+    except BudgetError as exc:
+        raise CliError(str(exc)) from None
+    note = long_work(what, seconds)
+    if note:
+        warn(note)
+
+
+def check_workers(flag: str, value) -> int:
+    """A worker count: an integer >= 1 and at most 4 x the CPUs (more would only cost
+    memory: each worker is a process of its own)."""
+    from ..checks import check_int
+
+    try:
+        v = check_int(flag, value, low=1)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    cpus = os.cpu_count() or 1
+    if v > 4 * cpus:
+        raise CliError(f"{flag} must be at most {4 * cpus} (4 x the {cpus} CPUs of this machine), got {v}")
+    return v
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr: ``latency-model: warning: <message>``."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def cell(value, width: int, fmt: str) -> str:
+    """``value`` right-aligned in ``width`` characters with at least one space before it:
+    formatted with ``fmt`` (e.g. ``".4f"``), or with ``.4g`` when that would not fit, so
+    that extreme values (``--rtt 1e12``) never fuse two columns."""
+    if isinstance(value, str):
+        text = value
+    else:
+        text = format(value, fmt)
+        if len(text) >= width:
+            text = format(value, ".4g")
+    return " " + text if len(text) >= width else f"{text:>{width}}"
 
 
 def params_from_args(
@@ -302,8 +493,12 @@ def params_from_args(
     from ..growth import make_rule
     from ..params import TcpParams, apply_variant, initial_window_bytes
 
+    rule_params = _parse_rule_params(args.rule_param)
     try:
-        rule = make_rule(args.rule, **_parse_rule_params(args.rule_param))
+        rule = make_rule(args.rule, **rule_params)
+    except ValueError as exc:
+        raise CliError(_rule_error(str(exc))) from None
+    try:
         dflt = {"w0": TcpParams.w0, "w_ss": TcpParams.w_ss, "rwnd": TcpParams.rwnd, **(defaults or {})}
         mss = args.mss
         w0 = args.w0

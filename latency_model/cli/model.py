@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import math
 
-from .common import (CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags, flag_message, params_for_size, params_from_args, sizes_from_args)
+from ..values import show
+from .common import (STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags, cell,
+                     check_budget, check_out_dir, flag_message, os_error_message, params_for_size,
+                     params_from_args, sizes_from_args)
 
 __all__ = ["register", "rules_table"]
 
@@ -19,6 +22,10 @@ def cmd_tables(args) -> int:
     from ..model.thresholds import table_rows
     from ..studies.tables import tables_text, write_tables
 
+    if args.stack not in STACK_HELP.split(", "):  # checked even when the simulator is not run
+        raise CliError(f"--stack must be one of {STACK_HELP}, got {show(args.stack)}")
+    if args.out is not None:
+        check_out_dir("--out", args.out)
     rows = table_rows()
     if args.sim_lt_mode != "none":
         from ..studies.tables import add_simulated_y_to  # the simulator, beside the model
@@ -28,7 +35,10 @@ def cmd_tables(args) -> int:
         except ValueError as exc:
             raise CliError(flag_message(str(exc))) from None
     if args.out is not None:
-        write_tables(rows, args.out)
+        try:
+            write_tables(rows, args.out)
+        except OSError as exc:
+            raise CliError(os_error_message(exc, "--out")) from None
     if args.json:
         print(json.dumps({"tables": rows}))
     else:
@@ -66,17 +76,19 @@ def cmd_thresholds(args) -> int:
     for row in out["thresholds"]:
         cells = [row[k] for k in ("y_to_bytes", "y_to_packets", "filesize_min_bytes", "filesize_min_packets")]
         text = ["inf" if c is None else f"{c:.4g}" for c in cells]
-        print(f"{row['time_model']:<12}{text[0]:>12}{text[1]:>12}{text[2]:>18}{text[3]:>8}")
+        print(f"{row['time_model']:<12}" + "".join(cell(t, w, "") for t, w in zip(text, (12, 12, 18, 8))))
     return 0
 
 
 def cmd_latency(args) -> int:
+    base = params_from_args(args)
+    sizes = sizes_from_args(args, base.mss_bytes, default=LATENCY_SIZES)
+    time_model, note = _latency_time_model(args.time_model, base)
+    _latency_budget(args, base, sizes)  # before the solver is imported: a refusal stays small
+
     from ..model.recursion import SolverOptions, conditional_latency, expected_latency
     from ..model.thresholds import filesize_min, y_to
 
-    base = params_from_args(args)
-    sizes = sizes_from_args(args, base.mss_bytes)
-    time_model, note = _latency_time_model(args.time_model, base)
     opts = SolverOptions(time_model=time_model)
     groups: dict = {}
     for i, size in enumerate(sizes):
@@ -118,14 +130,29 @@ def cmd_latency(args) -> int:
     head = f"{'size (B)':>10}{'pkts':>8}{'E[L] (s)':>11}" + "".join(f"{'L_' + str(k) + ' (s)':>11}" for k in shown_k)
     print(head + f"{'y_to (B)':>10}{'FSmin (B)':>11}")
     for r in results:
-        cond_txt = "".join(f"{r['conditional_latency_s'][str(k)]:>11.4f}" for k in shown_k)
-        yto_txt = "inf" if r["y_to_bytes"] is None else f"{r['y_to_bytes']:.0f}"
-        fmin_txt = "inf" if r["filesize_min_bytes"] is None else f"{r['filesize_min_bytes']:.0f}"
-        print(
-            f"{r['size_bytes']:>10.0f}{r['size_packets']:>8.3g}{r['expected_latency_s']:>11.4f}"
-            f"{cond_txt}{yto_txt:>10}{fmin_txt:>11}"
-        )
+        cond_txt = "".join(cell(r["conditional_latency_s"][str(k)], 11, ".4f") for k in shown_k)
+        yto = "inf" if r["y_to_bytes"] is None else r["y_to_bytes"]
+        fmin = "inf" if r["filesize_min_bytes"] is None else r["filesize_min_bytes"]
+        print(cell(r["size_bytes"], 10, ".0f") + cell(r["size_packets"], 8, ".3g")
+              + cell(r["expected_latency_s"], 11, ".4f") + cond_txt + cell(yto, 10, ".0f") + cell(fmin, 11, ".0f"))
     return 0
+
+
+LATENCY_SIZES = "1:30"
+"""Sizes (packets) of ``latency`` when neither --size-packets nor --size-bytes is given."""
+
+
+def _latency_budget(args, params, sizes: list) -> None:
+    """Refuse a ``latency`` request that cannot fit in memory, warn when it is long
+    (:func:`~latency_model.checks.model_cost`; the size-based variant's solves, one per
+    variant, are bounded by one solve of all sizes)."""
+    from ..checks import model_cost
+
+    flag = "--size-bytes" if args.size_bytes is not None else "--size-packets"
+    given = args.size_bytes if args.size_bytes is not None else args.size_packets or LATENCY_SIZES
+    memory, seconds = model_cost(params.p, params.mss_bytes, max(sizes), len(sizes))
+    n = f"{len(sizes):,} size{'s' if len(sizes) > 1 else ''}"
+    check_budget(f"the model at {flag} {show(given)[1:-1]} ({n}, p = {params.p:g})", memory, seconds)
 
 
 def _latency_time_model(asked: str | None, params) -> tuple[str, str | None]:
@@ -211,7 +238,7 @@ def _latency_flags(p) -> None:
     from ..model.fluid import TIME_MODELS
 
     add_tcp_flags(p)
-    add_size_flags(p)
+    add_size_flags(p, default=LATENCY_SIZES)
     p.add_argument("--time-model", choices=TIME_MODELS, default=None,
                    help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")

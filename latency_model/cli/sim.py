@@ -13,12 +13,16 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from ..values import show
 from .common import (
     CliError,
     add_command,
     add_link_flags,
     add_size_flags,
     add_tcp_flags,
+    cell,
+    check_budget,
+    check_workers,
     config_from_args,
     flag_message,
     number,
@@ -39,13 +43,16 @@ __all__ = ["register", "rule_trace"]
 
 
 def cmd_simulate(args) -> int:
-    from ..sim.montecarlo import simulate
-
     config = config_from_args(args)
     base = params_from_args(args)
+    sizes = sizes_from_args(args, base.mss_bytes, default=None, whole=True)
+    _simulate_budget(args, base, config, sizes)  # before the simulator is imported
+
+    from ..sim.montecarlo import simulate
+
     results = []
     params_out = None
-    for size_b in sizes_from_args(args, base.mss_bytes, default=None, whole=True):
+    for size_b in sizes:
         params = params_for_size(args, base, size_b)
         params_out = params_out or params
         summary = simulate(params, [size_b], args.runs, args.seed, config=config,
@@ -71,15 +78,39 @@ def cmd_simulate(args) -> int:
           f"{'P[timeout]':>11}{'lost':>7}{'FR':>7}")
     for r in results:
         ci = r["ci95_s"]
-        ci_text = "-" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
-        print(f"{r['size_packets']:>10}{r['mean_latency_s']:>10.4f}{ci_text:>22}"
-              f"{r['percentiles_s']['p50']:>8.3f}{r['percentiles_s']['p95']:>8.3f}"
-              f"{r['timeout_fraction']:>11.3f}{r['mean_lost_packets']:>7.2f}"
-              f"{r['mean_fast_retransmits']:>7.2f}")
+        ci_text = "-" if ci is None else f"[{_short(ci[0])}, {_short(ci[1])}]"
+        print(cell(r["size_packets"], 10, "g") + cell(r["mean_latency_s"], 10, ".4f") + cell(ci_text, 22, "")
+              + cell(r["percentiles_s"]["p50"], 8, ".3f") + cell(r["percentiles_s"]["p95"], 8, ".3f")
+              + cell(r["timeout_fraction"], 11, ".3f") + cell(r["mean_lost_packets"], 7, ".2f")
+              + cell(r["mean_fast_retransmits"], 7, ".2f"))
         cond = ", ".join(f"k={k}: {v['mean_s']:.3f} s (n={v['n']})"
                          for k, v in list(r["conditional"].items())[:5])
         print(f"{'':>10}  given k lost packets: {cond}")
     return 0
+
+
+def _short(x: float) -> str:
+    """A CI bound: 4 decimals, or 4 significant digits when that is too long."""
+    text = f"{x:.4f}"
+    return text if len(text) <= 9 else f"{x:.4g}"
+
+
+def _simulate_budget(args, params, config, sizes: list) -> None:
+    """Validate --runs, --seed, --engine and --workers, then refuse a Monte Carlo that
+    cannot fit in memory and warn when it is long (:func:`~latency_model.checks.simulation_cost`)."""
+    from ..checks import check_int, simulation_cost
+    from ..sim.runner import ENGINES
+
+    runs = check_int("runs", args.runs, low=1)
+    check_int("seed", args.seed, low=0)
+    if args.engine not in ENGINES:
+        raise CliError(f"--engine must be one of {', '.join(ENGINES)}, got {show(args.engine)}")
+    workers = check_workers("--workers", args.workers)
+    compiled = args.engine != "python" and config.sender == "rfc"
+    memory, seconds = simulation_cost(runs, max(sizes) / params.mss_bytes, params.p, len(sizes), compiled=compiled)
+    n = f"{len(sizes):,} size{'s' if len(sizes) > 1 else ''}"
+    check_budget(f"--runs {runs:,} x {n}", memory + (workers - 1) * simulation_cost(runs // workers, 1, 0)[0],
+                 seconds / workers)
 
 
 # ---------------------------------------------------------------------------
@@ -87,12 +118,15 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_single_loss(args) -> int:
-    from ..checks import check_int
+    from ..checks import check_int, simulation_cost, transfer_seconds
     from ..sim.singleloss import single_loss
 
     config = config_from_args(args)
     n = check_int("size_packets", args.size_packets, low=1)
     params = params_for_size(args, params_from_args(args), n * args.mss)
+    # n transfers of n packets, each with one drop, on the pure-Python path
+    memory, _ = simulation_cost(1, n, 0.0)
+    check_budget(f"single-loss --size-packets {n:,}", memory, n * transfer_seconds(n, 0.0, compiled=False))
     res = single_loss(params, n, config)
     out = {"pattern": res.pattern, "y_to_packets": res.y_to_packets,
            "tail_timeout_packets": res.tail_timeout_packets}
@@ -346,7 +380,7 @@ def _simulate_flags(p) -> None:
 
     add_tcp_flags(p)
     add_link_flags(p)
-    add_size_flags(p)
+    add_size_flags(p)  # no default size: one of the two flags is needed
     p.add_argument("--runs", type=number, default=1000, help="transfers per size (%(default)s)")
     p.add_argument("--seed", type=number, default=0, help="root seed (%(default)s)")
     p.add_argument("--engine", default="auto", help=f"{', '.join(ENGINES)} (%(default)s; same results)")

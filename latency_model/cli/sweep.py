@@ -2,8 +2,11 @@
 
 The engine is :mod:`latency_model.studies.sweep`; this module turns flags (and a TOML grid
 file) into a :class:`~latency_model.studies.sweep.SweepSpec`, picks the executor and reports.
-Errors are one line with exit status 2 (:class:`~latency_model.cli.common.CliError`); Ctrl-C
-saves every finished point and exits with status 130 and one line.
+Errors are one line with exit status 2 (:class:`~latency_model.cli.common.CliError`), naming
+the flag (``--param``, ``--grid``, ``--out`` ...); Ctrl-C saves every finished point and exits
+with status 130 and one line. Before any work the output path is checked and the sweep's
+memory and time are estimated: a sweep that cannot fit in memory is refused, a long one gets
+one warning line.
 """
 
 from __future__ import annotations
@@ -11,8 +14,27 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import (CliError, add_command, add_link_flags, config_from_args, flag_message, link_overrides,
-                     number)
+from ..values import show
+from .common import (CliError, add_command, add_link_flags, check_out_file, check_workers, config_from_args,
+                     flag_message, link_overrides, number, os_error_message, warn)
+
+
+def _grid_source(args) -> str:
+    """The flag(s) a grid error comes from."""
+    if args.grid is None:
+        return "--param"
+    return f"--grid {show(args.grid)[1:-1]}" if not args.param else "--param / --grid"
+
+
+def _grid_message(message: str, args) -> str:
+    """A grid or plan error naming its flag: ``--grid FILE: ...`` for the file's own
+    errors, else the message with ``(in --param)`` added unless it names a flag already."""
+    if message.startswith("grid file "):
+        return "--grid " + message[len("grid file "):]
+    message = message.replace("use time model rounds", "use --time-model rounds")
+    if "--param" in message or "--grid" in message or "--time-model" in message:
+        return message
+    return f"{message} (in {_grid_source(args)})"
 
 __all__ = ["register", "cmd_sweep"]
 
@@ -21,42 +43,61 @@ def _spec_from_args(args):
     from ..studies.sweep import SweepSpec, grid_from_items, grid_from_toml
 
     toml_params, settings = {}, {}
-    try:  # grid errors name the grid parameter as typed in --param (no flag rewriting)
+    try:  # grid errors name the grid parameter as typed in --param, and the flag
         if args.grid is not None:
             grid_file, settings = grid_from_toml(args.grid)
             toml_params = grid_file.to_dict()
         grid = grid_from_items(args.param, toml_params)
     except ValueError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(_grid_message(str(exc), args)) from None
     if not grid.axes:
         raise CliError("give at least one --param NAME=VALUES (or --grid FILE)")
+    config = config_from_args(args)  # validated even for the model alone: no bad flag passes silently
     try:
         pick = lambda flag, key, default: (getattr(args, flag) if getattr(args, flag) is not None  # noqa: E731
                                            else settings.get(key, default))
         what = pick("what", "what", "model")
-        config = config_from_args(args) if what in ("simulation", "both") else None
+        simulated = what in ("simulation", "both")
         return SweepSpec(grid=grid, what=what, runs=pick("runs", "runs", 1000), seed=pick("seed", "seed", 0),
                          time_model=pick("time_model", "time-model", None), law=pick("law", "law", "paper"),
-                         sim_config=config, sim_overrides=link_overrides(args) if config else None,
-                         engine=args.engine)
+                         sim_config=config if simulated else None,
+                         sim_overrides=link_overrides(args) if simulated else None, engine=args.engine)
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None
 
 
 def cmd_sweep(args) -> int:
-    from ..studies.sweep import SweepInterrupted, plan_sweep, require_pyarrow, run_sweep
+    from ..studies.sweep import SweepInterrupted, estimate_sweep, plan_sweep, require_pyarrow, run_sweep
 
+    from ..checks import BudgetError, check_real
+
+    if not str(args.out).strip():
+        raise CliError(f"--out must name a file, got {show(args.out)}")
     spec = _spec_from_args(args)
     if sum(x is not None for x in (args.jobs, args.scheduler, args.dask_local)) > 1:
         raise CliError("give one of --jobs, --scheduler and --dask-local")
-    jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
-    if args.jobs is not None and (not isinstance(jobs, int) or jobs < 1):
-        raise CliError(f"--jobs must be an integer >= 1, got {args.jobs}")
+    jobs = (os.cpu_count() or 1) if args.jobs is None else check_workers("--jobs", args.jobs)
+    if args.dask_local is not None:
+        check_workers("--dask-local", args.dask_local)
     try:
-        plan = plan_sweep(spec)  # every point validated before any work
-        require_pyarrow(args.out)
+        check_real("flush_interval_s", args.flush_every, low=0.0)
     except ValueError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(str(exc).replace("flush_interval_s", "--flush-every")) from None
+    workers = args.dask_local or (jobs if args.scheduler is None else 1)
+    try:  # the cost first (cheap), then every point validated, all before any work
+        note = estimate_sweep(spec).check(workers)
+    except BudgetError as exc:
+        raise CliError(f"{exc} (in {_grid_source(args)}, --runs, --jobs)") from None
+    if note:
+        warn(note)
+    try:
+        plan = plan_sweep(spec)
+        require_pyarrow(args.out)
+    except BudgetError as exc:
+        raise CliError(f"{exc} (in {_grid_source(args)})") from None
+    except ValueError as exc:
+        raise CliError(_grid_message(str(exc), args) if not str(exc).startswith("writing ") else str(exc)) from None
+    check_out_file("--out", args.out)
     progress = not args.quiet and sys.stderr.isatty()
     client = cluster = None
     if args.scheduler is not None or args.dask_local is not None:
@@ -65,6 +106,8 @@ def cmd_sweep(args) -> int:
         report = run_sweep(spec, args.out, jobs=jobs, client=client, force=args.force, progress=progress,
                            command=["latency-model", *sys.argv[1:]], plan=plan,
                            flush_interval_s=args.flush_every)
+    except OSError as exc:
+        raise CliError(os_error_message(exc, "--out")) from None
     except SweepInterrupted as exc:
         r = exc.report
         print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows saved "
@@ -93,10 +136,10 @@ def _dask_client(args):
         try:
             return Client(args.scheduler, timeout="10s"), None
         except (OSError, TimeoutError) as exc:
-            raise CliError(f"cannot reach the Dask scheduler at {args.scheduler}: {exc}") from None
-    n = args.dask_local
-    if not isinstance(n, int) or n < 1:
-        raise CliError(f"--dask-local must be an integer >= 1, got {n}")
+            raise CliError(f"--scheduler: cannot reach the Dask scheduler at {show(args.scheduler)}: {exc}") from None
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"--scheduler {show(args.scheduler)}: {exc}") from None
+    n = check_workers("--dask-local", args.dask_local)
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address=None)
     return Client(cluster), cluster
 

@@ -30,7 +30,7 @@ Modules: :mod:`.grid` (grid syntax), :mod:`.plan` (validated points and tasks),
 """
 
 from .grid import Axis, Grid, canonical_name, grid_from_items, grid_from_toml, parse_param, parse_values
-from .plan import COLUMNS, SOURCES, WHAT, Plan, SweepSpec, Task, columns_for, plan_sweep
+from .plan import COLUMNS, SOURCES, WHAT, Plan, SweepCost, SweepSpec, Task, columns_for, estimate_sweep, plan_sweep
 from .run import SweepInterrupted, SweepReport, run_sweep, run_task
 from .table import read_rows, require_pyarrow
 
@@ -42,6 +42,8 @@ __all__ = [
     "SweepSpec",
     "Task",
     "Plan",
+    "SweepCost",
+    "estimate_sweep",
     "SweepReport",
     "SweepInterrupted",
     "canonical_name",

@@ -3,6 +3,10 @@
 VALUES is a comma list, an inclusive range ``a:b[:step]`` or ``logspace:a:b:n``, mixed
 freely; NAME is any TcpParams field (the other commands' flag spellings accepted),
 ``size-packets``, ``size-bytes``, ``variant``, ``rule`` or ``rule-param.X``.
+
+Values are counted before they are built: an axis holds at most
+:data:`~latency_model.values.MAX_RANGE_VALUES` values, and :func:`grid_from_items` refuses a
+grid whose rows cannot fit in memory (:data:`ROW_BYTES` each) before expanding any range.
 """
 
 from __future__ import annotations
@@ -11,10 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...values import expand_range, finite_number, scalar
+from ...checks import PROCESS_BYTES, check_memory
+from ...values import MAX_RANGE_VALUES, expand_range, finite_number, range_count, scalar, show
 
-__all__ = ["Axis", "Grid", "canonical_name", "parse_values", "parse_param", "grid_from_items",
-           "grid_from_toml", "SIZE_AXES", "RULE_PARAM", "TOML_KEYS"]
+__all__ = ["Axis", "Grid", "canonical_name", "parse_values", "count_values", "parse_param", "grid_from_items",
+           "grid_from_toml", "SIZE_AXES", "RULE_PARAM", "TOML_KEYS", "ROW_BYTES"]
+
+ROW_BYTES = 6000
+"""Memory of one sweep row while the sweep runs, bytes: its planned point (about 1.4 kB) and
+its finished row of cell text (about 3 kB), with room for the table written out (measured)."""
 
 # TcpParams fields a grid may vary, with the spellings of the other commands' flags.
 _FIELDS = ("mss_bytes", "rtt_s", "p", "w0", "w_ss", "rwnd", "b", "dup_t", "dup_lt",
@@ -46,32 +55,73 @@ def canonical_name(name: str) -> str:
     if key in _ALIASES:
         return _ALIASES[key]
     known = ", ".join([*_FIELDS, "size-packets", "size-bytes", "variant", "rule", "stack", "rule-param.X"])
-    raise ValueError(f"unknown sweep parameter {text!r} (known: {known})")
+    raise ValueError(f"unknown sweep parameter {show(text)} (known: {known})")
 
 
-def _scalar(text: str):
-    """int, float, bool, None or the text itself."""
-    return None if text.strip().lower() == "none" else scalar(text)
+def _scalar(text: str, name: str = "value"):
+    """int, float, bool, None or the text itself (a number underflowing to 0 is an error)."""
+    return None if text.strip().lower() == "none" else scalar(text, name)
+
+
+def _logspace(name: str, part: str) -> tuple:
+    """``(a, b, n)`` of ``logspace:a:b:n``, checked."""
+    bits = part.split(":")
+    if len(bits) != 4:
+        raise ValueError(f"{name} logspace must be logspace:a:b:n, got {show(part)}")
+    a, b = finite_number(name, bits[1]), finite_number(name, bits[2])
+    n = _scalar(bits[3], name)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"{name} logspace count n must be an integer >= 1, got {show(bits[3])}")
+    if not (a > 0 and b > 0):
+        raise ValueError(f"{name} logspace bounds must be > 0, got {show(part)}")
+    return a, b, n
+
+
+def _is_logspace(part: str) -> bool:
+    return part.split(":")[0].strip().lower() == "logspace"
+
+
+def _range_size(name: str, part: str) -> int:
+    """How many values ``a:b[:step]`` or ``logspace:a:b:n`` gives, without building them."""
+    if _is_logspace(part):
+        return _logspace(name, part)[2]
+    if len(part.split(":")) not in (2, 3):
+        raise ValueError(f"{name} range must be a:b, a:b:step or logspace:a:b:n, got {show(part)}")
+    return range_count(name, part)[3]
 
 
 def _range(name: str, part: str) -> list:
     """``a:b[:step]`` (inclusive) or ``logspace:a:b:n`` (n values geometric from a to b)."""
-    bits = part.split(":")
-    if bits[0].strip().lower() == "logspace":
-        if len(bits) != 4:
-            raise ValueError(f"{name} logspace must be logspace:a:b:n, got {part!r}")
-        a, b = finite_number(name, bits[1]), finite_number(name, bits[2])
-        n = _scalar(bits[3])
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"{name} logspace count n must be an integer >= 1, got {bits[3]!r}")
-        if not (a > 0 and b > 0):
-            raise ValueError(f"{name} logspace bounds must be > 0, got {part!r}")
+    if _is_logspace(part):
+        a, b, n = _logspace(name, part)
+        if n > MAX_RANGE_VALUES:
+            raise ValueError(f"{name} logspace {show(part)} has {n:,} values, more than the "
+                             f"{MAX_RANGE_VALUES:,} a range may hold")
         if n == 1:
             return [float(a)]
         return [float(v) for v in np.geomspace(a, b, n)]
-    if len(bits) not in (2, 3):
-        raise ValueError(f"{name} range must be a:b, a:b:step or logspace:a:b:n, got {part!r}")
+    if len(part.split(":")) not in (2, 3):
+        raise ValueError(f"{name} range must be a:b, a:b:step or logspace:a:b:n, got {show(part)}")
     return expand_range(name, part)
+
+
+def _is_range(name: str, part: str) -> bool:
+    numeric = name not in ("variant", "rule") and not name.startswith(RULE_PARAM)
+    return ":" in part and (numeric or part.lower().startswith("logspace:"))
+
+
+def count_values(name: str, text) -> int:
+    """How many values :func:`parse_values` would give, without building them (ranges
+    counted); a malformed range raises the same ValueError."""
+    if isinstance(text, (list, tuple)):
+        return sum(count_values(name, item) if isinstance(item, str) else 1 for item in text)
+    if not isinstance(text, str):
+        return 1
+    total = 0
+    for part in text.split(","):
+        part = part.strip()
+        total += _range_size(name, part) if part and _is_range(name, part) else 1
+    return total
 
 
 def parse_values(name: str, text) -> list:
@@ -95,6 +145,9 @@ def parse_values(name: str, text) -> list:
     ValueError
         For an empty list or range, a repeated value or a malformed range.
     """
+    n = count_values(name, text)
+    if n > MAX_RANGE_VALUES:
+        raise ValueError(f"{name} has {n:,} values, more than the {MAX_RANGE_VALUES:,} an axis may hold")
     if isinstance(text, (list, tuple)):
         values = []
         for item in text:
@@ -104,21 +157,24 @@ def parse_values(name: str, text) -> list:
         for part in text.split(","):
             part = part.strip()
             if not part:
-                raise ValueError(f"{name} has an empty value in {text!r}")
-            numeric = name not in ("variant", "rule") and not name.startswith(RULE_PARAM)
-            if ":" in part and (numeric or part.lower().startswith("logspace:")):
+                raise ValueError(f"{name} has an empty value in {show(text)}")
+            if _is_range(name, part):
                 values.extend(_range(name, part))
             else:
-                values.append(_scalar(part))
+                values.append(_scalar(part, name))
     else:
         values = [text]
     if not values:
         raise ValueError(f"{name} has no values")
-    seen = []
+    seen = set()
     for v in values:
-        if any(type(v) is type(s) and v == s for s in seen):
-            raise ValueError(f"{name} lists {v!r} twice")
-        seen.append(v)
+        try:
+            key = (type(v), v, hash(v))
+        except TypeError:  # a list or table from TOML
+            key = (type(v), repr(v))
+        if key in seen:
+            raise ValueError(f"{name} lists {show(v)} twice")
+        seen.add(key)
     return values
 
 
@@ -154,7 +210,7 @@ def parse_param(item: str) -> Axis:
     """One ``NAME=VALUES`` item of ``--param`` as an :class:`Axis`."""
     name, sep, values = str(item).partition("=")
     if not sep or not name.strip():
-        raise ValueError(f"--param must be NAME=VALUES, got {item!r}")
+        raise ValueError(f"--param must be NAME=VALUES, got {show(item)}")
     cname = canonical_name(name)
     return Axis(cname, tuple(parse_values(name.strip(), values)))
 
@@ -166,7 +222,19 @@ def grid_from_items(items, toml_params: dict | None = None) -> Grid:
     ------
     ValueError
         For a name given twice (in any spelling), both size axes, or a bad value list.
+    BudgetError
+        (a ValueError) For a grid whose rows cannot fit in memory, before any value is built.
     """
+    counts = [count_values(str(name), values) for name, values in (toml_params or {}).items()]
+    for item in items:
+        name, sep, values = str(item).partition("=")
+        if sep and name.strip():
+            counts.append(count_values(name.strip(), values))
+    points = 1
+    for n in counts:
+        points *= n
+    check_memory(f"a grid of {_count(points)} points ({' x '.join(f'{n:,}' for n in counts)} values)",
+                 PROCESS_BYTES + ROW_BYTES * float(points))
     axes: list[Axis] = []
     for name, values in (toml_params or {}).items():
         axes.append(Axis(canonical_name(name), tuple(parse_values(str(name), values))))
@@ -180,6 +248,10 @@ def grid_from_items(items, toml_params: dict | None = None) -> Grid:
         raise ValueError("give size-packets or size-bytes, not both")
     rest = [a for a in axes if a.name not in SIZE_AXES]
     return Grid(tuple(rest + sizes))
+
+
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 1e15 else f"about {float(n):.2g}"
 
 
 TOML_KEYS = ("params", "what", "runs", "seed", "time-model", "law")
@@ -196,19 +268,24 @@ def grid_from_toml(path) -> tuple[Grid, dict]:
     """
     import tomllib
 
+    where = show(str(path))[1:-1]
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except OSError as exc:
-        raise ValueError(f"grid file {path}: {exc.strerror}") from None
+        raise ValueError(f"grid file {where}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"grid file {where}: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"grid file {path}: {exc}") from None
+        raise ValueError(f"grid file {where}: {exc}") from None
+    except ValueError as exc:  # e.g. a NUL in the path
+        raise ValueError(f"grid file {where}: {exc}") from None
     for key in data:
         if key not in TOML_KEYS:
-            raise ValueError(f"grid file {path}: unknown key {key!r} (known: {', '.join(TOML_KEYS)})")
+            raise ValueError(f"grid file {where}: unknown key {show(key)} (known: {', '.join(TOML_KEYS)})")
     params = data.get("params", {})
     if not isinstance(params, dict):
-        raise ValueError(f"grid file {path}: params must be a table")
+        raise ValueError(f"grid file {where}: params must be a table")
     settings = {k: v for k, v in data.items() if k != "params"}
     return grid_from_items([], params), settings
 

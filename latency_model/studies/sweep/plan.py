@@ -3,6 +3,12 @@
 :func:`plan_sweep` names the first bad parameter (and the grid values that produced
 it) before any work; each point gets its table cells and its ``key``, the digest of
 everything its row depends on (see :mod:`latency_model.studies.sweep`).
+
+:func:`estimate_sweep` gives the cost of a sweep from its grid alone, in one cheap pass over
+the parameter sets (no point is built): the rows, the peak memory of a worker and the CPU
+time (:class:`SweepCost`); :meth:`SweepCost.check` refuses a sweep that cannot fit in memory
+and words a warning for a long one. :func:`plan_sweep` refuses rows that cannot fit in
+memory before building them.
 """
 
 from __future__ import annotations
@@ -12,15 +18,17 @@ import itertools
 import json
 from dataclasses import dataclass, field
 
-from ...checks import check_choice, check_int, check_real
+from ...checks import (PROCESS_BYTES, check_choice, check_int, check_memory, check_real, format_bytes, long_work,
+                       model_cost, simulation_cost, transfer_seconds)
 from ...growth import RULES, make_rule, rule_parameters
 from ...params import VARIANTS, TcpParams, apply_variant
 from ...sim.config import SimConfig
 from ...sim.profiles import check_stack, profile_params
-from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, RULE_PARAM, SIZE_AXES, Axis, Grid
+from ...sim.runner import ENGINES
+from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
 
 __all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
-           "plan_sweep", "columns_for"]
+           "SweepCost", "estimate_sweep", "plan_sweep", "columns_for"]
 
 SOURCES = ("model", "simulation")
 WHAT = ("model", "simulation", "both")
@@ -89,6 +97,7 @@ class SweepSpec:
         if self.time_model is not None:
             check_choice("time_model", self.time_model, ("fluid", "rounds"))
         check_choice("law", self.law, ("paper", "exact"))
+        check_choice("engine", self.engine, ENGINES)
         object.__setattr__(self, "model_chunk", check_int("model_chunk", self.model_chunk, low=1))
         if not isinstance(self.grid, Grid):
             raise ValueError(f"grid must be a Grid, got {self.grid!r}")
@@ -144,6 +153,100 @@ class Plan:
     @property
     def n_rows(self) -> int:
         return sum(len(t.points) for t in self.tasks)
+
+
+@dataclass(frozen=True)
+class SweepCost:
+    """Estimated cost of a sweep (:func:`estimate_sweep`).
+
+    Attributes
+    ----------
+    n_rows : int
+        Rows of the table (points x sources).
+    task_bytes : float
+        Peak memory of one worker computing the sweep's largest task, bytes
+        (:func:`~latency_model.checks.model_cost`, :func:`~latency_model.checks.simulation_cost`).
+    cpu_seconds : float
+        CPU time of all tasks, seconds.
+    """
+
+    n_rows: int
+    task_bytes: float
+    cpu_seconds: float
+
+    def budget(self, workers: int = 1) -> tuple[float, float]:
+        """Peak memory (bytes: the rows, plus ``workers`` tasks at once) and wall seconds
+        with ``workers`` workers (planning, about 0.1 ms a row, is serial)."""
+        rows = PROCESS_BYTES + ROW_BYTES * float(self.n_rows)
+        return rows + workers * self.task_bytes, self.cpu_seconds / workers + 1e-4 * self.n_rows
+
+    def check(self, workers: int = 1) -> str | None:
+        """Refuse (:class:`~latency_model.checks.BudgetError`) a sweep that cannot fit in
+        memory with ``workers`` workers; return a warning line when it is long, else None."""
+        memory, seconds = self.budget(workers)
+        on = f"on {workers} worker{'s' if workers > 1 else ''}"
+        check_memory(f"a sweep of {self.n_rows:,} rows {on} (each worker up to {format_bytes(self.task_bytes)})",
+                     memory)
+        return long_work(f"a sweep of {self.n_rows:,} rows {on}", seconds)
+
+
+def _axes(grid: Grid) -> tuple:
+    """The size axis (default ``size_packets = 1:30``) and the other axes."""
+    size_axis = next((a for a in grid.axes if a.name in SIZE_AXES), Axis("size_packets", tuple(range(1, 31))))
+    return size_axis, [a for a in grid.axes if a.name not in SIZE_AXES]
+
+
+def estimate_sweep(spec: SweepSpec) -> SweepCost:
+    """The cost of ``spec`` from its grid alone, without planning its points.
+
+    One pass over the parameter sets (cheap: a TcpParams each); a set that is invalid is
+    left out (:func:`plan_sweep` reports it). Model: one solve per parameter set over all
+    its sizes, a worker holding the tables of up to three sets (two cached, one being
+    built). Simulation: ``runs`` transfers per point.
+
+    Raises
+    ------
+    BudgetError
+        (a ValueError) When the rows alone cannot fit in memory.
+    """
+    size_axis, others = _axes(spec.grid)
+    sizes = [float(v) for v in size_axis.values
+             if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")]
+    n_combos = 1
+    for a in others:
+        n_combos *= len(a.values)
+    n_rows = n_combos * len(size_axis.values) * len(spec.sources)
+    check_memory(f"a sweep of {n_rows:,} rows", PROCESS_BYTES + ROW_BYTES * float(n_rows))
+    if not sizes:
+        return SweepCost(n_rows, PROCESS_BYTES, 0.0)
+    in_packets = size_axis.name == "size_packets"
+    top, total = max(sizes), sum(sizes)
+    task_bytes = model_bytes = cpu_seconds = 0.0
+    config = spec._config()
+    for values in itertools.product(*[a.values for a in others]):
+        combo = dict(zip([a.name for a in others], values))
+        try:
+            base, _ = _combo_params(combo)
+            config_c = (SimConfig.profile(combo["stack"], base=config, **(spec.sim_overrides or {}))
+                        if "stack" in combo and "simulation" in spec.sources else config)
+        except ValueError:
+            continue
+        mss = base.mss_bytes
+        top_pk, total_pk = (top, total) if in_packets else (top / mss, total / mss)
+        if "model" in spec.sources:
+            m, t = model_cost(base.p, mss, top_pk * mss, min(len(sizes), spec.model_chunk))
+            model_bytes = max(model_bytes, m - PROCESS_BYTES)
+            cpu_seconds += t + 3e-4 * max(len(sizes) - spec.model_chunk, 0)
+        if "simulation" in spec.sources:
+            compiled = spec.engine != "python" and config_c.sender == "rfc"
+            m, _ = simulation_cost(spec.runs, top_pk, base.p, compiled=compiled)
+            task_bytes = max(task_bytes, m)
+            # transfer_seconds is linear in the size: the sum over all sizes in one step
+            per_size = transfer_seconds(0.0, base.p, compiled)
+            per_packet = transfer_seconds(1.0, base.p, compiled) - per_size
+            cpu_seconds += spec.runs * (len(sizes) * per_size + per_packet * total_pk)
+    task_bytes = max(task_bytes, PROCESS_BYTES + min(3, n_combos) * model_bytes)
+    return SweepCost(n_rows, task_bytes, cpu_seconds)
 
 
 def _time_model(asked, params: TcpParams) -> str:
@@ -210,8 +313,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         any computation.
     """
     grid = spec.grid
-    size_axis = next((a for a in grid.axes if a.name in SIZE_AXES), Axis("size_packets", tuple(range(1, 31))))
-    others = [a for a in grid.axes if a.name not in SIZE_AXES]
+    size_axis, others = _axes(grid)
     for a in others:
         if a.name == "stack":
             for v in a.values:
@@ -227,8 +329,13 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         name = size_axis.name.replace("_", "-")
         check_real(name, v, low=0.0, low_open=True)
     n_sizes = len(size_axis.values)
+    n_combos = 1
+    for a in others:
+        n_combos *= len(a.values)
+    n_points = n_combos * n_sizes
+    n_rows = n_points * len(spec.sources)
+    check_memory(f"a sweep of {n_rows:,} rows", PROCESS_BYTES + ROW_BYTES * float(n_rows))  # before building
     combos = list(itertools.product(*[a.values for a in others]))
-    n_points = len(combos) * n_sizes
     settings_model = {"law": spec.law}
     settings_sim = {}
     if "simulation" in spec.sources:
