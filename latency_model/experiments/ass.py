@@ -20,6 +20,7 @@ there are no seeds: the algorithms differ only by their window rules.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -338,7 +339,10 @@ def run_ass(experiment: AssExperiment | None = None, progress=None, jobs: int = 
     else:
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(cases)))
+        from ..workers import worker_init  # workers end with their parent (issue 20)
+
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(cases)), initializer=worker_init,
+                                   initargs=(os.getpid(),))
         rows = pool.map(_run_packed, [(ex, *case) for case in cases])
     try:
         for row in rows:

@@ -9,6 +9,7 @@ other sizes requested, on ``batch_size`` or on ``workers``.
 from __future__ import annotations
 
 import math
+import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -247,7 +248,10 @@ def simulate(
             bounds = np.linspace(0, runs, workers + 1).astype(int)
             jobs = [(params, size_b, children[a:b], config, engine, batch_size)
                     for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-            with ProcessPoolExecutor(max_workers=workers) as ex:
+            from ..workers import worker_init  # workers end with their parent (issue 20)
+
+            with ProcessPoolExecutor(max_workers=workers, initializer=worker_init,
+                                     initargs=(os.getpid(),)) as ex:
                 samples = np.vstack(list(ex.map(_chunk_job, jobs)))
         results.append(_summarise(samples, size_b, mss))
     return SimSummary(params=params, config=config, runs=runs, seed=seed, results=results)

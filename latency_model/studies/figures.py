@@ -14,6 +14,7 @@ depend on the number of workers or on which pieces came from the cache.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -26,6 +27,7 @@ from . import cache
 from ..checks import check_choice, check_int
 from ..params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
 from ..sim.runner import ENGINES
+from ..workers import worker_init
 
 __all__ = [
     "Budget",
@@ -360,7 +362,8 @@ def compute(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False, pr
                 _place(results, kind, name, value)
                 bar.update(1)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as ex:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=worker_init,
+                                     initargs=(os.getpid(),)) as ex:
                 futures = {ex.submit(_run, (kind, spec, budget.engine)): (kind, name, spec, key)
                            for kind, name, spec, key in todo}
                 for fut in as_completed(futures):

@@ -22,6 +22,7 @@ from pathlib import Path
 from .. import __version__
 from . import cache
 from .export import atomic_write_text, write_csv, write_json
+from ..workers import worker_init
 from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
                       budget_dict, compute, figure_rows, setting_text)
 from .tables import add_simulated_y_to, write_tables
@@ -175,7 +176,8 @@ def _draw_all(todo: list, jobs: int, cache_dir: Path) -> None:
     from .draw import draw_csv as draw
 
     if jobs > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as ex:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=worker_init,
+                                 initargs=(os.getpid(),)) as ex:
             list(ex.map(draw, [c for c, _ in todo]))
     else:
         for csv_path, _ in todo:

@@ -2,7 +2,7 @@
 the output table rewritten after finished tasks, resumed from its finished rows.
 
 Local worker processes exit on their own when the sweep's process dies, even by SIGKILL
-(:func:`watch_parent`): none is left running under PID 1.
+(:func:`latency_model.workers.watch_parent`): none is left running under PID 1.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import csv
 import os
 import signal
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ...checks import check_int, check_real
+from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
 from ..export import write_json
 from .plan import N_CONDITIONAL, SOURCES, Plan, SweepSpec, Task, plan_sweep
 from .table import _fmt, read_rows, require_pyarrow, sidecar_path, versions, write_rows
@@ -93,54 +93,6 @@ def run_task(task: Task) -> list[dict]:
 
 # ---------------------------------------------------------------------------
 # Executors
-
-
-PARENT_POLL_S = 0.5
-"""Seconds between two checks, in a worker process, that its parent is still alive."""
-
-
-def watch_parent(parent_pid: int | None = None, poll_s: float = PARENT_POLL_S) -> None:
-    """Make this (worker) process exit when process ``parent_pid`` dies.
-
-    A worker blocked on its task queue would otherwise live on under PID 1 after the
-    parent is killed (SIGKILL runs no clean-up, and the queue's pipe stays open in the
-    other workers). Two guards: on Linux, ``PR_SET_PDEATHSIG`` has the kernel send SIGKILL
-    when the direct parent dies; everywhere, a daemon thread checks every ``poll_s``
-    seconds that the direct parent (``os.getppid()``) is unchanged and that ``parent_pid``
-    (default: the direct parent; another one under a fork server) still exists, and ends
-    the process (``os._exit``) otherwise. Call it in the worker's initializer.
-    """
-    direct = os.getppid()
-    parent_pid = direct if parent_pid is None else parent_pid
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-
-    def alive() -> bool:
-        if os.getppid() != direct:
-            return False
-        if parent_pid != direct:
-            try:
-                os.kill(parent_pid, 0)
-            except ProcessLookupError:
-                return False
-            except PermissionError:
-                pass
-        return True
-
-    if not alive():  # died before the guards were set
-        os._exit(1)
-
-    def poll():
-        while alive():
-            time.sleep(poll_s)
-        os._exit(1)
-
-    threading.Thread(target=poll, name="watch-parent", daemon=True).start()
 
 
 def _worker_init(parent_pid: int) -> None:
