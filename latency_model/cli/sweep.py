@@ -98,6 +98,8 @@ def cmd_sweep(args) -> int:
     except ValueError as exc:
         raise CliError(_grid_message(str(exc), args) if not str(exc).startswith("writing ") else str(exc)) from None
     check_out_file("--out", args.out)
+    for note in spec.comparison_notes():  # model and simulator differ here by design: say so
+        print(f"latency-model: note: {note}", file=sys.stderr)
     progress = not args.quiet and sys.stderr.isatty()
     client = cluster = None
     if args.scheduler is not None or args.dask_local is not None:

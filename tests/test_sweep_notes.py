@@ -1,0 +1,29 @@
+"""sweep --what both says where its model and simulator differ by design (issue 20, item 7)."""
+
+from latency_model.sim import SimConfig
+from latency_model.studies.sweep import SweepSpec, grid_from_items
+
+
+def _notes(items, what="both", **cfg):
+    return SweepSpec(grid=grid_from_items(items), what=what, runs=10,
+                     sim_config=SimConfig(**cfg) if cfg else None).comparison_notes()
+
+
+def test_default_comparison_names_the_rto_back_off():
+    notes = _notes(["size-packets=3"])
+    assert len(notes) == 1 and "backs off" in notes[0]
+
+
+def test_each_known_difference_is_named_once_and_only_when_present():
+    assert _notes(["size-packets=3"], rto_rule="paper") == []
+    assert _notes(["size-packets=3", "b=1,2", "variant=newreno,lt"], rto_rule="paper", lt_mode="paper") == [
+        _notes(["size-packets=3", "b=2"], rto_rule="paper")[0]]
+    lt = _notes(["size-packets=3", "variant=lt"], rto_rule="paper")
+    assert len(lt) == 1 and "Limited Transmit" in lt[0]
+    st = _notes(["size-packets=3", "stack=rfc,ns3"], rto_rule="paper")
+    assert len(st) == 1 and st[0].startswith("stack ns3")
+
+
+def test_no_notes_without_a_comparison():
+    assert _notes(["size-packets=3"], what="model") == []
+    assert _notes(["size-packets=3"], what="simulation") == []
