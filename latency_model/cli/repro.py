@@ -119,7 +119,13 @@ def cmd_plot(args) -> int:
     path = Path(args.csv)
     if not path.is_file():
         raise CliError(f"csv file not found: {path}")
-    for p in draw_csv(path, args.out):
+    try:
+        written = draw_csv(path, args.out)
+    except UnicodeDecodeError:
+        raise CliError(f"csv file {path} is not UTF-8 text (a figure CSV written by reproduce?)") from None
+    except (ValueError, KeyError) as exc:
+        raise CliError(str(exc)) from None
+    for p in written:
         print(f"wrote {p}")
     return 0
 

@@ -113,3 +113,18 @@ def write_csv(path, rows: list[dict], columns: list[str]) -> Path:
 def write_json(path, obj) -> Path:
     """Write ``obj`` as indented JSON, atomically."""
     return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+def csv_cell(raw: dict, column: str, conv, path, line: int):
+    """``conv(raw[column])``, ``None`` for an empty cell; a bad value raises a ValueError
+    naming the file, the line, the column and the value (cut to 40 characters)."""
+    text = raw.get(column)
+    if text in ("", None):
+        return None
+    try:
+        return conv(text)
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        kind = "an integer" if conv is int else "a number"
+        raise ValueError(f"{path}, line {line}, column {column}: {shown!r} is not {kind}") from None
+

@@ -10,7 +10,7 @@ import csv
 import io
 from pathlib import Path
 
-from .export import atomic_write_bytes
+from .export import atomic_write_bytes, csv_cell
 
 __all__ = ["read_tidy", "read_setting", "draw", "build_figure", "pyplot", "save_figure", "REQUIRED_COLUMNS", "FEW_RUNS"]
 
@@ -64,9 +64,9 @@ def read_tidy(path) -> list[dict]:
         for raw in reader:
             row = dict(raw)
             for key in ("size_packets", "size_bytes", "value", "ci_low", "ci_high"):
-                row[key] = float(raw[key]) if raw[key] not in ("", None) else None
-            row["k"] = int(raw["k"]) if raw["k"] not in ("", None) else None
-            row["n"] = int(raw["n"]) if raw["n"] not in ("", None) else None
+                row[key] = csv_cell(raw, key, float, path, reader.line_num)
+            row["k"] = csv_cell(raw, "k", int, path, reader.line_num)
+            row["n"] = csv_cell(raw, "n", int, path, reader.line_num)
             rows.append(row)
     if not rows:
         raise ValueError(f"csv must have at least one row, {path} has none")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from .export import csv_cell
 from .plots import pyplot, read_setting, save_figure
 
 __all__ = ["is_trace_csv", "read_trace_rows", "build_trace_figure", "draw_trace_figure", "save_rule_trace_plot"]
@@ -51,8 +52,8 @@ def read_trace_rows(path) -> list[dict]:
         for raw in reader:
             row = dict(raw)
             for key in ("time_s", "value"):
-                row[key] = float(raw[key]) if raw[key] not in ("", None) else None
-            row["segment"] = int(raw["segment"]) if raw["segment"] not in ("", None) else None
+                row[key] = csv_cell(raw, key, float, path, reader.line_num)
+            row["segment"] = csv_cell(raw, "segment", int, path, reader.line_num)
             rows.append(row)
     if not rows:
         raise ValueError(f"csv must have at least one row, {path} has none")
