@@ -211,6 +211,10 @@ class _Tables:
         model work; a row without such a kink gets the midpoint of its widest cell.
         """
         params, tm, opts = self.params, self.opts.time_model, self.opts
+        # A small receiver window (M <= 4 packets) leaves a family a single reachable window
+        # (its floor): give the grid one packet of width so that it has cells to interpolate
+        # in; the extra windows are never reached, so they change nothing.
+        hi = max(hi, lo + 1.0)
         thr = float(params.timeout_threshold)
         base = np.unique(np.r_[np.geomspace(lo, hi, opts.window_points), [thr][: lo < thr < hi]])
         fine = np.linspace(lo, hi, 2001)
