@@ -150,13 +150,15 @@ def test_rack_tlp_validation_and_engine():
     with pytest.raises(ValueError, match="rack_tlp needs sender 'sack'"):
         SimConfig(rack_tlp=True)
     with pytest.raises(ValueError, match="rack_tlp needs sender 'sack'"):
-        SimConfig.profile("linux", rack_tlp=True)
+        SimConfig.profile("linux", sender="rfc", rack_tlp=True)
+    assert SimConfig.profile("linux").rack_tlp is True  # the linux profile runs RACK-TLP
+    assert SimConfig.profile("linux", sender="rfc").rack_tlp is False
     with pytest.raises(ValueError, match="rack_tlp must be True or False"):
         SimConfig(sender="sack", rack_tlp=1)
     cfg = SimConfig.profile("linux", sender="sack", rack_tlp=True)
     assert (cfg.sender, cfg.rack_tlp, cfg.stack) == ("sack", True, "linux")
     assert cfg.to_dict()["rack_tlp"] is True
-    assert not fast_path_supported(TcpParams(), cfg)
+    assert fast_path_supported(TcpParams(), cfg)  # kernel_sack runs RACK-TLP too
 
 
 # rack_tlp=False: the SACK sender exactly as before RACK-TLP existed (values computed with the
@@ -177,7 +179,7 @@ _PINNED = [
 
 @pytest.mark.parametrize("stack, over, params, n, seed, expect", _PINNED)
 def test_rack_tlp_off_is_the_sack_sender_unchanged(stack, over, params, n, seed, expect):
-    cfg = SimConfig.profile(stack, sender="sack", **over)
+    cfg = SimConfig.profile(stack, sender="sack", rack_tlp=False, **over)
     assert not cfg.rack_tlp
     res = run_transfer(params, n, config=cfg, rng=np.random.default_rng(seed))
     assert res.completion_s.hex() == expect
@@ -190,7 +192,7 @@ def test_rack_tlp_off_is_the_sack_sender_unchanged(stack, over, params, n, seed,
      "0x1.24d93b04b8cc5p+8"),
 ])
 def test_rack_tlp_off_sum_of_100_runs_unchanged(stack, over, params, expect):
-    cfg = SimConfig.profile(stack, sender="sack", **over)
+    cfg = SimConfig.profile(stack, sender="sack", rack_tlp=False, **over)
     v = [run_transfer(params, 20, config=cfg, rng=np.random.default_rng(s)).completion_s
          for s in range(100)]
     assert math.fsum(v).hex() == expect

@@ -134,8 +134,8 @@ def test_single_loss_no_worse_than_newreno_and_scoreboard_kept_after_rto():
     assert set(after) <= {1, 5}
 
 
-def test_sack_runs_on_the_reference_path_and_validates():
-    assert not fast_path_supported(TcpParams(), SACK)
+def test_sack_runs_on_the_compiled_path_and_validates():
+    assert fast_path_supported(TcpParams(), SACK)
     with pytest.raises(ValueError, match="prr"):
         SimConfig(prr="fast")
     with pytest.raises(ValueError, match="prr 'crb' needs sender 'sack'"):

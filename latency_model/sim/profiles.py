@@ -98,18 +98,28 @@ STACKS: dict[str, StackProfile] = {
     ),
     "linux": StackProfile(
         "linux",
-        "A current Linux default as far as the simulator's compiled engines can express it: "
-        "timestamps (RFC 7323), RTO = SRTT + max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO "
-        "1 s, maximum 120 s, quick-ack mode for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 "
-        "unless W0 is given, 52-byte headers (TCP timestamps option). It LACKS: SACK with RFC 6675 "
-        "recovery, PRR and RACK-TLP (they exist as sender='sack' with rack_tlp=True, Python engine "
-        "only; the profile switches to them when their compiled kernel lands, issue 17), "
-        "D-SACK and undo, F-RTO, HyStart and CUBIC (growth here is the chosen rule, Reno by "
-        "default), the adaptive delayed-ACK timer (ato) and pacing.",
+        "A current Linux default as far as the simulator can express it: SACK with RFC 6675 loss "
+        "recovery, PRR-SSRB and RACK-TLP (sender 'sack'), timestamps (RFC 7323), RTO = SRTT + "
+        "max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO 1 s, maximum 120 s, quick-ack mode "
+        "for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 unless W0 is given, 52-byte "
+        "headers (TCP timestamps option). It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
+        "(growth here is the chosen rule, Reno by default), slow start without an ABC cap, the "
+        "adaptive delayed-ACK timer (ato), pacing and the handshake's RTT sample (a first-flight "
+        "TLP waits the 1 s default PTO); RFC 6675's rescue retransmission is kept, which Linux "
+        "does not implement.",
         {
-            "sender": ("rfc", "NewReno, Linux's non-SACK path: " + _LNX + "tcp_input.c "
-                       "tcp_fastretrans_alert, tcp_add_reno_sack; Linux negotiates SACK by default "
-                       "(net.ipv4.tcp_sack = 1), see --sender sack"),
+            "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
+                       + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
+                       "tcp_time_to_recover (recovery entry), tcp_enter_recovery (prior_ssthresh, "
+                       "high_seq = RecoveryPoint), tcp_output.c tcp_xmit_retransmit_queue (NextSeg)"),
+            "prr": ("ssrb", _LNX + "tcp_input.c tcp_init_cwnd_reduction, tcp_cwnd_reduction "
+                    "(PRR-SSRB in packets: sndcnt = DIV_ROUND_UP(prr_delivered x ssthresh, "
+                    "prior_cwnd) - prr_out, or min(ssthresh - in_flight, max(prr_delivered - "
+                    "prr_out, newly_acked_sacked) + 1); Linux's RecoverFS is prior_cwnd, here "
+                    "FlightSize as in RFC 6937)"),
+            "rack_tlp": (True, "sysctl net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP): "
+                         + _LNX + "tcp_recovery.c tcp_rack_detect_loss, tcp_rack_reo_wnd; tcp_output.c "
+                         "tcp_schedule_loss_probe, tcp_send_loss_probe"),
             "rtt_sampling": ("timestamps", _LNX + "tcp_input.c tcp_ack_update_rtt (tcp_rtt_tsopt_us), "
                              "sysctl net.ipv4.tcp_timestamps = 1"),
             "header_bytes": (52, "IPv4 20 B + TCP 20 B + timestamps option 12 B"),
@@ -154,7 +164,9 @@ def profile_config(name: str, base, **overrides):
         SimConfig fields that win over the profile's values. A ``sender`` given without
         ``rtt_sampling`` brings its own sampling where the profile's cannot go with it
         (``"ns3"`` for the ns3 sender, ``"karn"`` for the rfc sender in place of ``"ns3"``):
-        ``--stack ns3 --sender rfc`` is ns-3's path and receiver with the RFC sender.
+        ``--stack ns3 --sender rfc`` is ns-3's path and receiver with the RFC sender; a sender
+        other than ``"sack"`` drops the profile's PRR and RACK-TLP (``--stack linux --sender
+        rfc`` is Linux's non-SACK path).
 
     Returns
     -------
@@ -167,6 +179,11 @@ def profile_config(name: str, base, **overrides):
             values["rtt_sampling"] = "ns3"
         elif values["rtt_sampling"] == "ns3":
             values["rtt_sampling"] = "karn"
+    if overrides.get("sender", "sack") != "sack":  # PRR and RACK-TLP belong to the SACK sender
+        if "rack_tlp" not in overrides:
+            values["rack_tlp"] = False
+        if "prr" not in overrides:
+            values.pop("prr", None)
     values.update(overrides)
     values["stack"] = name
     return base.replace(**values)

@@ -4,8 +4,9 @@ Two interchangeable paths give bit-identical measures for the same children:
 the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
 and, for :class:`~latency_model.growth.StandardRule` without a drop-tail buffer, an array
 kernel compiled with numba: :mod:`~latency_model.sim.kernel` for the ``rfc`` sender,
-:mod:`~latency_model.sim.kernel_ns3` for the ``ns3`` sender. Runs the kernel cannot finish (rare: more uniforms than one block)
-are redone on the reference path from the same child.
+:mod:`~latency_model.sim.kernel_ns3` for the ``ns3`` sender, :mod:`~latency_model.sim.kernel_sack`
+for the ``sack`` sender (with PRR and RACK-TLP). Runs the kernel cannot finish (rare: more
+uniforms than one block) are redone on the reference path from the same child.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
 from . import kernel_ns3 as K3
+from . import kernel_sack as KS
 from .config import SimConfig
 from .link import block_size
 from .transfer import run_transfer, segments_of
@@ -38,8 +40,6 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     if config is None:
         return True
     if config.queue_packets is not None:
-        return False
-    if config.sender == "sack":  # SACK recovery runs on the reference path only (so far)
         return False
     if config.sender == "ns3":  # the ns3 kernel runs what Ns3Sender runs
         from .ns3 import check_ns3_params
@@ -101,12 +101,17 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     supported = fast_path_supported(params, config)
     compiled = None
     if supported:
-        compiled = K3.compiled_run_batch_ns3() if config.sender == "ns3" else K.compiled_run_batch()
+        if config.sender == "ns3":
+            compiled = K3.compiled_run_batch_ns3()
+        elif config.sender == "sack":
+            compiled = KS.compiled_run_batch_sack()
+        else:
+            compiled = K.compiled_run_batch()
     if engine == "compiled":
         if not supported:
             raise ValueError(
-                "engine 'compiled' supports the standard rule without a queue limit and the rfc or "
-                f"ns3 sender (within what ns-3 runs), got rule {params.rule.name!r}, queue_packets "
+                "engine 'compiled' supports the standard rule without a queue limit and the rfc, "
+                f"sack or ns3 sender (ns3: within what ns-3 runs), got rule {params.rule.name!r}, queue_packets "
                 f"{config.queue_packets!r}, sender {config.sender!r}")
         if compiled is None:
             raise ValueError("engine 'compiled' needs numba (pip install numba; "
@@ -160,6 +165,9 @@ def run_many(
     if config.sender == "ns3":
         PI, PF = K3.pack_params_ns3(params, size_bytes, config)
         n = int(PI[K3.P_N])
+    elif config.sender == "sack":
+        PI, PF = KS.pack_params_sack(params, size_bytes, config)
+        n = int(PI[KS.P_N])
     else:
         PI, PF = pack_params(params, size_bytes, config)
         n = int(PI[K.P_N])
