@@ -41,7 +41,8 @@ BASE = {
 }
 
 # Flags taking free text that must be one of a few names.
-NAMES = ("--variant", "--rule", "--stack", "--sender", "--rtt-sampling", "--rto-rule", "--lt-mode", "--engine")
+NAMES = ("--variant", "--rule", "--stack", "--sender", "--rtt-sampling", "--rto-rule", "--lt-mode", "--engine",
+         "--prr")
 # Numeric flags that must be whole numbers.
 INTEGERS = ("--mss", "--b", "--runs", "--seed", "--workers", "--jobs", "--dask-local", "--quick-acks",
             "--queue-packets", "--header-bytes", "--dup-t", "--dup-lt")
@@ -61,7 +62,8 @@ TOO_MUCH = {
 def _flags(command: str) -> list:
     """(flag, action) of every option of ``command`` but --help."""
     parser = build_parser([command]).commands.choices[command]
-    return [(a.option_strings[-1] if a.option_strings[-1] != "--no-fin" else "--fin", a)
+    switches = {"--no-fin": "--fin", "--no-rack-tlp": "--rack-tlp"}  # BooleanOptionalAction pairs
+    return [(switches.get(a.option_strings[-1], a.option_strings[-1]), a)
             for a in parser._actions if a.option_strings and a.dest != "help"]
 
 
@@ -127,7 +129,7 @@ def bad_value(command: str, flag: str, action, tmp: str):
     """A strategy of values ``flag`` of ``command`` must refuse."""
     from latency_model.cli.common import number
 
-    if action.nargs == 0 or flag == "--fin":  # a switch given a value
+    if action.nargs == 0 or flag in ("--fin", "--rack-tlp"):  # a switch given a value
         return st.sampled_from(["x", "1", "", HUGE])
     if flag == "--out":
         return _bad_out_dir(tmp) if command == "tables" else _bad_out(tmp)
@@ -153,13 +155,13 @@ def bad_value(command: str, flag: str, action, tmp: str):
 def _known_names(flag: str) -> set:
     from latency_model.growth import RULES
     from latency_model.params import VARIANTS
-    from latency_model.sim.config import LT_MODES, RTO_RULES, RTT_SAMPLING, SENDERS
+    from latency_model.sim.config import LT_MODES, PRR_MODES, RTO_RULES, RTT_SAMPLING, SENDERS
     from latency_model.sim.profiles import STACK_NAMES
     from latency_model.sim.runner import ENGINES
 
     return {"--variant": {*VARIANTS, "size-based"}, "--rule": set(RULES), "--stack": set(STACK_NAMES),
             "--sender": set(SENDERS), "--rtt-sampling": set(RTT_SAMPLING), "--rto-rule": set(RTO_RULES),
-            "--lt-mode": set(LT_MODES), "--engine": set(ENGINES)}.get(flag, set())
+            "--lt-mode": set(LT_MODES), "--engine": set(ENGINES), "--prr": set(PRR_MODES)}.get(flag, set())
 
 
 def argv_for(command: str, flag: str, value: str, tmp: str) -> list:

@@ -324,3 +324,15 @@ def test_a_sender_override_brings_its_own_sampling():
     assert SimConfig.profile("linux", sender="ns3").rtt_sampling == "ns3"
     with pytest.raises(ValueError, match="goes with sender 'ns3'"):
         SimConfig.profile("ns3", sender="rfc", rtt_sampling="ns3")
+
+
+def test_cli_recovery_flags(capsys):
+    assert main(["simulate", "--size-packets", "3", "--runs", "20", "--sender", "sack", "--rack-tlp",
+                 "--prr", "crb", "--json"]) == 0
+    cfg = json.loads(capsys.readouterr().out)["sim_config"]
+    assert (cfg["sender"], cfg["rack_tlp"], cfg["prr"]) == ("sack", True, "crb")
+    assert main(["simulate", "--size-packets", "3", "--runs", "20", "--stack", "linux", "--no-rack-tlp",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sim_config"]["rack_tlp"] is False
+    assert main(["simulate", "--size-packets", "3", "--rack-tlp"]) == 2
+    assert "--rack-tlp needs sender 'sack'" in capsys.readouterr().err

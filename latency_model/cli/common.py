@@ -91,6 +91,8 @@ FIELD_FLAGS = {
     "rtt_sampling": "--rtt-sampling",
     "quick_acks": "--quick-acks",
     "fin": "--fin",
+    "prr": "--prr",
+    "rack_tlp": "--rack-tlp",
     "stack": "--stack",
     "pipe_packets": "--pipe-packets",
     "n_rounds": "--rtts",
@@ -554,7 +556,8 @@ def add_stack_flag(parser) -> None:
 
 # Link flags whose default comes from the stack profile: None means "the profile's".
 _PROFILE_FLAGS = ("header_bytes", "delack_timeout_s", "min_rto_s", "initial_rto_s", "max_rto_s",
-                  "clock_granularity_s", "sender", "rtt_sampling", "quick_acks", "fin")
+                  "clock_granularity_s", "sender", "rtt_sampling", "quick_acks", "fin", "prr",
+                  "rack_tlp")
 _LINK_FLAGS = ("link_rate_bps", "delay_s", "rto_rule", "lt_mode", "p_ack", "queue_packets")
 
 
@@ -590,6 +593,11 @@ def add_link_flags(parser) -> None:
     g.add_argument("--fin", action=argparse.BooleanOptionalAction, default=None,
                    help="* the last segment carries FIN and is ACKed at once (--fin); --no-fin: "
                         "the connection stays open (ns-2's one-way TCP)")
+    g.add_argument("--prr", default=None,
+                   help="* cwnd reduction in SACK recovery: ssrb, crb, off (RFC 6937; off: RFC 6675's "
+                        "cwnd = ssthresh); sender sack only")
+    g.add_argument("--rack-tlp", action=argparse.BooleanOptionalAction, default=None,
+                   help="* RACK-TLP loss detection and tail loss probe (RFC 8985); sender sack only")
     g.add_argument("--rto-rule", default=d.rto_rule,
                    help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto)")
     g.add_argument("--lt-mode", default=d.lt_mode,
