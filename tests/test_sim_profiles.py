@@ -336,3 +336,10 @@ def test_cli_recovery_flags(capsys):
     assert json.loads(capsys.readouterr().out)["sim_config"]["rack_tlp"] is False
     assert main(["simulate", "--size-packets", "3", "--rack-tlp"]) == 2
     assert "--rack-tlp needs sender 'sack'" in capsys.readouterr().err
+
+
+def test_cli_single_loss_json_records_the_stack(capsys):
+    assert main(["single-loss", "--size-packets", "5", "--stack", "ns3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sim_config"]["stack"] == "ns3" and out["sim_config"]["sender"] == "ns3"
+    assert out["params"]["w0"] == 2 and len(out["pattern"]) == 5

@@ -129,7 +129,8 @@ def cmd_single_loss(args) -> int:
     check_budget(f"single-loss --size-packets {n:,}", memory, n * transfer_seconds(n, 0.0, compiled=False))
     res = single_loss(params, n, config)
     out = {"pattern": res.pattern, "y_to_packets": res.y_to_packets,
-           "tail_timeout_packets": res.tail_timeout_packets}
+           "tail_timeout_packets": res.tail_timeout_packets,
+           "params": params.to_dict(), "sim_config": config.to_dict()}
     if args.json:
         print(json.dumps(out))
         return 0
