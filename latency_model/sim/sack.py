@@ -322,16 +322,7 @@ class SackSender(Sender):
     def _new_sack_ack(self, ack: int, now: float, tsecr, delivered: int) -> None:
         st = self.st
         acked = self._end(ack) - self._end(self.snd_una)
-        if self.timestamps or self._karn_valid(ack):
-            r = now - (tsecr if self.timestamps else self.sent_at[ack - 1])
-            if self.rtt_log is not None:
-                self.rtt_log.append((now, r, st.cwnd, st.in_slow_start))
-            self.rule.on_rtt_sample(st, r)
-            self._rtt_sample(r)
-        self.snd_una = ack
-        if self.snd_nxt < ack:
-            self.snd_nxt = ack
-        self.backoff = 0
+        self._advance(ack, now, tsecr)
         if ack >= self.n:
             self.completion_s = now
             self.timer.cancel()
@@ -737,16 +728,7 @@ class SackSender(Sender):
         self._rack_update(newly, now, tsecr)
         if acked_new:
             acked = self._end(ack) - self._end(old_una)
-            if self.timestamps or self._karn_valid(ack):
-                r = now - (tsecr if self.timestamps else self.sent_at[ack - 1])
-                if self.rtt_log is not None:
-                    self.rtt_log.append((now, r, st.cwnd, st.in_slow_start))
-                self.rule.on_rtt_sample(st, r)
-                self._rtt_sample(r)
-            self.snd_una = ack
-            if self.snd_nxt < ack:
-                self.snd_nxt = ack
-            self.backoff = 0
+            self._advance(ack, now, tsecr)
             self._tlp_process_ack(ack, now, flight_before)  # before "done": visible in traces
             if ack >= self.n:
                 self.completion_s = now

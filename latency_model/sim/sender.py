@@ -237,9 +237,11 @@ class Sender:
         elif ack == self.snd_una and self.snd_max > self.snd_una:
             self._dup_ack(now)
 
-    def _new_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
+    def _advance(self, ack: int, now: float, tsecr: float | None) -> None:
+        """A new cumulative ACK for ``ack`` segments: the RTT sample it gives (timestamps, or
+        Karn's rule), then ``snd_una`` moves and the back-off count ends. Shared by every
+        sender built on this one."""
         st = self.st
-        acked = self._end(ack) - self._end(self.snd_una)
         if self.timestamps or self._karn_valid(ack):
             r = now - (tsecr if self.timestamps else self.sent_at[ack - 1])
             if self.rtt_log is not None:
@@ -250,6 +252,11 @@ class Sender:
         if self.snd_nxt < ack:
             self.snd_nxt = ack
         self.backoff = 0
+
+    def _new_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
+        st = self.st
+        acked = self._end(ack) - self._end(self.snd_una)
+        self._advance(ack, now, tsecr)
         if ack >= self.n:
             self.completion_s = now
             self.timer.cancel()
