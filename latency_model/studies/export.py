@@ -115,16 +115,39 @@ def write_json(path, obj) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
 
 
-def csv_cell(raw: dict, column: str, conv, path, line: int):
-    """``conv(raw[column])``, ``None`` for an empty cell; a bad value raises a ValueError
-    naming the file, the line, the column and the value (cut to 40 characters)."""
-    text = raw.get(column)
-    if text in ("", None):
-        return None
-    try:
-        return conv(text)
-    except ValueError:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        kind = "an integer" if conv is int else "a number"
-        raise ValueError(f"{path}, line {line}, column {column}: {shown!r} is not {kind}") from None
+def read_typed_csv(path, required, floats=(), ints=()) -> list[dict]:
+    """Rows of a CSV written by this package, the ``floats`` and ``ints`` columns parsed
+    (empty cells as ``None``).
 
+    Raises
+    ------
+    ValueError
+        If a column of ``required`` is missing, there is no row, or a cell does not parse
+        (naming the file, the line, the column and the value, cut to 40 characters).
+    """
+    path = Path(path)
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in required if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"csv must have the columns {', '.join(required)}; {path} lacks {', '.join(missing)}")
+        rows = []
+        for raw in reader:
+            row = dict(raw)
+            for conv, columns in ((float, floats), (int, ints)):
+                for column in columns:
+                    text = raw[column]
+                    if text in ("", None):
+                        row[column] = None
+                        continue
+                    try:
+                        row[column] = conv(text)
+                    except ValueError:
+                        shown = text if len(text) <= 40 else text[:40] + "..."
+                        kind = "an integer" if conv is int else "a number"
+                        raise ValueError(f"{path}, line {reader.line_num}, column {column}: "
+                                         f"{shown!r} is not {kind}") from None
+            rows.append(row)
+    if not rows:
+        raise ValueError(f"csv must have at least one row, {path} has none")
+    return rows

@@ -6,11 +6,10 @@ date and fixed element ids, so the same CSV gives byte-identical images.
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 
-from .export import atomic_write_bytes, csv_cell
+from .export import atomic_write_bytes, read_typed_csv
 
 __all__ = ["read_tidy", "read_setting", "draw", "build_figure", "pyplot", "save_figure", "REQUIRED_COLUMNS", "FEW_RUNS"]
 
@@ -54,23 +53,8 @@ def read_tidy(path) -> list[dict]:
     ValueError
         If the file lacks a column of :data:`REQUIRED_COLUMNS` or has no rows.
     """
-    path = Path(path)
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"csv must have the columns {', '.join(REQUIRED_COLUMNS)}; {path} lacks {', '.join(missing)}")
-        rows = []
-        for raw in reader:
-            row = dict(raw)
-            for key in ("size_packets", "size_bytes", "value", "ci_low", "ci_high"):
-                row[key] = csv_cell(raw, key, float, path, reader.line_num)
-            row["k"] = csv_cell(raw, "k", int, path, reader.line_num)
-            row["n"] = csv_cell(raw, "n", int, path, reader.line_num)
-            rows.append(row)
-    if not rows:
-        raise ValueError(f"csv must have at least one row, {path} has none")
-    return rows
+    return read_typed_csv(path, REQUIRED_COLUMNS, floats=("size_packets", "size_bytes", "value", "ci_low", "ci_high"),
+                          ints=("k", "n"))
 
 
 def pyplot():
@@ -107,10 +91,15 @@ def draw(csv_path, out_stem=None, title: str | None = None) -> list[Path]:
     list of Path
         The PNG and SVG paths, written atomically.
     """
-    rows = read_tidy(csv_path)
+    return draw_with(build_figure, read_tidy(csv_path), csv_path, out_stem, title)
+
+
+def draw_with(build, rows, csv_path, out_stem=None, title=None) -> list[Path]:
+    """``build(rows, title, setting)`` saved as ``<stem>.png`` and ``<stem>.svg`` (the stem
+    defaults to the CSV path without ``.csv``; title and setting from its JSON sidecar)."""
     stem = Path(out_stem) if out_stem is not None else Path(csv_path).with_suffix("")
     side_title, setting = read_setting(csv_path)
-    fig = build_figure(rows, title or side_title, setting)
+    fig = build(rows, title or side_title, setting)
     paths = [save_figure(fig, stem.with_suffix(f".{ext}"), dpi=110, close=False) for ext in ("png", "svg")]
     pyplot().close(fig)
     return paths

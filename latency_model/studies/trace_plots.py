@@ -13,8 +13,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .export import csv_cell
-from .plots import pyplot, read_setting, save_figure
+from .export import read_typed_csv
+from .plots import draw_with, pyplot, save_figure
 
 __all__ = ["is_trace_csv", "read_trace_rows", "build_trace_figure", "draw_trace_figure", "save_rule_trace_plot"]
 
@@ -42,22 +42,7 @@ def read_trace_rows(path) -> list[dict]:
     """
     from .trace_figures import TRACE_COLUMNS
 
-    path = Path(path)
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in TRACE_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"csv must have the columns {', '.join(TRACE_COLUMNS)}; {path} lacks {', '.join(missing)}")
-        rows = []
-        for raw in reader:
-            row = dict(raw)
-            for key in ("time_s", "value"):
-                row[key] = csv_cell(raw, key, float, path, reader.line_num)
-            row["segment"] = csv_cell(raw, "segment", int, path, reader.line_num)
-            rows.append(row)
-    if not rows:
-        raise ValueError(f"csv must have at least one row, {path} has none")
-    return rows
+    return read_typed_csv(path, TRACE_COLUMNS, floats=("time_s", "value"), ints=("segment",))
 
 
 def _pick(rows, source, series, event=None):
@@ -200,13 +185,7 @@ def draw_trace_figure(csv_path, out_stem=None, title: str | None = None) -> list
     list of Path
         The PNG and SVG paths, written atomically.
     """
-    rows = read_trace_rows(csv_path)
-    stem = Path(out_stem) if out_stem is not None else Path(csv_path).with_suffix("")
-    side_title, setting = read_setting(csv_path)
-    fig = build_trace_figure(rows, title or side_title, setting)
-    paths = [save_figure(fig, stem.with_suffix(f".{ext}"), dpi=110, close=False) for ext in ("png", "svg")]
-    pyplot().close(fig)
-    return paths
+    return draw_with(build_trace_figure, read_trace_rows(csv_path), csv_path, out_stem, title)
 
 
 def save_rule_trace_plot(d: dict, path) -> Path:
