@@ -7,19 +7,12 @@ from hypothesis import given, settings, strategies as st
 
 from latency_model import TcpParams, apply_variant
 from latency_model.growth import StandardRule
-from latency_model.sim import OUT_FIELDS, SimConfig, run_many, run_transfer
+from latency_model.sim import SimConfig, run_many
 from latency_model.sim import kernel as K
 from latency_model.sim.link import block_size
 from latency_model.sim.runner import fast_path_supported, pack_params
 
-
-def reference(params, size_bytes, config, children):
-    rows = []
-    for c in children:
-        r = run_transfer(params, size_bytes=size_bytes, config=config,
-                         rng=np.random.Generator(np.random.PCG64(c)))
-        rows.append([getattr(r, f) for f in OUT_FIELDS])
-    return np.array(rows, dtype=float)
+from _kernel_twin import reference
 
 
 def kernel_python(params, size_bytes, config, children):

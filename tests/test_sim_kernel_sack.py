@@ -13,45 +13,15 @@ from latency_model.sim import OUT_FIELDS, SimConfig, run_transfer
 from latency_model.sim import kernel_sack as K
 from latency_model.sim.link import block_size
 
+from _kernel_twin import KernelTwin, reference
+
 MSS = 500
 COMPILED = K.compiled_run_batch_sack()
 KERNELS = [K.run_batch_sack] + ([COMPILED] if COMPILED is not None else [])
 
 
-def reference(params, size_bytes, config, children):
-    rows = []
-    for c in children:
-        r = run_transfer(params, size_bytes=size_bytes, config=config,
-                         rng=np.random.Generator(np.random.PCG64(c)))
-        rows.append([getattr(r, f) for f in OUT_FIELDS])
-    return np.array(rows, dtype=float)
-
-
-def run_kernel(fn, params, size_bytes, config, children, width=None):
-    """The kernel on ``width`` uniforms per run (default: UniformStream's first block)."""
-    PI, PF = K.pack_params_sack(params, size_bytes, config)
-    k = block_size(int(PI[K.P_N]), params.p, config.p_ack) if width is None else width
-    U = np.array([np.random.Generator(np.random.PCG64(c)).random(k) for c in children])
-    out = np.zeros((len(children), K.N_OUT))
-    status = np.zeros(len(children), np.int64)
-    fn(U, PI, PF, out, status)
-    return out, status
-
-
-def check_identical(fn, params, size_bytes, config, children, ref):
-    out, status = run_kernel(fn, params, size_bytes, config, children)
-    ok = status == 0
-    assert np.array_equal(ref[ok], out[ok])
-    assert set(status[~ok].tolist()) <= {K.FAIL_UNIFORMS, K.FAIL_QUEUE}
-    if not ok.all():
-        # A run the first block cannot finish: with more uniforms of the same stream it
-        # completes and still agrees (the reference draws a second block of the same stream).
-        k0 = block_size(-(-size_bytes // MSS), params.p, config.p_ack)
-        bad = [children[i] for i in np.flatnonzero(~ok)]
-        out2, status2 = run_kernel(fn, params, size_bytes, config, bad, width=16 * k0)
-        assert (status2 == 0).all()
-        assert np.array_equal(ref[~ok], out2)
-    return status
+TWIN = KernelTwin(K.pack_params_sack, K)
+run_kernel, check_identical = TWIN.run_kernel, TWIN.check_identical
 
 
 scenario = st.fixed_dictionaries({
