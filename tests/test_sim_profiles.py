@@ -123,13 +123,25 @@ def test_rtt_sampling_after_a_timeout(config, end_s):
 
 
 def test_timestamps_echo_the_earliest_held_segment():
-    # b = 2, W0 = 2, no loss: the ACK of segments 0 and 1 echoes segment 0's TSval (RFC 7323
-    # Section 4.3), both sent at t = 0: the sample is the full round trip plus two
-    # serialisations; Karn samples the newest covered segment, the same here.
-    p = TcpParams(w0=2, b=2, p=0.0)
-    r_ts, rows = run_transfer(p, 2, config=SimConfig(rtt_sampling="timestamps"), trace=True)
-    r_k = run_transfer(p, 2)
-    assert r_ts.completion_s == r_k.completion_s
+    # RFC 7323 Section 4.3 at the receiver, b = 2, segments sent at TSval 1, 2, 3, 4, 5 s:
+    # 0 is held (TS.Recent = 1); 1 completes the pair: ACK 2 echoes 1, not 2; 3 arrives out of
+    # order (3 > Last.ACK.sent = 2): ACK 2 again, echo still 1; 2 fills the gap (2 <= 2):
+    # TS.Recent = 4, ACK 4 echoes 4; a duplicate of 0 (0 <= 4) updates it to 5.
+    from latency_model.sim.engine import EventQueue
+    from latency_model.sim.receiver import Receiver
+
+    class _Acks:
+        def __init__(self):
+            self.sent = []
+
+        def send_ack(self, ack, now, tsecr=None):
+            self.sent.append((ack, tsecr))
+
+    link = _Acks()
+    rcv = Receiver(EventQueue(), link, 5, b=2, delack_timeout_s=0.2, timestamps=True)
+    for seg, tsval in ((0, 1.0), (1, 2.0), (3, 3.0), (2, 4.0), (0, 5.0)):
+        rcv.on_segment(seg, 10.0, tsval)
+    assert link.sent == [(2, 1.0), (2, 1.0), (4, 4.0), (4, 5.0)]
 
 
 # The ns3 profile against ns-3.37 ------------------------------------------------------------
@@ -298,7 +310,8 @@ def test_validate_under_another_stack_marks_unreachable_setups(tmp_path):
     na = {c["name"] for c in ev["cases"] if c["status"] == "n/a"}
     assert na == {"fig6_L2_newreno_fixed_rto", "fig7_L1_lt_paper_reading", "fig8_L1_proposal_paper_reading",
                   "fig9_expected_newreno_fixed_rto"}
-    assert ev["not_applicable"] == 4 and exit_status(ev) in (0, 1)
+    assert ev["not_applicable"] == 4
+    assert exit_status(ev) == (1 if ev["failed"] else 0)  # n/a cases never fail the run
     meta = json.loads((tmp_path / "figures" / "fig6.json").read_text())
     assert meta["simulation"]["stack"] == "ns3" and meta["budget"]["stack"] == "ns3"
     assert "n/a (stack)" in (tmp_path / "validation" / "REPORT.md").read_text()
