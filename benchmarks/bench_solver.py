@@ -47,29 +47,29 @@ def run(engine: str, direct: bool) -> None:
         print("numba: unavailable (not installed, or LATENCY_MODEL_NO_NUMBA set), skipped")
         return
     p = TcpParams()
-    conditional_latency(p, [4000.0], 2)  # warm-up (numba compilation, caches)
+    conditional_latency(p, size_bytes=[4000.0], k=2)  # warm-up (numba compilation, caches)
     sizes100 = np.arange(1, 101) * 500.0
     clear_table_cache()  # every first call below builds its tables
-    _, wall, cpu = timed(lambda: conditional_latency(p, sizes100, [0, 1, 2, 3]))
+    _, wall, cpu = timed(lambda: conditional_latency(p, size_bytes=sizes100, k=[0, 1, 2, 3]))
     print(f"[{engine}] L_0..L_3, sizes 1..100 packets: wall {wall:.2f} s, cpu {cpu:.2f} s (target < 0.5 s)")
     for exact_l2 in (True, False):
         opts = SolverOptions(exact_l2=exact_l2)
         clear_table_cache()
-        res, wall, cpu = timed(lambda: expected_latency(p, np.arange(1, 1001) * 500.0, options=opts))
+        res, wall, cpu = timed(lambda: expected_latency(p, size_bytes=np.arange(1, 1001) * 500.0, options=opts))
         print(
             f"[{engine}] expected latency, sizes 1..1000 packets, p = 0.1, exact_l2={exact_l2}: "
             f"wall {wall:.2f} s, cpu {cpu:.2f} s, K = {res.k_max} (target < 2 s)"
         )
     # The tables do not depend on p: a second loss rate reuses the levels already built.
     p2 = p.replace(p=0.05)
-    res, wall, cpu = timed(lambda: expected_latency(p2, np.arange(1, 1001) * 500.0))
+    res, wall, cpu = timed(lambda: expected_latency(p2, size_bytes=np.arange(1, 1001) * 500.0))
     print(f"[{engine}]   the same sizes again at p = 0.05 (tables kept): wall {wall:.2f} s, cpu {cpu:.2f} s, K = {res.k_max}")
     if not direct:
         return
     for size, k in ((4000.0, 1), (4000.0, 2)):
         ref, _, t_direct = timed(lambda: conditional_latency_direct(p, size, k, epsrel=1e-8))
         clear_table_cache()  # the tables solve for this size from scratch
-        fast, _, t_fast = timed(lambda: conditional_latency(p, [size], k)[0])
+        fast, _, t_fast = timed(lambda: conditional_latency(p, size_bytes=[size], k=k)[0])
         print(
             f"[{engine}] L_{k}({size:.0f} B): nested quadrature {ref:.9f} s in {t_direct:.2f} s cpu, "
             f"tables {fast:.9f} s in {t_fast:.3f} s cpu, relative difference {abs(fast - ref) / ref:.1e}, "

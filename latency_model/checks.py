@@ -23,6 +23,7 @@ __all__ = [
     "check_int",
     "check_choice",
     "check_array",
+    "check_sizes",
     "BudgetError",
     "check_memory",
     "memory_limit_bytes",
@@ -147,8 +148,54 @@ def check_array(
         bad |= (arr > high) | ((arr == high) if high_open else False)
     if np.any(bad):
         first = arr[bad].flat[0]
-        raise ValueError(f"{name} must be finite and {allowed}, got {first!r}")
+        raise ValueError(f"{name} must be finite and {allowed}, got {float(first)!r}")
     return arr
+
+
+def check_sizes(func: str, positional, size_bytes, size_packets, mss_bytes: int, *,
+                whole: bool = False) -> np.ndarray:
+    """File sizes in bytes from exactly one of ``size_bytes=`` and ``size_packets=``.
+
+    The public API takes sizes by keyword, with the unit in the name (issue 20: a bare
+    ``sizes`` argument meant bytes in the model and packets in the simulator).
+
+    Parameters
+    ----------
+    func : str
+        Name of the public function, for the messages.
+    positional : tuple
+        Arguments given by position after ``params`` (must be empty: a positional size
+        is ambiguous).
+    size_bytes, size_packets : array_like or None
+        File sizes, bytes or packets of ``mss_bytes`` (> 0); exactly one is given.
+    mss_bytes : int
+        Segment size, bytes.
+    whole : bool
+        Sizes must be whole numbers of their unit (the simulator sends whole bytes and
+        packets).
+
+    Returns
+    -------
+    ndarray
+        Sizes in bytes, 1-D float array.
+
+    Raises
+    ------
+    ValueError
+        For a positional size, neither or both keywords, or sizes not > 0 (or not whole).
+    """
+    if positional:
+        raise ValueError(f"{func}: a positional size is ambiguous; pass size_bytes=... (bytes) "
+                         f"or size_packets=... (packets of mss_bytes) by keyword")
+    if (size_bytes is None) == (size_packets is None):
+        raise ValueError(f"{func}: give exactly one of size_bytes (bytes) and size_packets (packets)")
+    name, value, unit = (("size_bytes", size_bytes, 1) if size_packets is None
+                         else ("size_packets", size_packets, mss_bytes))
+    arr = check_array(name, value, low=0.0, low_open=True).ravel()
+    if whole and np.any(arr != np.round(arr)):
+        bad = arr[arr != np.round(arr)][0]
+        raise ValueError(f"{name} must be whole numbers (> 0), got {bad!r}")
+    return arr * unit
 
 
 def _interval(low, high, low_open, high_open) -> str:

@@ -100,3 +100,21 @@ def test_console_script_never_prints_a_traceback(module, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.startswith("latency-model: error: --out must be a directory")
     assert proc.stderr.count("\n") == 1
+
+
+def test_latency_model_flag_defaults_to_the_papers_recursion(capsys):
+    from latency_model import TcpParams, expected_latency
+
+    code, out, _ = run(capsys, "latency", "--size-packets", "4,9", "--p", "0.05", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["params"]["model"] == "fluid"
+    want = expected_latency(TcpParams(p=0.05), size_packets=[4, 9]).expected_latency_s
+    assert [r["expected_latency_s"] for r in data["results"]] == list(want)
+    assert run(capsys, "latency", "--size-packets", "4", "--model", "fluid", "--json")[0] == 0
+
+
+def test_latency_unknown_model_is_one_line(capsys):
+    code, _, err = run(capsys, "latency", "--size-packets", "4", "--model", "nope")
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "--model" in err and "fluid" in err

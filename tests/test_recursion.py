@@ -134,7 +134,7 @@ def mp_l1(P, ybar):
 @pytest.mark.parametrize("packets", [1, 3, 5, 8, 20, 45])
 def test_l1_matches_mpmath(variant, packets):
     P = apply_variant(TcpParams(), variant)
-    got = conditional_latency(P, [packets * 500.0], 1)[0]
+    got = conditional_latency(P, size_bytes=[packets * 500.0], k=1)[0]
     assert got == pytest.approx(float(mp_l1(P, packets * 500)), rel=1e-6)
 
 
@@ -142,7 +142,7 @@ def test_l1_kink_at_one_mss_inside_the_early_timeout_region():
     # Found by the property test below: with y_to > MSS, the data left after an early
     # timeout, min(y_bar - y + MSS, y_bar), bends at y = MSS inside region 1.
     P = apply_variant(TcpParams(w0=1.25, b=1, rtt_s=0.5, mss_bytes=200), "proposal")
-    assert conditional_latency(P, [600.0], 1)[0] == pytest.approx(float(mp_l1(P, 600)), rel=1e-9)
+    assert conditional_latency(P, size_bytes=[600.0], k=1)[0] == pytest.approx(float(mp_l1(P, 600)), rel=1e-9)
 
 
 def _path_and_size(max_packets):
@@ -159,7 +159,7 @@ def _path_and_size(max_packets):
 def test_l1_matches_mpmath_over_parameters(w0, b, packets, variant, rtt, mss):
     P = apply_variant(TcpParams(w0=w0, b=b, rtt_s=rtt, mss_bytes=mss), variant)
     size = packets * mss
-    assert conditional_latency(P, [size], 1)[0] == pytest.approx(float(mp_l1(P, size)), rel=1e-6)
+    assert conditional_latency(P, size_bytes=[size], k=1)[0] == pytest.approx(float(mp_l1(P, size)), rel=1e-6)
 
 
 @pytest.mark.slow
@@ -170,7 +170,7 @@ def test_l2_matches_mpmath(variant, packets):
     mp.mp.dps = 15
     P = apply_variant(TcpParams(), variant)
     reference = float(mp_lk(P, packets * 500, 2, pieces=24))
-    assert conditional_latency(P, [packets * 500.0], 2)[0] == pytest.approx(reference, rel=1e-6)
+    assert conditional_latency(P, size_bytes=[packets * 500.0], k=2)[0] == pytest.approx(reference, rel=1e-6)
 
 
 @pytest.mark.slow  # about 10 s per example here
@@ -182,7 +182,7 @@ def test_l2_matches_the_independent_evaluator_over_parameters(w0, b, packets, va
     P = apply_variant(TcpParams(w0=w0, b=b, rtt_s=rtt, mss_bytes=mss), variant)
     size = packets * mss
     reference = mp_lk(P, size, 2, pieces=8, M=FLOATS, quad=_scipy_quad)
-    assert conditional_latency(P, [size], 2)[0] == pytest.approx(reference, rel=1e-6)
+    assert conditional_latency(P, size_bytes=[size], k=2)[0] == pytest.approx(reference, rel=1e-6)
 
 
 @pytest.mark.slow
@@ -195,7 +195,7 @@ def test_l2_at_the_post_loss_threshold_kinks_agrees_with_nested_quadrature(packe
     # (the reference's own tolerance is 1e-7).
     P = TcpParams()
     direct = conditional_latency_direct(P, packets * 500.0, 2, epsrel=1e-7)
-    assert conditional_latency(P, [packets * 500.0], 2)[0] == pytest.approx(direct, rel=1e-5)
+    assert conditional_latency(P, size_bytes=[packets * 500.0], k=2)[0] == pytest.approx(direct, rel=1e-5)
 
 
 @pytest.mark.slow
@@ -205,26 +205,26 @@ def test_l2_tables_agree_with_nested_quadrature(size):
     # NewReno: measured 9e-11, 5.0e-5 and 3.1e-5; the issue's bound is 1e-4.
     P = TcpParams()
     direct = conditional_latency_direct(P, size, 2, epsrel=1e-9)
-    assert conditional_latency(P, [size], 2)[0] == pytest.approx(direct, rel=1e-4)
+    assert conditional_latency(P, size_bytes=[size], k=2)[0] == pytest.approx(direct, rel=1e-4)
 
 
 def test_l0_is_the_fluid_time():
     P = TcpParams()
     # 4 packets from W0 = 2, b = 1: w = 2 + ln2 * 4 -> t = RTT log2(w / 2).
     w = 2 + math.log(2) * 4
-    assert conditional_latency(P, [2000.0], 0)[0] == pytest.approx(0.1 * math.log2(w / 2), rel=1e-12)
+    assert conditional_latency(P, size_bytes=[2000.0], k=0)[0] == pytest.approx(0.1 * math.log2(w / 2), rel=1e-12)
 
 
 def test_single_packet_loss_costs_one_rto():
     # One packet, one loss: always the tail region: L_0(y) + RTO + L_0(MSS from W0 = 1).
     P = TcpParams()
     expected = float(mp_l1(P, 500))
-    assert conditional_latency(P, [500.0], 1)[0] == pytest.approx(expected, rel=1e-9)
+    assert conditional_latency(P, size_bytes=[500.0], k=1)[0] == pytest.approx(expected, rel=1e-9)
     assert 1.0 < expected < 1.2
 
 
 def test_expected_latency_reports_truncation():
-    res = expected_latency(TcpParams(), [4000.0, 50_000.0])
+    res = expected_latency(TcpParams(), size_bytes=[4000.0, 50_000.0])
     assert np.all(res.truncated_mass < 1e-9)
     assert res.k_max == res.conditional_latency_s.shape[1]
     manual = (res.loss_pmf * res.conditional_latency_s).sum(axis=1)
@@ -234,8 +234,8 @@ def test_expected_latency_reports_truncation():
 
 def test_zero_loss_gives_l0():
     P = TcpParams(p=0.0)
-    res = expected_latency(P, [4000.0])
-    assert res.expected_latency_s[0] == pytest.approx(conditional_latency(P, [4000.0], 0)[0])
+    res = expected_latency(P, size_bytes=[4000.0])
+    assert res.expected_latency_s[0] == pytest.approx(conditional_latency(P, size_bytes=[4000.0], k=0)[0])
 
 
 def test_figure10_direction_lt_and_proposal_reduce_latency_given_one_loss():
@@ -244,7 +244,7 @@ def test_figure10_direction_lt_and_proposal_reduce_latency_given_one_loss():
     base = TcpParams()
     nr, lt, prop = (float(mp_l1(apply_variant(base, v), 4000)) for v in ("newreno", "lt", "proposal"))
     assert prop < lt < nr
-    got = [conditional_latency(apply_variant(base, v), [4000.0], 1)[0] for v in ("newreno", "lt", "proposal")]
+    got = [conditional_latency(apply_variant(base, v), size_bytes=[4000.0], k=1)[0] for v in ("newreno", "lt", "proposal")]
     np.testing.assert_allclose(got, [nr, lt, prop], rtol=1e-6)
 
 
@@ -253,7 +253,7 @@ def test_l1_peaks_at_filesize_min():
     # y_to = 2 / ln 2 = 2.885 packets, so FileSize_min = 5.885 packets; the peak is the first
     # whole size above it).
     sizes = np.arange(1, 31) * 500.0
-    l1 = conditional_latency(TcpParams(), sizes, 1)
+    l1 = conditional_latency(TcpParams(), size_bytes=sizes, k=1)
     assert sizes[np.argmax(l1)] / 500 == math.ceil(2 / math.log(2) + 3)
 
 
@@ -268,7 +268,7 @@ def test_l1_peaks_at_filesize_min():
 )
 def test_results_finite_non_negative_and_at_least_l0(w0, b, packets, variant, rwnd, model):
     P = apply_variant(TcpParams(w0=min(w0, rwnd), b=b, rwnd=rwnd, w_ss=rwnd), variant)
-    L = conditional_latency(P, [packets * 500.0], [0, 1, 2, 3], options=SolverOptions(time_model=model))[0]
+    L = conditional_latency(P, size_bytes=[packets * 500.0], k=[0, 1, 2, 3], options=SolverOptions(time_model=model))[0]
     assert np.all(np.isfinite(L)) and np.all(L >= 0)
     assert np.all(L[1:] >= L[0] * (1 - 1e-9))
 
@@ -277,15 +277,15 @@ def test_results_finite_non_negative_and_at_least_l0(w0, b, packets, variant, rw
 @given(p1=st.floats(0.0, 0.3), p2=st.floats(0.0, 0.3), packets=st.integers(1, 40))
 def test_expected_latency_non_decreasing_in_p(p1, p2, packets):
     lo, hi = sorted((p1, p2))
-    L = [expected_latency(TcpParams(p=p), [packets * 500.0]).expected_latency_s[0] for p in (lo, hi)]
+    L = [expected_latency(TcpParams(p=p), size_bytes=[packets * 500.0]).expected_latency_s[0] for p in (lo, hi)]
     assert L[0] <= L[1] * (1 + 1e-9)
 
 
 def test_conditional_latency_validates_inputs():
     with pytest.raises(ValueError, match="^k must"):
-        conditional_latency(TcpParams(), [1000.0], -1)
-    with pytest.raises(ValueError, match="^sizes_bytes"):
-        conditional_latency(TcpParams(), [0.0], 1)
+        conditional_latency(TcpParams(), size_bytes=[1000.0], k=-1)
+    with pytest.raises(ValueError, match="^size_bytes"):
+        conditional_latency(TcpParams(), size_bytes=[0.0], k=1)
     with pytest.raises(ValueError, match="^time_model"):
         SolverOptions(time_model="exact")
 
@@ -301,11 +301,11 @@ def test_a_size_does_not_depend_on_the_other_sizes_of_the_call(size, others, var
     # the sum runs in k order: bit-identical results, alone or among other sizes (sweeps and
     # resumed runs rely on it).
     P = apply_variant(TcpParams(), variant)
-    alone = expected_latency(P, [size * 500.0]).expected_latency_s[0]
-    together = expected_latency(P, [o * 500.0 for o in others] + [size * 500.0]).expected_latency_s[-1]
+    alone = expected_latency(P, size_bytes=[size * 500.0]).expected_latency_s[0]
+    together = expected_latency(P, size_bytes=[o * 500.0 for o in others] + [size * 500.0]).expected_latency_s[-1]
     assert alone == together
-    cond_alone = conditional_latency(P, [size * 500.0], [1, 2, 3])
-    cond_together = conditional_latency(P, [o * 500.0 for o in others] + [size * 500.0], [1, 2, 3])[-1]
+    cond_alone = conditional_latency(P, size_bytes=[size * 500.0], k=[1, 2, 3])
+    cond_together = conditional_latency(P, size_bytes=[o * 500.0 for o in others] + [size * 500.0], k=[1, 2, 3])[-1]
     assert np.array_equal(cond_alone[0], cond_together)
 
 
@@ -321,7 +321,7 @@ def test_compiled_level_sums_are_bit_identical_to_numpy(monkeypatch):
     runs = {}
     for name, engine in (("numpy", None), ("numba", compiled)):
         monkeypatch.setattr(_levels, "compiled_level_sums", lambda engine=engine: engine)
-        runs[name] = expected_latency(P, sizes, options=SolverOptions(exact_l2=False)).conditional_latency_s
+        runs[name] = expected_latency(P, size_bytes=sizes, options=SolverOptions(exact_l2=False)).conditional_latency_s
     assert np.array_equal(runs["numpy"], runs["numba"])
 
 
@@ -425,8 +425,8 @@ def test_l3_and_l5_converge_with_the_table_resolution(variant):
     P = apply_variant(TcpParams(), variant)
     sizes = np.array(pick([5, 11, 15, 20, 33], [11, 20])) * 500.0
     fine = SolverOptions(size_step_packets=0.125, size_ratio=1.025, window_points=48)
-    ref = conditional_latency(P, sizes, [3, 5], options=fine)
-    got = conditional_latency(P, sizes, [3, 5])
+    ref = conditional_latency(P, size_bytes=sizes, k=[3, 5], options=fine)
+    got = conditional_latency(P, size_bytes=sizes, k=[3, 5])
     np.testing.assert_allclose(got, ref, rtol=1e-4)
 
 
@@ -435,10 +435,10 @@ def test_expected_latency_uses_the_exact_l2_only_where_it_weighs():
     # elsewhere it reads the table, whose L_2 the docs put within 5e-4 of the exact one.
     P = TcpParams(p=1e-5)  # p(2 | 60 packets) = 1.9e-7, p(2 | 20 packets) = 2.2e-8; K = 4 or so
     sizes = [60 * 500.0, 20 * 500.0]
-    res = expected_latency(P, sizes)
+    res = expected_latency(P, size_bytes=sizes)
     assert res.loss_pmf[0, 2] > 1e-7 > res.loss_pmf[1, 2]
-    exact = conditional_latency(P, sizes, 2)
-    table = conditional_latency(P, sizes, 2, options=SolverOptions(exact_l2=False))
+    exact = conditional_latency(P, size_bytes=sizes, k=2)
+    table = conditional_latency(P, size_bytes=sizes, k=2, options=SolverOptions(exact_l2=False))
     assert res.conditional_latency_s[0, 2] == exact[0]
     assert res.conditional_latency_s[1, 2] == table[1]
     assert table[1] != exact[1] and table[1] == pytest.approx(exact[1], rel=5e-4)
@@ -451,15 +451,15 @@ def test_tables_are_kept_across_calls_and_change_nothing():
 
     recursion.clear_table_cache()
     P, opts = apply_variant(TcpParams(p=0.05), "lt"), SolverOptions(exact_l2=False)
-    expected_latency(P, [3000.0, 6000.0], options=opts)
+    expected_latency(P, size_bytes=[3000.0, 6000.0], options=opts)
     (kept,) = _tables._TABLE_CACHE.values()
-    reused = expected_latency(P.replace(p=0.1), [2000.0, 6000.0], options=opts).conditional_latency_s
-    smaller = conditional_latency(P, [2500.0], [1, 2, 3], options=opts)
+    reused = expected_latency(P.replace(p=0.1), size_bytes=[2000.0, 6000.0], options=opts).conditional_latency_s
+    smaller = conditional_latency(P, size_bytes=[2500.0], k=[1, 2, 3], options=opts)
     assert list(_tables._TABLE_CACHE.values()) == [kept]
     recursion.clear_table_cache()
-    assert np.array_equal(reused, expected_latency(P.replace(p=0.1), [2000.0, 6000.0], options=opts).conditional_latency_s)
+    assert np.array_equal(reused, expected_latency(P.replace(p=0.1), size_bytes=[2000.0, 6000.0], options=opts).conditional_latency_s)
     recursion.clear_table_cache()
-    assert np.array_equal(smaller, conditional_latency(P, [2500.0], [1, 2, 3], options=opts))
+    assert np.array_equal(smaller, conditional_latency(P, size_bytes=[2500.0], k=[1, 2, 3], options=opts))
 
 
 def test_next_boundary_kinks_are_where_the_gap_changes_sign():
@@ -493,7 +493,7 @@ def test_l2_does_not_move_with_resolution_at_the_post_loss_threshold_kinks():
     P = TcpParams()
     sizes = [12 * 500.0, 33 * 500.0]
     fine = SolverOptions(panels=32, edge_panels=12)
-    assert conditional_latency(P, sizes, 2) == pytest.approx(conditional_latency(P, sizes, 2, options=fine), rel=2e-6)
+    assert conditional_latency(P, size_bytes=sizes, k=2) == pytest.approx(conditional_latency(P, size_bytes=sizes, k=2, options=fine), rel=2e-6)
 
 
 def test_locate_in_rows_matches_locate_row_by_row():
@@ -507,3 +507,39 @@ def test_locate_in_rows_matches_locate_row_by_row():
     i, t = _locate_in_rows(rows, row, x)
     for n in range(x.size):
         assert (i[n], t[n]) == _locate(rows[row[n]], x[n])
+
+
+def test_sizes_take_their_unit_by_keyword():
+    # issue 20: sizes are keyword-only with the unit in the name; packets are mss_bytes each
+    P = TcpParams(p=0.05)
+    by_bytes = expected_latency(P, size_bytes=[1500.0, 5000.0]).expected_latency_s
+    by_packets = expected_latency(P, size_packets=[3, 10]).expected_latency_s
+    assert np.array_equal(by_bytes, by_packets)
+    assert np.array_equal(conditional_latency(P, size_packets=[3], k=[0, 1]),
+                          conditional_latency(P, size_bytes=[1500.0], k=[0, 1]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda P: expected_latency(P, [1500.0]),
+    lambda P: conditional_latency(P, [1500.0], k=1),
+])
+def test_a_positional_size_is_an_error(call):
+    with pytest.raises(ValueError, match="positional size is ambiguous"):
+        call(TcpParams())
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"size_bytes": [500.0], "size_packets": [1]}])
+def test_exactly_one_size_keyword(kwargs):
+    with pytest.raises(ValueError, match="exactly one of size_bytes"):
+        expected_latency(TcpParams(), **kwargs)
+
+
+def test_registry_fluid_is_expected_latency():
+    from latency_model.model.registry import predict
+
+    P = TcpParams(p=0.05)
+    pred = predict("fluid", P, [1500.0, 5000.0])
+    assert pred.model == "fluid"
+    assert np.array_equal(pred.expected_latency_s, expected_latency(P, size_bytes=[1500.0, 5000.0]).expected_latency_s)
+    with pytest.raises(ValueError, match="model must be one of fluid.* got .nope"):
+        predict("nope", P, [1500.0])

@@ -103,7 +103,7 @@ def test_simulated_conditional_means_agree_with_the_per_run_records(repro):
     from latency_model.sim.montecarlo import simulate
 
     _, rows = _read(repro["out"] / "figures" / "fig6.csv")
-    s = simulate(base_params("newreno", 1), [5], TEST_BUDGET.runs, TEST_BUDGET.seed, engine="python")
+    s = simulate(base_params("newreno", 1), size_packets=[5], runs=TEST_BUDGET.runs, seed=TEST_BUDGET.seed, engine="python")
     samples = s.results[0].samples
     from latency_model.sim.runner import OUT_FIELDS
 

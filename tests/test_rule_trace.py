@@ -137,7 +137,7 @@ def test_queue_runs_use_the_reference_path():
     assert fast_path_supported(params) and not fast_path_supported(params, cfg)
     children = np.random.SeedSequence(2).spawn(20)
     out = run_many(params, 40 * 500, children, cfg, engine="auto")
-    ref = [run_transfer(params, 40, config=cfg, rng=np.random.Generator(np.random.PCG64(c))) for c in children]
+    ref = [run_transfer(params, size_packets=40, config=cfg, rng=np.random.Generator(np.random.PCG64(c))) for c in children]
     assert np.array_equal(out[:, 0], [r.completion_s for r in ref])
     assert max(r.lost_packets for r in ref) > 0
     with pytest.raises(ValueError, match="queue"):

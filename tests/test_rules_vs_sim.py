@@ -39,7 +39,7 @@ def model_rounds(params, sizes):
 
 def sim_rounds(params, sizes):
     assert max(sizes) * S < RTT  # the serialisation of the whole file stays below one RTT
-    return np.array([math.floor(run_transfer(params.replace(p=0.0), n).completion_s / RTT) for n in sizes])
+    return np.array([math.floor(run_transfer(params.replace(p=0.0), size_packets=n).completion_s / RTT) for n in sizes])
 
 
 def rounds_from_windows(windows, n):
@@ -136,7 +136,7 @@ PAPER_RTO = SimConfig(rto_rule="paper")
 
 def sim_l1(params, n):
     """Mean completion over the n positions of the single lost packet, seconds."""
-    return float(np.mean([run_transfer(params, n, config=PAPER_RTO, drops=[i]).completion_s for i in range(n)]))
+    return float(np.mean([run_transfer(params, size_packets=n, config=PAPER_RTO, drops=[i]).completion_s for i in range(n)]))
 
 
 @pytest.mark.parametrize("rule", L1_RULES)
@@ -148,9 +148,8 @@ def test_l1_model_within_stated_tolerance_of_simulator(rule):
     # each extra position costs about RTO + 2 RTT with weight 1/n.
     params = TcpParams(p=0.02, w0=2, b=1, rule=make_rule(rule[0], **rule[1]))
     sizes = [10, 30, 60]
-    model = conditional_latency(params, [n * 500 for n in sizes], [1],
-                                options=SolverOptions(time_model="rounds"))[:, 0]
-    extra_timeouts = float(y_to(params, time_model="rounds")) / 500 - single_loss(params, 30, PAPER_RTO).y_to_packets
+    model = conditional_latency(params, size_bytes=[n * 500 for n in sizes], k=[1], options=SolverOptions(time_model="rounds"))[:, 0]
+    extra_timeouts = float(y_to(params, time_model="rounds")) / 500 - single_loss(params, size_packets=30, config=PAPER_RTO).y_to_packets
     assert extra_timeouts >= 0
     for n, m in zip(sizes, model):
         diff = m - sim_l1(params, n)
@@ -164,7 +163,7 @@ def test_monte_carlo_one_loss_mean_covers_the_exact_single_loss_mean(rule):
     # position average; 20000 runs at p = 0.02, 30 packets give ~6700 such runs. Checked
     # at the 99.9% level (half-width x 3.29/1.96) so that 7 rules rarely fail by chance.
     params = TcpParams(p=0.02, w0=2, b=1, rule=make_rule(rule[0], **rule[1]))
-    c = simulate(params, [30], pick(20000, 4000), 11, config=PAPER_RTO).results[0].conditional[1]
+    c = simulate(params, size_packets=[30], runs=pick(20000, 4000), seed=11, config=PAPER_RTO).results[0].conditional[1]
     lo, hi = c["ci95_s"]
     half = (hi - lo) / 2 * 3.29 / 1.96
     assert abs(c["mean_s"] - sim_l1(params, 30)) <= half

@@ -79,7 +79,7 @@ def test_single_flow_matches_single_flow_simulator(n, queue, w0, rule, b, dup_lt
     rate, d = 2e6, 0.02
     params = TcpParams(mss_bytes=MSS, rtt_s=2 * d, p=0.0, w0=w0, w_ss=64, rwnd=64, b=b,
                        dup_lt=dup_lt, rule=rule)
-    ref = run_transfer(params, n, config=SimConfig(link_rate_bps=rate, delay_s=d, queue_packets=queue))
+    ref = run_transfer(params, size_packets=n, config=SimConfig(link_rate_bps=rate, delay_s=d, queue_packets=queue))
     topo = Dumbbell(nodes=1, access_rate_bps=None, access_delay_s=0.0, bottleneck_rate_bps=rate,
                     bottleneck_delay_s=d, queue_packets=queue)
     res = run(Scenario(flows=[Flow(0.0, n * MSS, params)], topology=topo))

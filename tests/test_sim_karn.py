@@ -30,7 +30,7 @@ def rfc6298_rto(samples, min_rto=1.0):
 
 
 def trace(params, n, drops):
-    return run_transfer(params, n, drops=drops, trace=True)
+    return run_transfer(params, size_packets=n, drops=drops, trace=True)
 
 
 def rows_of(rows, event):

@@ -40,7 +40,7 @@ def test_first_transmission_losses_are_binomial():
     # Each segment's first transmission is lost independently with probability p,
     # so their count is Binomial(N, p) whatever the recovery does.
     n, p = 10, 0.1
-    s = simulate(TcpParams(p=p), [n], runs=3000, seed=11)
+    s = simulate(TcpParams(p=p), size_packets=[n], runs=3000, seed=11)
     counts = binned(col(s, "first_transmissions_lost"), 4)
     assert chi2_pvalue(counts, binomial_probs(n, p, 4)) > ALPHA
 
@@ -48,7 +48,7 @@ def test_first_transmission_losses_are_binomial():
 def test_single_packet_losses_are_geometric():
     # One packet is resent until a copy gets through: P(k losses) = p^k (1 - p).
     p = 0.3
-    s = simulate(TcpParams(p=p), [1], runs=3000, seed=12)
+    s = simulate(TcpParams(p=p), size_packets=[1], runs=3000, seed=12)
     counts = binned(col(s, "lost_packets"), 4)
     probs = [p**k * (1 - p) for k in range(3)] + [p**3]
     assert chi2_pvalue(counts, probs) > ALPHA
@@ -58,7 +58,7 @@ def test_single_packet_losses_are_geometric():
 @pytest.mark.slow
 @pytest.mark.parametrize("n,p", [(40, 0.1), pytest.param(20, 0.3, marks=pytest.mark.full_budget), pytest.param(8, 0.02, marks=pytest.mark.full_budget)])
 def test_first_transmission_losses_binomial_large(n, p):
-    s = simulate(TcpParams(p=p), [n], runs=pick(40_000, 8_000), seed=n)
+    s = simulate(TcpParams(p=p), size_packets=[n], runs=pick(40_000, 8_000), seed=n)
     bins = 7 if p >= 0.1 else 3
     counts = binned(col(s, "first_transmissions_lost"), bins)
     assert chi2_pvalue(counts, binomial_probs(n, p, bins)) > ALPHA
@@ -68,7 +68,7 @@ def test_ack_losses_of_single_packet_are_geometric():
     # No data loss, one packet: each copy's ACK is lost with p_ack, and every lost ACK
     # costs one RTO and one more copy, so P(k lost ACKs) = p_ack^k (1 - p_ack).
     pa = 0.25
-    s = simulate(TcpParams(p=0.0), [1], runs=3000, seed=5, config=SimConfig(p_ack=pa))
+    s = simulate(TcpParams(p=0.0), size_packets=[1], runs=3000, seed=5, config=SimConfig(p_ack=pa))
     counts = binned(col(s, "lost_acks"), 4)
     probs = [pa**k * (1 - pa) for k in range(3)] + [pa**3]
     assert chi2_pvalue(counts, probs) > ALPHA
@@ -76,7 +76,7 @@ def test_ack_losses_of_single_packet_are_geometric():
 
 
 def test_summary_consistency():
-    s = simulate(TcpParams(p=0.1), [8, 40], runs=2000, seed=3)
+    s = simulate(TcpParams(p=0.1), size_packets=[8, 40], runs=2000, seed=3)
     for r in s.results:
         lat = r.samples[:, 0]
         assert r.mean_latency_s == pytest.approx(lat.mean())
@@ -95,20 +95,20 @@ def test_summary_consistency():
 
 def test_seed_reproducibility_and_independence_of_batching():
     p = TcpParams(p=0.1)
-    a = simulate(p, [8, 20], runs=500, seed=42)
-    b = simulate(p, [20], runs=500, seed=42, batch_size=13)
-    c = simulate(p, [20], runs=500, seed=42, engine="python")
-    d = simulate(p, [20], runs=500, seed=43)
+    a = simulate(p, size_packets=[8, 20], runs=500, seed=42)
+    b = simulate(p, size_packets=[20], runs=500, seed=42, batch_size=13)
+    c = simulate(p, size_packets=[20], runs=500, seed=42, engine="python")
+    d = simulate(p, size_packets=[20], runs=500, seed=43)
     assert np.array_equal(a.results[1].samples, b.results[0].samples)
     assert np.array_equal(a.results[1].samples, c.results[0].samples)
     assert not np.array_equal(a.results[1].samples, d.results[0].samples)
     # The first 200 runs of a 500-run experiment are the 200 runs of a smaller one.
-    e = simulate(p, [20], runs=200, seed=42)
+    e = simulate(p, size_packets=[20], runs=200, seed=42)
     assert np.array_equal(e.results[0].samples, a.results[1].samples[:200])
 
 
 def test_worker_count_does_not_change_results():
     p = TcpParams(p=0.1)
-    a = simulate(p, [10], runs=300, seed=9, workers=1)
-    b = simulate(p, [10], runs=300, seed=9, workers=2)
+    a = simulate(p, size_packets=[10], runs=300, seed=9, workers=1)
+    b = simulate(p, size_packets=[10], runs=300, seed=9, workers=2)
     assert np.array_equal(a.results[0].samples, b.results[0].samples)

@@ -39,7 +39,7 @@ def staircase_b1(n, w0, rtt, s):
 @pytest.mark.parametrize("n", range(1, 31))
 def test_no_loss_staircase_b1(w0, n):
     p = TcpParams(p=0.0, w0=w0, w_ss=30, rwnd=30, b=1)
-    r = run_transfer(p, n)
+    r = run_transfer(p, size_packets=n)
     assert r.completion_s == pytest.approx(staircase_b1(n, w0, R, S), abs=1e-12)
     assert r.delivered_s == pytest.approx(r.completion_s - R / 2, abs=1e-12)
     assert r.lost_packets == r.retransmissions == r.timeouts == r.fast_retransmits == 0
@@ -51,7 +51,7 @@ def test_paper_staircase_in_rtts_w0_2():
     p = TcpParams(p=0.0, w0=2, b=1)
     for n in range(1, 31):
         rounds = 1 if n <= 2 else 2 if n <= 6 else 3 if n <= 14 else 4
-        assert math.floor(run_transfer(p, n).completion_s / R) == rounds
+        assert math.floor(run_transfer(p, size_packets=n).completion_s / R) == rounds
 
 
 @given(
@@ -65,7 +65,7 @@ def test_no_loss_staircase_b1_any_path(n, w0, rtt, rate, mss):
     s = (mss + 40) * 8 / rate
     assume(32 * s < rtt)  # a round's burst leaves before the next round's first ACK
     p = TcpParams(p=0.0, mss_bytes=mss, rtt_s=rtt, w0=w0, b=1)
-    r = run_transfer(p, n, config=SimConfig(link_rate_bps=rate))
+    r = run_transfer(p, size_packets=n, config=SimConfig(link_rate_bps=rate))
     assert r.completion_s == pytest.approx(staircase_b1(n, w0, rtt, s), rel=1e-9)
 
 
@@ -98,7 +98,7 @@ B2 = {
 def test_no_loss_b2_hand_derived(w0, n):
     rr, ss, dd = B2[w0][n]
     p = TcpParams(p=0.0, w0=w0, w_ss=30, rwnd=30, b=2)
-    r = run_transfer(p, n)
+    r = run_transfer(p, size_packets=n)
     assert r.completion_s == pytest.approx(rr * R + ss * S + dd * 0.2, abs=1e-12)
 
 
@@ -121,4 +121,4 @@ def test_growth_goes_through_rule_interface(n):
     r_ = math.ceil(n / 2)
     i = (n - 1) - 2 * (r_ - 1)
     p = TcpParams(p=0.0, w0=2, b=1, rule=_FrozenWindow())
-    assert run_transfer(p, n).completion_s == pytest.approx(r_ * R + (i + r_) * S, abs=1e-12)
+    assert run_transfer(p, size_packets=n).completion_s == pytest.approx(r_ * R + (i + r_) * S, abs=1e-12)

@@ -77,9 +77,9 @@ def test_bad_settings_are_named(kwargs, needle):
 def test_ns3_sender_refuses_what_ns3_does_not_have():
     cfg = SimConfig.profile("ns3")
     with pytest.raises(ValueError, match="rule must be 'standard'"):
-        run_transfer(TcpParams(p=0.0, rule=StandardRule(abc_l=2)), 5, config=cfg)
+        run_transfer(TcpParams(p=0.0, rule=StandardRule(abc_l=2)), size_packets=5, config=cfg)
     with pytest.raises(ValueError, match="Early Retransmit"):
-        run_transfer(TcpParams(p=0.0, early_retransmit=True), 5, config=cfg)
+        run_transfer(TcpParams(p=0.0, early_retransmit=True), size_packets=5, config=cfg)
 
 
 # Receiver options and RTT sampling: hand-derived traces ---------------------------------------
@@ -89,8 +89,8 @@ def test_no_fin_delays_the_last_ack():
     # without FIN it waits for the 200 ms delayed-ACK timer, so the ACK leaves at 0.25 s + s.
     p = TcpParams(w0=2, b=2, p=0.0)
     s = SimConfig().serialisation_s(500)
-    assert run_transfer(p, 1).completion_s == pytest.approx(0.1 + s, abs=1e-12)
-    assert run_transfer(p, 1, config=SimConfig(fin=False)).completion_s == pytest.approx(0.3 + s, abs=1e-12)
+    assert run_transfer(p, size_packets=1).completion_s == pytest.approx(0.1 + s, abs=1e-12)
+    assert run_transfer(p, size_packets=1, config=SimConfig(fin=False)).completion_s == pytest.approx(0.3 + s, abs=1e-12)
 
 
 def test_quick_acks_ack_the_first_segments_at_once():
@@ -99,8 +99,8 @@ def test_quick_acks_ack_the_first_segments_at_once():
     # 0.3 + 0.1 + 0.3 = 0.7 s. With two quick ACKs, segment 0 is ACKed at once (0.1 s),
     # segment 1 too (0.2 s), segment 2 waits for segment 3 (sent at 0.2 s with cwnd 3): 0.3 s.
     p = TcpParams(w0=1, b=2, p=0.0)
-    slow = run_transfer(p, 4, config=SimConfig(fin=False)).completion_s
-    quick = run_transfer(p, 4, config=SimConfig(fin=False, quick_acks=2)).completion_s
+    slow = run_transfer(p, size_packets=4, config=SimConfig(fin=False)).completion_s
+    quick = run_transfer(p, size_packets=4, config=SimConfig(fin=False, quick_acks=2)).completion_s
     assert slow == pytest.approx(0.7, abs=1e-3)
     assert quick == pytest.approx(0.3, abs=1e-3)
 
@@ -119,7 +119,7 @@ def test_quick_acks_ack_the_first_segments_at_once():
 ])
 def test_rtt_sampling_after_a_timeout(config, end_s):
     p = TcpParams(w0=2, b=1, p=0.0)
-    assert run_transfer(p, 3, config=config, drops=[0, 2]).completion_s == pytest.approx(end_s, abs=1e-3)
+    assert run_transfer(p, size_packets=3, config=config, drops=[0, 2]).completion_s == pytest.approx(end_s, abs=1e-3)
 
 
 def test_timestamps_echo_the_earliest_held_segment():
@@ -151,7 +151,7 @@ def test_ns3_hand_trace_fast_recovery():
     # dupack ssthresh = max(1000, (pipe + MSS) / 2) = 1000 = cwnd (no inflation); the full
     # ACK sets cwnd = 1000 + floor(500^2 / 1000) = 1250. ns-3 ends at 0.500280319 s.
     p = TcpParams(w0=2, b=1, p=0.0)
-    res, rows = run_transfer(p, 10, config=SimConfig.profile("ns3"), drops=[3], trace=True)
+    res, rows = run_transfer(p, size_packets=10, config=SimConfig.profile("ns3"), drops=[3], trace=True)
     fr = [r for r in rows if r.event == "fast_retransmit"][0]
     assert (fr.cwnd_bytes, fr.ssthresh_bytes) == (1000.0, 1000.0)
     exit_ack = [r for r in rows if r.event == "ack" and r.time_s > fr.time_s][0]
@@ -164,7 +164,7 @@ def test_ns3_hand_trace_timeout():
     # cwnd 500; the ACK ending CA_LOSS grows nothing (segsAcked = (ack - recover) / MSS = 0)
     # and collapses the RTO back to 1 s. ns-3 ends at 1.300183520 s.
     p = TcpParams(w0=2, b=1, p=0.0)
-    res, rows = run_transfer(p, 5, config=SimConfig.profile("ns3"), drops=[0], trace=True)
+    res, rows = run_transfer(p, size_packets=5, config=SimConfig.profile("ns3"), drops=[0], trace=True)
     to = [r for r in rows if r.event == "timeout"][0]
     assert (to.cwnd_bytes, to.ssthresh_bytes, to.rto_s) == (500.0, 1000.0, 2.0)
     first_ack = [r for r in rows if r.event == "ack"][0]
@@ -175,7 +175,7 @@ def test_ns3_hand_trace_timeout():
 def test_ns3_profile_matches_ns3_without_loss():
     # 960 cells: N = 1..60, W0 = 1..4, b = 1, 2, LT off and on.
     cfg = SimConfig.profile("ns3")
-    worst = max(abs(run_transfer(_params(r), int(r["N"]), config=cfg).completion_s - float(r["completion_s"]))
+    worst = max(abs(run_transfer(_params(r), size_packets=int(r["N"]), config=cfg).completion_s - float(r["completion_s"]))
                 for r in _rows("noloss.csv"))
     assert worst < MS
 
@@ -186,7 +186,7 @@ def test_ns3_profile_matches_ns3_for_every_single_loss():
     cfg = SimConfig.profile("ns3")
     mismatched, worst = [], 0.0
     for r in _rows("single_loss.csv"):
-        res = run_transfer(_params(r), int(r["N"]), config=cfg, drops=[int(r["i"])])
+        res = run_transfer(_params(r), size_packets=int(r["N"]), config=cfg, drops=[int(r["i"])])
         worst = max(worst, abs(res.completion_s - float(r["completion_s"])))
         if (res.timeouts > 0) != (r["repaired_by"] == "rto"):
             mismatched.append((r["N"], r["W0"], r["b"], r["lt"], r["i"]))
@@ -198,7 +198,7 @@ def test_rfc_profile_differs_from_ns3_where_the_docs_say():
     # disagree with ns-3 on some single-loss cells (ns-3's timer collapse and classic
     # recovery), else the ns3 sender would be pointless.
     cfg = SimConfig(quick_acks=1, header_bytes=42)
-    diff = sum(abs(run_transfer(_params(r), int(r["N"]), config=cfg, drops=[int(r["i"])]).completion_s
+    diff = sum(abs(run_transfer(_params(r), size_packets=int(r["N"]), config=cfg, drops=[int(r["i"])]).completion_s
                    - float(r["completion_s"])) > MS for r in _rows("single_loss.csv"))
     assert diff > 100
 

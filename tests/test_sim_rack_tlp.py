@@ -40,7 +40,7 @@ def test_tlp_repairs_a_lost_last_segment_after_two_srtt_plus_wcdelackt():
     # It arrives at 0.55 + 21S/4, ACK 3 (FIN: at once) reaches the sender at 0.6 + 21S/4.
     # Without RACK-TLP the RTO fires at 1.1 + 2S: done at 1.2 + 3S.
     p = TcpParams(p=0.0, w0=2)
-    res, rows = run_transfer(p, 3, drops=[2], config=RACK, trace=True)
+    res, rows = run_transfer(p, size_packets=3, drops=[2], config=RACK, trace=True)
     assert res.completion_s == pytest.approx(0.6 + 21 * S / 4, abs=1e-12)
     probe = [r for r in rows if r.event == "tlp_probe"]
     assert [(r.segment, r.time_s) for r in probe] == [(2, pytest.approx(0.5 + 17 * S / 4, abs=1e-12))]
@@ -50,7 +50,7 @@ def test_tlp_repairs_a_lost_last_segment_after_two_srtt_plus_wcdelackt():
     # segment was out), cwnd = min(4 MSS, ssthresh).
     red = [r for r in rows if r.event == "tlp_recovery"]
     assert [(r.segment, r.cwnd_bytes, r.ssthresh_bytes) for r in red] == [(3, 1000.0, 1000.0)]
-    old = run_transfer(p, 3, drops=[2], config=SACK)
+    old = run_transfer(p, size_packets=3, drops=[2], config=SACK)
     assert old.completion_s == pytest.approx(1.2 + 3 * S, abs=1e-12)
     assert old.timeouts == 1
 
@@ -64,7 +64,7 @@ def test_tlp_with_two_segments_out_waits_two_srtt_only():
     # 0.1 + S) is older by more than RACK.rtt + reo_wnd: lost at once, fast retransmit,
     # arriving 0.45 + 25S/4; ACK 4 at 0.5 + 25S/4.
     p = TcpParams(p=0.0, w0=2)
-    res, rows = run_transfer(p, 4, drops=[2, 3], config=RACK, trace=True)
+    res, rows = run_transfer(p, size_packets=4, drops=[2, 3], config=RACK, trace=True)
     assert _events(rows, "tlp_probe", "rack_lost", "fast_retransmit") == [
         ("tlp_probe", 3), ("rack_lost", 2), ("fast_retransmit", 2)]
     assert res.completion_s == pytest.approx(0.5 + 25 * S / 4, abs=1e-12)
@@ -85,14 +85,14 @@ def test_rack_reordering_timer_repairs_two_losses():
     # ACK 4 reaches the sender at T + 0.1 + 2S = 0.225 + 25S/4.
     # Without RACK: one duplicate ACK, the RTO at 1.1 + S, done at 1.3 + 3S.
     p = TcpParams(p=0.0, w0=4)
-    res, rows = run_transfer(p, 4, drops=[1, 2], config=RACK, trace=True)
+    res, rows = run_transfer(p, size_packets=4, drops=[1, 2], config=RACK, trace=True)
     t = 0.125 + 17 * S / 4
     lost = [(r.segment, r.time_s) for r in rows if r.event == "rack_lost"]
     assert lost == [(1, pytest.approx(t, abs=1e-12)), (2, pytest.approx(t, abs=1e-12))]
     assert [r.segment for r in rows if r.event == "retransmit"] == [1, 2]
     assert res.completion_s == pytest.approx(0.225 + 25 * S / 4, abs=1e-12)
     assert (res.timeouts, res.fast_retransmits) == (0, 1)
-    assert run_transfer(p, 4, drops=[1, 2], config=SACK).completion_s == pytest.approx(
+    assert run_transfer(p, size_packets=4, drops=[1, 2], config=SACK).completion_s == pytest.approx(
         1.3 + 3 * S, abs=1e-12)
 
 
@@ -105,13 +105,13 @@ def test_rack_marks_a_loss_on_the_first_duplicate_ack():
     # Fast retransmit at 0.2 + 2S, arrives at 0.25 + 3S, ACK 4 at 0.3 + 3S.
     # DupThresh (3) would never be reached: without RACK the RTO ends it at 1.2 + 2S.
     p = TcpParams(p=0.0, w0=2)
-    res, rows = run_transfer(p, 4, drops=[1], config=RACK, trace=True)
+    res, rows = run_transfer(p, size_packets=4, drops=[1], config=RACK, trace=True)
     lost = [r for r in rows if r.event == "rack_lost"]
     assert [(r.segment, r.time_s) for r in lost] == [(1, pytest.approx(0.2 + 2 * S, abs=1e-12))]
     assert sum(1 for r in rows if r.event == "dupack" and r.time_s <= lost[0].time_s) == 1
     assert res.completion_s == pytest.approx(0.3 + 3 * S, abs=1e-12)
     assert (res.timeouts, res.fast_retransmits, res.retransmissions) == (0, 1, 1)
-    assert run_transfer(p, 4, drops=[1], config=SACK).completion_s == pytest.approx(
+    assert run_transfer(p, size_packets=4, drops=[1], config=SACK).completion_s == pytest.approx(
         1.2 + 2 * S, abs=1e-12)
 
 
@@ -127,11 +127,11 @@ def test_rack_detects_a_lost_retransmission_without_the_rto():
     # 0.2 + 9S, arriving 0.25 + 10S: ACK 10 at 0.3 + 10S.
     # RFC 6675 alone cannot see it: the RTO fires at 1.1 + 5S, done at 1.2 + 2S.
     p = TcpParams(p=0.0, w0=10)
-    res, rows = run_transfer(p, 10, drops={1: 2, 5: 1}, config=RACK, trace=True)
+    res, rows = run_transfer(p, size_packets=10, drops={1: 2, 5: 1}, config=RACK, trace=True)
     assert [r.segment for r in rows if r.event == "retransmit"] == [1, 5, 9, 1]
     assert res.completion_s == pytest.approx(0.3 + 10 * S, abs=1e-12)
     assert res.timeouts == 0
-    old = run_transfer(p, 10, drops={1: 2, 5: 1}, config=SACK)
+    old = run_transfer(p, size_packets=10, drops={1: 2, 5: 1}, config=SACK)
     assert (old.timeouts, old.completion_s) == (1, pytest.approx(1.2 + 2 * S, abs=1e-12))
 
 
@@ -140,7 +140,7 @@ def test_probe_is_new_data_when_there_is_some():
     # first RTO; segment 2 is unsent and the receiver window admits it: the probe is new
     # data. Its SACK (1.1 + S) lets RACK mark 0 and 1 lost: fast recovery, no timeout.
     p = TcpParams(p=0.0, w0=2)
-    res, rows = run_transfer(p, 5, drops=[0, 1], config=RACK, trace=True)
+    res, rows = run_transfer(p, size_packets=5, drops=[0, 1], config=RACK, trace=True)
     assert _events(rows, "tlp_probe") == [("tlp_probe", 2)]
     assert [r.time_s for r in rows if r.event == "tlp_probe"] == [pytest.approx(1.0, abs=1e-12)]
     assert (res.timeouts, res.fast_retransmits) == (0, 1)
@@ -181,7 +181,7 @@ _PINNED = [
 def test_rack_tlp_off_is_the_sack_sender_unchanged(stack, over, params, n, seed, expect):
     cfg = SimConfig.profile(stack, sender="sack", rack_tlp=False, **over)
     assert not cfg.rack_tlp
-    res = run_transfer(params, n, config=cfg, rng=np.random.default_rng(seed))
+    res = run_transfer(params, size_packets=n, config=cfg, rng=np.random.default_rng(seed))
     assert res.completion_s.hex() == expect
 
 
@@ -193,13 +193,13 @@ def test_rack_tlp_off_is_the_sack_sender_unchanged(stack, over, params, n, seed,
 ])
 def test_rack_tlp_off_sum_of_100_runs_unchanged(stack, over, params, expect):
     cfg = SimConfig.profile(stack, sender="sack", rack_tlp=False, **over)
-    v = [run_transfer(params, 20, config=cfg, rng=np.random.default_rng(s)).completion_s
+    v = [run_transfer(params, size_packets=20, config=cfg, rng=np.random.default_rng(s)).completion_s
          for s in range(100)]
     assert math.fsum(v).hex() == expect
 
 
 def _noloss_time(params, n, config):
-    return run_transfer(params.replace(p=0.0), n, config=config).completion_s
+    return run_transfer(params.replace(p=0.0), size_packets=n, config=config).completion_s
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -224,7 +224,7 @@ def test_rack_tlp_delivers_everything_and_pipe_never_negative(n, w0, b, lt, prr,
 
     sack_mod.SackSender.pipe = spy
     try:
-        res = run_transfer(params, n, config=config, rng=np.random.default_rng(seed))
+        res = run_transfer(params, size_packets=n, config=config, rng=np.random.default_rng(seed))
     finally:
         sack_mod.SackSender.pipe = orig
     assert all(v >= 0 for v in pipes)

@@ -14,7 +14,7 @@ def test_rfc6298_backoff_single_packet(k):
     # expiry (5.5): retransmissions at 1, 3, 7, 15, ... = 2**k - 1 s; the last copy
     # arrives and is ACKed: + s + RTT.
     R = 0.1
-    r = run_transfer(TcpParams(p=0.0, rtt_s=R), 1, drops={0: k})
+    r = run_transfer(TcpParams(p=0.0, rtt_s=R), size_packets=1, drops={0: k})
     assert r.completion_s == pytest.approx(2**k - 1 + S + R, abs=1e-12)
     assert r.timeouts == k and r.max_backoff == k
     assert r.lost_packets == k and r.retransmissions == k and r.fast_retransmits == 0
@@ -22,7 +22,7 @@ def test_rfc6298_backoff_single_packet(k):
 
 def test_rfc6298_backoff_capped_by_max_rto():
     # RTO 1, 2, 4, 8, then held at max_rto = 8: 1 + 2 + 4 + 8 + 8 + 8 + 8 = 39 s.
-    r = run_transfer(TcpParams(p=0.0), 1, drops={0: 7}, config=SimConfig(max_rto_s=8.0))
+    r = run_transfer(TcpParams(p=0.0), size_packets=1, drops={0: 7}, config=SimConfig(max_rto_s=8.0))
     assert r.completion_s == pytest.approx(39 + S + 0.1, abs=1e-12)
 
 
@@ -30,13 +30,12 @@ def test_rfc6298_backoff_capped_by_max_rto():
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_paper_rule_fixed_rto_no_backoff(rtt, rto, k):
     # The model's timer: fixed max(1 s, 4 RTT), no back-off: k expiries cost k * RTO.
-    r = run_transfer(TcpParams(p=0.0, rtt_s=rtt), 1, drops={0: k},
-                     config=SimConfig(rto_rule="paper"))
+    r = run_transfer(TcpParams(p=0.0, rtt_s=rtt), size_packets=1, drops={0: k}, config=SimConfig(rto_rule="paper"))
     assert r.completion_s == pytest.approx(k * rto + S + rtt, abs=1e-12)
 
 
 def test_paper_rule_uses_rto_s():
-    r = run_transfer(TcpParams(p=0.0, rto_s=0.3), 1, drops={0: 3}, config=SimConfig(rto_rule="paper"))
+    r = run_transfer(TcpParams(p=0.0, rto_s=0.3), size_packets=1, drops={0: 3}, config=SimConfig(rto_rule="paper"))
     assert r.completion_s == pytest.approx(0.9 + S + 0.1, abs=1e-12)
 
 
@@ -48,7 +47,7 @@ def test_rfc6298_estimator_then_backoff(k, factor):
     # ACKed r later: T = r + 3r (2**k - 1) + r.
     rtt = 0.5
     rr = S + rtt
-    res = run_transfer(TcpParams(p=0.0, rtt_s=rtt), 2, drops={1: k})
+    res = run_transfer(TcpParams(p=0.0, rtt_s=rtt), size_packets=2, drops={1: k})
     assert res.completion_s == pytest.approx(factor * rr, abs=1e-9)
     assert factor == 2 + 3 * (2**k - 1)
 
@@ -57,7 +56,7 @@ def test_rfc6298_estimator_then_backoff(k, factor):
 def test_min_rto_bounds_the_estimate(min_rto, expected):
     # RTT 0.1: RTO estimate 3r = 0.3 s; with min RTO 1 s (2.4) the timer waits 1 s.
     rr = S + 0.1
-    res = run_transfer(TcpParams(p=0.0), 2, drops={1: 1}, config=SimConfig(min_rto_s=min_rto))
+    res = run_transfer(TcpParams(p=0.0), size_packets=2, drops={1: 1}, config=SimConfig(min_rto_s=min_rto))
     assert res.completion_s == pytest.approx(expected(rr), abs=1e-9)
 
 
@@ -68,6 +67,6 @@ def test_karn_keeps_backed_off_rto():
     # retransmitted at 3 + r and ACKed at 3 + 2r. With a sample it would be 1 + 5r.
     rtt = 0.5
     rr = S + rtt
-    res = run_transfer(TcpParams(p=0.0, rtt_s=rtt, w0=1), 2, drops=[0, 1])
+    res = run_transfer(TcpParams(p=0.0, rtt_s=rtt, w0=1), size_packets=2, drops=[0, 1])
     assert res.completion_s == pytest.approx(3 + 2 * rr, abs=1e-9)
     assert res.timeouts == 2 and res.max_backoff == 1

@@ -85,18 +85,18 @@ def test_two_losses_in_one_window_repaired_in_one_recovery():
     # NewReno learns of the second hole only from the partial ACK (0.2 + 7S) and ends
     # one RTT later, at 0.3 + 8S.
     p = TcpParams(p=0.0, w0=10)
-    res, rows = run_transfer(p, 10, drops=[1, 3], config=SACK, trace=True)
+    res, rows = run_transfer(p, size_packets=10, drops=[1, 3], config=SACK, trace=True)
     assert [r.segment for r in rows if r.event == "retransmit"] == [1, 3, 9]
     assert res.completion_s == pytest.approx(0.2 + 9 * S, abs=1e-12)
     assert (res.fast_retransmits, res.timeouts) == (1, 0)
-    reno = run_transfer(p, 10, drops=[1, 3])
+    reno = run_transfer(p, size_packets=10, drops=[1, 3])
     assert reno.completion_s == pytest.approx(0.3 + 8 * S, abs=1e-12)
 
 
 def _recovery_pattern(prr):
     """Per duplicate ACK of recovery: '.' nothing sent, 'R' retransmission, 'N' new data."""
     p = TcpParams(p=0.0, w0=20, w_ss=64, rwnd=64)
-    _, rows = run_transfer(p, 60, drops=[0], config=SimConfig(sender="sack", prr=prr), trace=True)
+    _, rows = run_transfer(p, size_packets=60, drops=[0], config=SimConfig(sender="sack", prr=prr), trace=True)
     pattern, exit_cwnd = [], None
     for r in rows:
         if r.event == "dupack":
@@ -127,7 +127,7 @@ def test_single_loss_no_worse_than_newreno_and_scoreboard_kept_after_rto():
     # A lost retransmission in recovery needs the timer; after it, SACKed segments are
     # not resent (RFC 6675 Section 5.1): W0 = 10, 10 segments, 1 lost twice, 5 lost once.
     p = TcpParams(p=0.0, w0=10)
-    res, rows = run_transfer(p, 10, drops={1: 2, 5: 1}, config=SACK, trace=True)
+    res, rows = run_transfer(p, size_packets=10, drops={1: 2, 5: 1}, config=SACK, trace=True)
     assert res.timeouts == 1
     after = [r.segment for r in rows if r.event == "retransmit"
              and r.time_s > [x.time_s for x in rows if x.event == "timeout"][0]]
@@ -145,7 +145,7 @@ def test_sack_runs_on_the_compiled_path_and_validates():
 
 
 def _noloss_time(params, n, config):
-    return run_transfer(params.replace(p=0.0), n, config=config).completion_s
+    return run_transfer(params.replace(p=0.0), size_packets=n, config=config).completion_s
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -167,7 +167,7 @@ def test_sack_delivers_everything_and_pipe_never_negative(n, w0, b, lt, prr, ts,
 
     sack_mod.SackSender.pipe = spy
     try:
-        res = run_transfer(params, n, config=config, rng=np.random.default_rng(seed))
+        res = run_transfer(params, size_packets=n, config=config, rng=np.random.default_rng(seed))
     finally:
         sack_mod.SackSender.pipe = orig
     assert all(v >= 0 for v in pipes)
@@ -182,7 +182,6 @@ def test_sack_mean_completion_not_worse_than_newreno():
     # NewReno repairs, and several per RTT; its Monte Carlo mean at p = 0.1, 40 packets
     # should not exceed NewReno's (300 runs; the difference is several SE).
     p = TcpParams(p=0.1)
-    t = {s: np.mean([run_transfer(p, 40, config=SimConfig(sender=s),
-                                  rng=np.random.default_rng(i)).completion_s for i in range(300)])
+    t = {s: np.mean([run_transfer(p, size_packets=40, config=SimConfig(sender=s), rng=np.random.default_rng(i)).completion_s for i in range(300)])
          for s in ("rfc", "sack")}
     assert t["sack"] <= t["rfc"]

@@ -13,7 +13,7 @@ from latency_model.sim import SimConfig, single_loss, y_to_packets
 
 def pattern(variant, n=8, w0=2, b=1, w_ss=30, lt_mode="rfc3042"):
     p = apply_variant(TcpParams(p=0.0, w0=w0, b=b, w_ss=w_ss), variant)
-    return single_loss(p, n, SimConfig(lt_mode=lt_mode)).pattern
+    return single_loss(p, size_packets=n, config=SimConfig(lt_mode=lt_mode)).pattern
 
 
 def test_newreno_pattern():
@@ -96,9 +96,26 @@ def test_y_to_slow_start_newreno_matches_table_1(w0, expected):
 
 
 def test_single_loss_result_counts():
-    res = single_loss(TcpParams(p=0.0, w0=2), 20)
+    res = single_loss(TcpParams(p=0.0, w0=2), size_packets=20)
     assert res.y_to_packets == 2 and res.tail_timeout_packets == 3
     assert len(res.completion_s) == 20
     # A timeout costs at least the 1 s minimum RTO; a fast retransmit well under it.
     for letter, t in zip(res.pattern, res.completion_s):
         assert (t > 1.0) if letter == "T" else (t < 1.0)
+
+
+def test_a_loss_repaired_by_a_tail_loss_probe_is_P():
+    # N = 3, W0 = 2, b = 1, SACK + RACK-TLP (RFC 8985; the traces are derived step by step in
+    # tests/test_sim_rack_tlp.py).
+    # lose 0: segment 1's SACK, then RACK's reordering window (RTT/4) marks 0 lost: F.
+    # lose 1: ACK 1 sends 2; 2's SACK at 0.2 s lets RACK mark 1 (sent before 2) lost: F.
+    # lose 2 (the last): no later segment can be SACKed; the PTO (2 SRTT + WCDelAckT) sends
+    #   the probe, a copy of 2, which repairs it: P, no timeout.
+    # Without RACK-TLP (SACK, or the RFC sender) each of the three waits for the RTO: TTT.
+    p = TcpParams(p=0.0, w0=2)
+    res = single_loss(p, size_packets=3, config=SimConfig(sender="sack", rack_tlp=True))
+    assert res.pattern == "FFP"
+    assert (res.y_to_packets, res.tail_timeout_packets) == (0, 0)
+    assert res.completion_s[2] < 1.0  # the probe, not the 1 s RTO
+    for config in (SimConfig(sender="sack"), SimConfig()):
+        assert single_loss(p, size_packets=3, config=config).pattern == "TTT"

@@ -37,27 +37,47 @@ def test_sim_config_rejects(kwargs, match):
     ({"runs": 0}, "runs must be an integer >= 1"),
     ({"runs": 2.5}, "runs"),
     ({"seed": -1}, "seed"),
-    ({"sizes": [0]}, "sizes"),
-    ({"sizes": [-3]}, "sizes"),
-    ({"sizes": [1.5]}, "sizes"),
-    ({"sizes": [math.nan]}, "sizes"),
-    ({"sizes": []}, "sizes"),
-    ({"size_unit": "kb"}, "size_unit"),
+    ({"size_packets": [0]}, "size_packets"),
+    ({"size_packets": [-3]}, "size_packets"),
+    ({"size_packets": [1.5]}, "size_packets must be whole"),
+    ({"size_packets": [math.nan]}, "size_packets"),
+    ({"size_packets": []}, "size_packets"),
+    ({"size_packets": None, "size_bytes": [700.5]}, "size_bytes must be whole"),
+    ({"size_packets": None}, "exactly one of size_bytes"),
+    ({"size_bytes": [1000]}, "exactly one of size_bytes"),
     ({"engine": "gpu"}, "engine"),
     ({"batch_size": 0}, "batch_size"),
     ({"workers": 0}, "workers"),
 ])
 def test_simulate_rejects(kwargs, match):
-    args = {"sizes": [4], "runs": 10, "seed": 0, **kwargs}
+    args = {"size_packets": [4], "runs": 10, "seed": 0, **kwargs}
     with pytest.raises(ValueError, match=match):
-        simulate(P, args.pop("sizes"), args.pop("runs"), args.pop("seed"), **args)
+        simulate(P, **args)
+
+
+def test_simulate_rejects_a_positional_size():
+    # issue 20: a bare size meant packets here and bytes in the model; now it is an error
+    with pytest.raises(ValueError, match="positional size is ambiguous.*size_bytes.*size_packets"):
+        simulate(P, [4], runs=10, seed=0)
+    with pytest.raises(ValueError, match="positional size is ambiguous"):
+        run_transfer(P, 4)
+    with pytest.raises(ValueError, match="size_packets=... .*by keyword"):
+        single_loss(P, 4)
+
+
+def test_simulate_size_units_agree():
+    # 4 packets of 500 B and 2000 B are the same transfer, run for run
+    a = simulate(P, size_packets=[4], runs=50, seed=3)
+    b = simulate(P, size_bytes=[2000], runs=50, seed=3)
+    assert a.results[0].size_bytes == b.results[0].size_bytes == 2000
+    assert a.results[0].mean_latency_s == b.results[0].mean_latency_s
 
 
 def test_simulate_rejects_wrong_types():
     with pytest.raises(ValueError, match="params"):
-        simulate({"p": 0.1}, [4], 10, 0)
+        simulate({"p": 0.1}, size_packets=[4], runs=10, seed=0)
     with pytest.raises(ValueError, match="config"):
-        simulate(P, [4], 10, 0, config={"delay_s": 1})
+        simulate(P, size_packets=[4], runs=10, seed=0, config={"delay_s": 1})
 
 
 def test_tcp_params_reject_p_one():
@@ -89,7 +109,7 @@ def test_run_many_rejects():
 
 def test_single_loss_rejects():
     with pytest.raises(ValueError, match="size_packets"):
-        single_loss(P, 0)
+        single_loss(P, size_packets=0)
     with pytest.raises(ValueError, match="horizon_packets"):
         y_to_packets(P, horizon_packets=5)
 

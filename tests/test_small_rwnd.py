@@ -14,7 +14,7 @@ def test_small_receiver_window_tables_match_the_reference(rwnd, w0):
     # L_0, L_1 at three sizes, L_2 at one (the nested quadrature of L_2 costs ~1 s a size).
     p = TcpParams(rwnd=rwnd, w0=w0, w_ss=rwnd)
     sizes = np.array([1000.0, 2000.0, 5000.0])
-    tab = conditional_latency(p, sizes, [0, 1, 2])
+    tab = conditional_latency(p, size_bytes=sizes, k=[0, 1, 2])
     ref = np.array([[conditional_latency_direct(p, s, k) for k in (0, 1)] for s in sizes])
     assert np.max(np.abs(tab[:, :2] - ref) / ref) < 1e-5  # the solver's documented table accuracy
     ref2 = conditional_latency_direct(p, 2000.0, 2)

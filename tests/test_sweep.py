@@ -138,7 +138,7 @@ def test_model_rows_are_the_solver_values_of_each_size_alone(tmp_path):
     for r in rows:
         P = apply_variant(TcpParams(p=0.1), r["variant"])
         size = float(r["size_bytes"])
-        res = expected_latency(P, [size])  # alone: the sweep solved it among other sizes
+        res = expected_latency(P, size_bytes=[size])  # alone: the sweep solved it among other sizes
         assert res.k_max >= 4  # p = 0.1: L_0..L_3 are all in the sum
         assert float(r["expected_latency_s"]) == res.expected_latency_s[0]
         assert [float(r[f"latency_k{k}_s"]) for k in range(4)] == list(res.conditional_latency_s[0, :4])
@@ -149,10 +149,10 @@ def test_model_rows_are_the_solver_values_of_each_size_alone(tmp_path):
 
 def test_l0_to_l3_are_written_even_when_the_sum_stops_before_k_3(tmp_path):
     P = TcpParams(p=1e-4)
-    assert expected_latency(P, [500.0]).k_max < 4
+    assert expected_latency(P, size_bytes=[500.0]).k_max < 4
     r = _rows(run_sweep(SweepSpec(grid_from_items(["p=1e-4", "size-packets=1"])), tmp_path / "s.csv").out)[0]
-    assert [float(r[f"latency_k{k}_s"]) for k in range(4)] == list(conditional_latency(P, [500.0], [0, 1, 2, 3])[0])
-    assert int(r["k_max"]) == expected_latency(P, [500.0]).k_max
+    assert [float(r[f"latency_k{k}_s"]) for k in range(4)] == list(conditional_latency(P, size_bytes=[500.0], k=[0, 1, 2, 3])[0])
+    assert int(r["k_max"]) == expected_latency(P, size_bytes=[500.0]).k_max
 
 
 def test_rule_without_continuous_law_uses_rounds(tmp_path):
@@ -160,7 +160,7 @@ def test_rule_without_continuous_law_uses_rounds(tmp_path):
     r = _rows(run_sweep(spec, tmp_path / "b.csv").out)[0]
     P = TcpParams(p=0.05, rule=make_rule("btcp"))
     assert r["time_model"] == "rounds"
-    want = expected_latency(P, [500.0], options=SolverOptions(time_model="rounds")).expected_latency_s[0]
+    want = expected_latency(P, size_bytes=[500.0], options=SolverOptions(time_model="rounds")).expected_latency_s[0]
     assert float(r["expected_latency_s"]) == want
     with pytest.raises(ValueError, match="continuous fluid law"):
         plan_sweep(SweepSpec(grid_from_items(["rule=btcp"]), time_model="fluid"))

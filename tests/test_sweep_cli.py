@@ -41,7 +41,7 @@ def _contract(tmp_path, capsys, n):
                                                                             ("0.01", "newreno", "2")]
     r = rows[n + n - 1]  # p = 0.01, lt, the largest size
     assert (r["p"], r["variant"], r["size_packets"]) == ("0.01", "lt", str(n))
-    want = expected_latency(apply_variant(TcpParams(p=0.01), "lt"), [500.0 * n]).expected_latency_s[0]
+    want = expected_latency(apply_variant(TcpParams(p=0.01), "lt"), size_bytes=[500.0 * n]).expected_latency_s[0]
     assert float(r["expected_latency_s"]) == want
     meta = json.loads(Path(str(out) + ".json").read_text())
     assert meta["grid"] == {"p": [0.01, 0.1], "variant": ["newreno", "lt"], "size_packets": list(range(1, n + 1))}

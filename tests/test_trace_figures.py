@@ -66,7 +66,7 @@ def test_trace_csvs_have_the_tidy_columns_and_both_halves(written):
 def test_simulated_completion_equals_run_transfers(written, fig):
     spec = TRACE_FIGURES[fig]
     drops = [] if spec["drop"] is None else [spec["drop"]]
-    res = run_transfer(PARAMS, spec["size_packets"], config=SimConfig(), drops=drops)
+    res = run_transfer(PARAMS, size_packets=spec["size_packets"], config=SimConfig(), drops=drops)
     rows = written[fig]["rows"]
     done = _series(rows, "simulation", "trace", "done")
     assert len(done) == 1 and float(done[0]["time_s"]) == res.completion_s  # bit for bit
@@ -81,7 +81,7 @@ def test_the_figures_show_what_the_paper_says():
     expect = {"fig1": (1, 0, 1), "fig2": (0, 1, 2), "fig3": (1, 0, 3)}
     for fig, (timeouts, fast, region) in expect.items():
         spec = TRACE_FIGURES[fig]
-        res = run_transfer(PARAMS, spec["size_packets"], drops=[spec["drop"]])
+        res = run_transfer(PARAMS, size_packets=spec["size_packets"], drops=[spec["drop"]])
         assert (res.timeouts, res.fast_retransmits) == (timeouts, fast), fig
         (loss,) = [e for e in model_trace(PARAMS, spec["size_packets"] * MSS, [spec["drop"]]).events
                    if e["event"] == "loss"]
@@ -124,7 +124,7 @@ def test_figure5_marks_filesize_min_and_each_packets_single_loss_outcome(written
     assert marks["filesize_min_table"] == 5 * MSS  # Table 1: y_to = 2 packets + dup_t = 3
     letters = "".join(r["event"] for r in sorted(_series(rows, "simulation", "single_loss"),
                                                   key=lambda r: int(r["segment"])))
-    assert letters == single_loss(PARAMS, 10).pattern == "TTFFFFFTTT"
+    assert letters == single_loss(PARAMS, size_packets=10).pattern == "TTFFFFFTTT"
 
 
 def test_model_trace_lists_drops_its_states_do_not_reach_and_checks_input():
@@ -151,7 +151,7 @@ def _drops(rows):
                                              ([1, 8, 18], [1, 8, 18])])
 def test_a_dropped_transmission_is_a_drop_event_after_it(drops, expected):
     cfg = SimConfig()
-    res, rows = run_transfer(PARAMS, 20, config=cfg, drops=drops, trace=True)
+    res, rows = run_transfer(PARAMS, size_packets=20, config=cfg, drops=drops, trace=True)
     marked = mark_drops(rows, res.size_bytes, MSS, cfg, cfg.one_way_delay(RTT), res.lost_packets)
     assert _drops(marked) == expected
     assert [r for r in marked if r.event != "drop"] == rows  # nothing else changes
@@ -169,7 +169,7 @@ def test_random_and_buffer_drops_are_all_found(cfg, params, n):
     agree = 0
     for seed in range(60):
         rng = np.random.Generator(np.random.PCG64(seed))
-        res, rows = run_transfer(params, n, config=cfg, rng=rng, trace=True)
+        res, rows = run_transfer(params, size_packets=n, config=cfg, rng=rng, trace=True)
         marked = mark_drops(rows, res.size_bytes, MSS, cfg, cfg.one_way_delay(params.rtt_s), res.lost_packets)
         assert len(_drops(marked)) <= res.lost_packets
         agree += len(_drops(marked)) == res.lost_packets

@@ -9,7 +9,7 @@ the completion is ``r RTT + (r - 1 + k) s`` (tests/test_sim_noloss.py), so the f
 is the round count r while the file's serialisation ``(r - 1 + k) s`` stays below one
 RTT (default path: s = 43.2 us, RTT = 0.1 s, BDP 2315 packets > every window here).
 
-L_1: ``recursion.conditional_latency(params, sizes, 1, rounds)`` against the
+L_1: ``recursion.conditional_latency(params, size_bytes=sizes, k=1, options=rounds)`` against the
 simulator's latency given exactly one lost packet, ``rto_rule="paper"`` (the model's
 fixed RTO): exactly, as the mean over the n positions of the lost packet (given one
 loss its position is uniform), and by Monte Carlo (``p = 0.02``, the runs with exactly
@@ -56,7 +56,7 @@ def l0_rounds(params, sizes_packets):
     model = l0(params, np.asarray(sizes_packets, float) * params.mss_bytes, time_model="rounds") / params.rtt_s
     sim = []
     for n in sizes_packets:
-        r = run_transfer(params.replace(p=0.0), int(n))
+        r = run_transfer(params.replace(p=0.0), size_packets=int(n))
         sim.append(math.floor(r.completion_s / params.rtt_s))
     return np.rint(model).astype(int), np.array(sim)
 
@@ -78,7 +78,7 @@ def single_loss_mean(params, n, config):
     """The simulator's L_1 without sampling: given exactly one lost packet, the loss is the
     first transmission of a uniformly chosen segment, so L_1 is the mean of the n
     deterministic completions with segment i dropped (i = 0..n-1)."""
-    return float(np.mean([run_transfer(params, n, config=config, drops=[i]).completion_s for i in range(n)]))
+    return float(np.mean([run_transfer(params, size_packets=n, config=config, drops=[i]).completion_s for i in range(n)]))
 
 
 def l1_table(runs, seed=1, sizes=(10, 30, 60)):
@@ -88,8 +88,8 @@ def l1_table(runs, seed=1, sizes=(10, 30, 60)):
     opts = SolverOptions(time_model="rounds")
     for name, kw in RULES:
         p = TcpParams(p=0.02, w0=2, b=1, rule=make_rule(name, **kw))
-        model = conditional_latency(p, [n * p.mss_bytes for n in sizes], [1], options=opts)[:, 0]
-        summ = simulate(p, list(sizes), runs, seed, config=cfg) if runs else None
+        model = conditional_latency(p, size_bytes=[n * p.mss_bytes for n in sizes], k=[1], options=opts)[:, 0]
+        summ = simulate(p, size_packets=list(sizes), runs=runs, seed=seed, config=cfg) if runs else None
         for j, n in enumerate(sizes):
             exact = single_loss_mean(p, n, cfg)
             c = summ.results[j].conditional[1] if summ else {"mean_s": math.nan, "ci95_s": (math.nan,) * 2, "n": 0}

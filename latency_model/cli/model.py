@@ -83,6 +83,8 @@ def cmd_thresholds(args) -> int:
 def cmd_latency(args) -> int:
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes, default=LATENCY_SIZES)
+    if args.model != "fluid":
+        return _latency_other_model(args, base, sizes)
     time_model, note = _latency_time_model(args.time_model, base)
     _latency_budget(args, base, sizes)  # before the solver is imported: a refusal stays small
 
@@ -97,10 +99,10 @@ def cmd_latency(args) -> int:
     shown_k = list(range(4))
     for params, idx in groups.items():
         sz = [sizes[i] for i in idx]
-        res = expected_latency(params, sz, law=args.law, options=opts)
+        res = expected_latency(params, size_bytes=sz, law=args.law, options=opts)
         cond = res.conditional_latency_s
         if res.k_max < len(shown_k):  # few losses expected: the sum stopped early
-            cond = conditional_latency(params, sz, shown_k, options=opts)
+            cond = conditional_latency(params, size_bytes=sz, k=shown_k, options=opts)
         yto = float(y_to(params, time_model=time_model))
         fmin = float(filesize_min(params, time_model=time_model))
         for row, i in enumerate(idx):
@@ -117,7 +119,8 @@ def cmd_latency(args) -> int:
                 "filesize_min_bytes": _json_number(fmin),
             }
     out = {
-        "params": {**base.to_dict(), "variant": args.variant, "time_model": time_model, "law": args.law},
+        "params": {**base.to_dict(), "variant": args.variant, "model": "fluid", "time_model": time_model,
+                   "law": args.law},
         "results": results,
     }
     if note:
@@ -135,6 +138,50 @@ def cmd_latency(args) -> int:
         fmin = "inf" if r["filesize_min_bytes"] is None else r["filesize_min_bytes"]
         print(cell(r["size_bytes"], 10, ".0f") + cell(r["size_packets"], 8, ".3g")
               + cell(r["expected_latency_s"], 11, ".4f") + cond_txt + cell(yto, 10, ".0f") + cell(fmin, 11, ".0f"))
+    return 0
+
+
+def _latency_other_model(args, base, sizes: list) -> int:
+    """``latency --model NAME`` for a model other than the paper's recursion (the registry's
+    :func:`~latency_model.model.registry.predict`): the same ``--json`` contract
+    (``results[].expected_latency_s``, ``conditional_latency_s`` when the model gives L_k)."""
+    from ..model.registry import predict
+
+    if args.time_model is not None:
+        raise CliError(f"--time-model is the fluid model's option; --model {args.model} has none")
+    if args.law != "paper":
+        raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
+    groups: dict = {}
+    for i, size in enumerate(sizes):
+        groups.setdefault(params_for_size(args, base, size), []).append(i)
+    results: list = [None] * len(sizes)
+    for params, idx in groups.items():
+        try:
+            pred = predict(args.model, params, [sizes[i] for i in idx])
+        except ValueError as exc:
+            raise CliError(f"--model {args.model}: {exc}") from None
+        for row, i in enumerate(idx):
+            r = {"size_bytes": sizes[i], "size_packets": sizes[i] / params.mss_bytes, "variant": args.variant,
+                 "expected_latency_s": float(pred.expected_latency_s[row])}
+            if pred.conditional_latency_s is not None:
+                r["conditional_latency_s"] = {str(k): float(v) for k, v in enumerate(pred.conditional_latency_s[row])}
+            if pred.p90_latency_s is not None:
+                r["p90_latency_s"] = float(pred.p90_latency_s[row])
+            results[i] = r
+    out = {"params": {**base.to_dict(), "variant": args.variant, "model": args.model}, "results": results}
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    shown_k = [k for k in range(4) if all(str(k) in r.get("conditional_latency_s", {}) for r in results)]
+    p90 = all("p90_latency_s" in r for r in results)
+    print(f"model: {args.model}")
+    print(f"{'size (B)':>10}{'pkts':>8}{'E[L] (s)':>11}" + "".join(f"{'L_' + str(k) + ' (s)':>11}" for k in shown_k)
+          + (f"{'p90 (s)':>11}" if p90 else ""))
+    for r in results:
+        print(cell(r["size_bytes"], 10, ".0f") + cell(r["size_packets"], 8, ".3g")
+              + cell(r["expected_latency_s"], 11, ".4f")
+              + "".join(cell(r["conditional_latency_s"][str(k)], 11, ".4f") for k in shown_k)
+              + (cell(r["p90_latency_s"], 11, ".4f") if p90 else ""))
     return 0
 
 
@@ -237,8 +284,13 @@ def _thresholds_flags(p) -> None:
 def _latency_flags(p) -> None:
     from ..model.fluid import TIME_MODELS
 
+    from ..model.registry import available_models
+
     add_tcp_flags(p)
     add_size_flags(p, default=LATENCY_SIZES)
+    p.add_argument("--model", choices=available_models(), default="fluid",
+                   help="fluid: the paper's recursion (%(default)s); packet: the packet-level sender as "
+                        "simulated; csa: Cardwell-Savage-Anderson 2000; pftk: Padhye et al. 1998")
     p.add_argument("--time-model", choices=TIME_MODELS, default=None,
                    help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
@@ -255,7 +307,7 @@ def register(sub) -> None:
                 func=cmd_tables, flags=_tables_flags)
     add_command(sub, "thresholds", help="y_to and FileSize_min for one parameter set, both time models",
                 func=cmd_thresholds, flags=_thresholds_flags)
-    add_command(sub, "latency", help="expected and conditional latency of the fluid model",
+    add_command(sub, "latency", help="expected and conditional latency of a model (the paper's by default)",
                 func=cmd_latency, flags=_latency_flags)
     add_command(sub, "rules", help="list the window-growth rules with their parameters, defaults and sources",
                 func=cmd_rules, flags=_rules_flags)

@@ -55,8 +55,8 @@ def cmd_simulate(args) -> int:
     for size_b in sizes:
         params = params_for_size(args, base, size_b)
         params_out = params_out or params
-        summary = simulate(params, [size_b], args.runs, args.seed, config=config,
-                           size_unit="bytes", engine=args.engine, workers=args.workers)
+        summary = simulate(params, size_bytes=[size_b], runs=args.runs, seed=args.seed, config=config,
+                           engine=args.engine, workers=args.workers)
         row = summary.results[0].to_dict()
         if args.variant == "size-based":
             row["params"] = params.to_dict()
@@ -127,7 +127,7 @@ def cmd_single_loss(args) -> int:
     # n transfers of n packets, each with one drop, on the pure-Python path
     memory, _ = simulation_cost(1, n, 0.0)
     check_budget(f"single-loss --size-packets {n:,}", memory, n * transfer_seconds(n, 0.0, compiled=False))
-    res = single_loss(params, n, config)
+    res = single_loss(params, size_packets=n, config=config)
     out = {"pattern": res.pattern, "y_to_packets": res.y_to_packets,
            "tail_timeout_packets": res.tail_timeout_packets,
            "params": params.to_dict(), "sim_config": config.to_dict()}
@@ -135,7 +135,7 @@ def cmd_single_loss(args) -> int:
         print(json.dumps(out))
         return 0
     print(f"single loss of packet i (0-based) in a {int(n)}-packet transfer: "
-          "T = timeout, F = fast retransmit")
+          "T = timeout, F = fast retransmit" + (", P = tail loss probe" if config.rack_tlp else ""))
     print(res.pattern)
     print(f"y_to = {res.y_to_packets} packets, tail = {res.tail_timeout_packets} packets")
     return 0

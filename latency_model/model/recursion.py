@@ -39,8 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..checks import check_array, check_choice, check_int, check_real
+from ..checks import check_choice, check_int, check_real, check_sizes
 from ..params import TcpParams
+from ..values import show
 from ._regions import _after_loss, _family_windows, _region_bounds
 from ._tables import _tables_for, clear_table_cache
 from .fluid import TIME_MODELS, l0, l0_and_w_f
@@ -53,6 +54,9 @@ __all__ = [
     "expected_latency",
     "conditional_latency_direct",
     "clear_table_cache",
+    "check_supported",
+    "default_time_model",
+    "predict",
 ]
 
 
@@ -170,27 +174,34 @@ class LatencyResult:
 _EXACT_L2_MIN_WEIGHT = 1e-7
 
 
-def _sizes(sizes_bytes) -> np.ndarray:
-    return check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
+def _sizes(func, positional, size_bytes, size_packets, params) -> np.ndarray:
+    if not isinstance(params, TcpParams):
+        raise ValueError(f"params must be a TcpParams, got {show(params)}")
+    return check_sizes(func, positional, size_bytes, size_packets, params.mss_bytes)
 
 
 def conditional_latency(
     params: TcpParams,
-    sizes_bytes,
+    *positional,
     k,
-    *,
+    size_bytes=None,
+    size_packets=None,
     options: SolverOptions | None = None,
 ) -> np.ndarray:
     """Expected latency given exactly k losses, L_k, seconds.
+
+    Sizes are keyword-only, with their unit (a positional size is a ValueError).
 
     Parameters
     ----------
     params : TcpParams
         Path, TCP and recovery settings (``dup_lt``, ``tail_retransmit``) and rule.
-    sizes_bytes : array_like
-        File sizes, bytes (> 0).
     k : int or sequence of int
         Number(s) of losses (>= 0).
+    size_bytes : array_like, optional
+        File sizes, bytes (> 0).
+    size_packets : array_like, optional
+        File sizes, packets of ``params.mss_bytes`` (> 0); give this or ``size_bytes``.
     options : SolverOptions, optional
         Time model and quadrature/table resolution.
 
@@ -200,7 +211,7 @@ def conditional_latency(
         Shape ``(n_sizes,)`` for an int ``k``, ``(n_sizes, len(k))`` for a sequence.
     """
     opts = options or SolverOptions()
-    sizes = _sizes(sizes_bytes)
+    sizes = _sizes("conditional_latency", positional, size_bytes, size_packets, params)
     scalar = np.ndim(k) == 0
     ks = [check_int("k", kk, low=0) for kk in np.atleast_1d(k)]
     k_top = max(ks)
@@ -213,8 +224,9 @@ def conditional_latency(
 
 def expected_latency(
     params: TcpParams,
-    sizes_bytes,
-    *,
+    *positional,
+    size_bytes=None,
+    size_packets=None,
     law: str = "paper",
     normalize: bool = True,
     tail: float = 1e-9,
@@ -223,14 +235,17 @@ def expected_latency(
     """Expected latency ``L(y) = sum_k p(k | y) L_k(y)`` (Eq. 1), seconds.
 
     The sum stops once the probability of further losses is below ``tail`` for every
-    size; K and that mass are reported.
+    size; K and that mass are reported. Sizes are keyword-only, with their unit (a
+    positional size is a ValueError).
 
     Parameters
     ----------
     params : TcpParams
         Path, TCP and recovery settings and rule; ``params.p`` sets the loss law.
-    sizes_bytes : array_like
+    size_bytes : array_like, optional
         File sizes, bytes (> 0).
+    size_packets : array_like, optional
+        File sizes, packets of ``params.mss_bytes`` (> 0); give this or ``size_bytes``.
     law : {"paper", "exact"}
         Loss-count law (:func:`latency_model.model.losses.loss_count_pmf`).
     normalize : bool
@@ -245,7 +260,7 @@ def expected_latency(
     LatencyResult
     """
     opts = options or SolverOptions()
-    sizes = _sizes(sizes_bytes)
+    sizes = _sizes("expected_latency", positional, size_bytes, size_packets, params)
     check_choice("law", law, LOSS_LAWS)
     counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
     # The exact L_2 (its cost grows with the number of sizes) only where its weight
@@ -268,6 +283,37 @@ def expected_latency(
         truncated_mass=counts.truncated_mass,
         raw_mass=counts.raw_mass,
     )
+
+
+def check_supported(params: TcpParams) -> None:
+    """The fluid recursion covers every rule and recovery variant (registry entry ``fluid``).
+
+    Rules without a continuous fluid law (B-TCP, LSS, ASS, smooth start) use the per-round
+    time model (:func:`default_time_model`).
+    """
+    if not isinstance(params, TcpParams):
+        raise ValueError(f"params must be a TcpParams, got {show(params)}")
+
+
+def default_time_model(params: TcpParams) -> str:
+    """``"fluid"`` when the rule has a continuous fluid law (standard, generalized), else
+    ``"rounds"`` (the rule only has a per-round law)."""
+    return "fluid" if params.rule.continuous_law(params.b) is not None else "rounds"
+
+
+def predict(params: TcpParams, sizes_bytes, *, options: SolverOptions | None = None,
+            law: str = "paper"):
+    """The registry's ``fluid`` model: :func:`expected_latency` as a
+    :class:`~latency_model.model.registry.Prediction` (seconds, sizes in bytes).
+
+    ``options`` defaults to :func:`default_time_model`'s time model.
+    """
+    from .registry import Prediction
+
+    opts = options or SolverOptions(time_model=default_time_model(params))
+    res = expected_latency(params, size_bytes=sizes_bytes, law=law, options=opts)
+    return Prediction(model="fluid", sizes_bytes=res.sizes_bytes, expected_latency_s=res.expected_latency_s,
+                      conditional_latency_s=res.conditional_latency_s)
 
 
 def _solve(params: TcpParams, sizes: np.ndarray, n_levels: int, opts: SolverOptions,

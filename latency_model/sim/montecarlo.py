@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_array, check_choice, check_int
+from ..checks import check_choice, check_int, check_sizes
 from ..params import TcpParams
 from .config import SimConfig
 from .runner import ENGINES, OUT_FIELDS, run_many
@@ -175,34 +175,36 @@ def _chunk_job(args):
 
 def simulate(
     params: TcpParams,
-    sizes,
+    *positional,
+    size_packets=None,
+    size_bytes=None,
     runs: int,
     seed: int = 0,
-    *,
     config: SimConfig | None = None,
-    size_unit: str = "packets",
     engine: str = "auto",
     batch_size: int = 2048,
     workers: int = 1,
 ) -> SimSummary:
     """Monte Carlo latency of transfers of the given sizes over a lossy path.
 
+    Every argument after ``params`` is keyword-only; sizes carry their unit in the
+    keyword (a positional size is a ValueError).
+
     Parameters
     ----------
     params : TcpParams
         TCP parameters; ``params.p`` is the independent loss probability of every
         data packet (first transmissions and retransmissions).
-    sizes : int or sequence of int
-        Transfer sizes (> 0), in packets of ``params.mss_bytes`` or bytes, see
-        ``size_unit``.
+    size_packets : int or sequence of int, optional
+        Transfer sizes, whole packets of ``params.mss_bytes`` (> 0).
+    size_bytes : int or sequence of int, optional
+        Transfer sizes, whole bytes (> 0); give this or ``size_packets``.
     runs : int
         Transfers per size (>= 1).
     seed : int
         Root of ``SeedSequence(seed).spawn(runs)`` (>= 0).
     config : SimConfig, optional
         Link, timer and rule settings.
-    size_unit : {"packets", "bytes"}
-        Unit of ``sizes``.
     engine : {"auto", "python", "compiled"}
         Simulation path; all give identical results (see
         :data:`~latency_model.sim.runner.ENGINES`).
@@ -218,8 +220,8 @@ def simulate(
     Raises
     ------
     ValueError
-        For runs < 1, a negative seed, sizes <= 0 or non-integral, an unknown unit
-        or engine, or workers < 1.
+        For a positional size, neither or both size keywords, runs < 1, a negative
+        seed, sizes <= 0 or non-integral, an unknown engine, or workers < 1.
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
@@ -228,15 +230,11 @@ def simulate(
         raise ValueError(f"config must be a SimConfig, got {config!r}")
     runs = check_int("runs", runs, low=1)
     seed = check_int("seed", seed, low=0)
-    check_choice("size_unit", size_unit, ("packets", "bytes"))
     check_choice("engine", engine, ENGINES)
     batch_size = check_int("batch_size", batch_size, low=1)
     workers = check_int("workers", workers, low=1)
-    arr = np.atleast_1d(check_array("sizes", sizes, low=0.0, low_open=True))
-    if np.any(arr != np.round(arr)):
-        raise ValueError(f"sizes must be whole {size_unit} (> 0), got {sizes!r}")
     mss = params.mss_bytes
-    sizes_bytes = [int(s) * (mss if size_unit == "packets" else 1) for s in arr]
+    sizes_bytes = [int(s) for s in check_sizes("simulate", positional, size_bytes, size_packets, mss, whole=True)]
 
     children = np.random.SeedSequence(seed).spawn(runs)
     results = []

@@ -128,7 +128,7 @@ def rtt_rounds(
     config = config.replace(p_ack=0.0)
     size = min(64, max_packets)
     while True:
-        _, rows = run_transfer(params, size, config=config, trace=True)
+        _, rows = run_transfer(params, size_packets=size, config=config, trace=True)
         got = _rounds_of(rows, params.mss_bytes, n_rounds)
         if got is not None:
             return RoundTrace(*got, size_packets=size)
@@ -176,7 +176,7 @@ def packets_before_first_drop(
     config = config.replace(p_ack=0.0)
     size = min(64, max_packets)
     while True:
-        res = run_transfer(params, size, config=config)
+        res = run_transfer(params, size_packets=size, config=config)
         if res.first_drop_index is not None:
             return res.first_drop_index
         if size >= max_packets:

@@ -2,7 +2,10 @@
 first transmission of packet i and record how the sender recovers.
 
 ``T``: the loss was repaired by a retransmission timeout; ``F``: by a fast
-retransmit (including Early Retransmit and the paper's tail retransmit). The
+retransmit (including Early Retransmit, the paper's tail retransmit and RACK's
+time-based detection); ``P``: by a tail loss probe (RFC 8985 Section 7: no timeout,
+and the probe, a retransmission of the last segment or new data whose SACK let RACK
+mark the loss, repaired it; only with ``SimConfig(sender="sack", rack_tlp=True)``). The
 paper's ``y_to`` (Section 2) is the number of leading positions that time out; the
 tail is the number of trailing positions that time out (the "not enough data"
 effect of the last ``dup_t`` packets).
@@ -27,7 +30,7 @@ class SingleLossResult:
     Attributes
     ----------
     pattern : str
-        One letter per position (``T`` or ``F``), position 0 first.
+        One letter per position (``T``, ``F`` or ``P``), position 0 first.
     y_to_packets : int
         Leading ``T`` positions, packets.
     tail_timeout_packets : int
@@ -52,8 +55,11 @@ class SingleLossResult:
         }
 
 
-def single_loss(params: TcpParams, size_packets: int, config: SimConfig | None = None) -> SingleLossResult:
+def single_loss(params: TcpParams, *positional, size_packets: int | None = None,
+                config: SimConfig | None = None) -> SingleLossResult:
     """Drop each packet's first transmission in turn; classify the recovery.
+
+    Arguments after ``params`` are keyword-only (the size carries its unit).
 
     Parameters
     ----------
@@ -73,16 +79,21 @@ def single_loss(params: TcpParams, size_packets: int, config: SimConfig | None =
     ValueError
         If ``size_packets`` < 1 or ``params`` / ``config`` have the wrong type.
     """
+    if positional or size_packets is None:
+        raise ValueError("single_loss: pass the size as size_packets=... (packets of mss_bytes) "
+                         "and config=... by keyword")
     n = check_int("size_packets", size_packets, low=1)
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
     letters = []
     times = []
     for i in range(n):
-        r = run_transfer(params, n, config=config, drops=[i])
-        # A scripted single loss is repaired by exactly one of the two mechanisms
-        # unless a spurious timeout follows a fast retransmit; the timeout dominates.
-        letters.append("T" if r.timeouts > 0 else "F")
+        r = run_transfer(params, size_packets=n, config=config, drops=[i])
+        # A scripted single loss is repaired by one mechanism unless a spurious timeout
+        # follows a fast retransmit or a probe; the timeout dominates. With one loss the
+        # PTO can only expire when the ACK clock stopped on it: a probe means the probe
+        # repaired it (directly, or through RACK's marks on the probe's SACK).
+        letters.append("T" if r.timeouts > 0 else "P" if r.tlp_probes > 0 else "F")
         times.append(r.completion_s)
     pattern = "".join(letters)
     return SingleLossResult(
@@ -116,7 +127,7 @@ def y_to_packets(params: TcpParams, config: SimConfig | None = None, horizon_pac
     # Only leading positions matter: stop at the first fast retransmit.
     count = 0
     for i in range(h - params.dup_t):
-        r = run_transfer(params, h, config=config, drops=[i])
+        r = run_transfer(params, size_packets=h, config=config, drops=[i])
         if r.timeouts == 0:
             break
         count += 1

@@ -58,6 +58,9 @@ class TransferResult:
         Data transmissions that left before the first one the path dropped (random
         loss or a full drop-tail buffer), i.e. the 0-based index of the first drop
         in sending order; ``None`` if nothing was dropped.
+    tlp_probes : int
+        Tail loss probes sent (RFC 8985 7.3; only the ``sack`` sender with
+        ``rack_tlp`` sends them, 0 otherwise).
     """
 
     size_bytes: int
@@ -73,6 +76,7 @@ class TransferResult:
     fast_retransmits: int
     first_transmissions_lost: int
     first_drop_index: int | None = None
+    tlp_probes: int = 0
 
     def to_dict(self) -> dict:
         """Plain dict of the measures."""
@@ -119,8 +123,8 @@ def segments_of(size_bytes: int, mss_bytes: int) -> int:
 
 def run_transfer(
     params: TcpParams,
+    *positional,
     size_packets: int | None = None,
-    *,
     size_bytes: int | None = None,
     config: SimConfig | None = None,
     rng: np.random.Generator | None = None,
@@ -128,6 +132,8 @@ def run_transfer(
     trace: bool = False,
 ):
     """Simulate one transfer packet by packet.
+
+    Sizes are keyword-only, with their unit (a positional size is a ValueError).
 
     Parameters
     ----------
@@ -164,6 +170,9 @@ def run_transfer(
     config = SimConfig() if config is None else config
     if not isinstance(config, SimConfig):
         raise ValueError(f"config must be a SimConfig, got {config!r}")
+    if positional:
+        raise ValueError("run_transfer: a positional size is ambiguous; pass size_packets=... "
+                         "(packets of mss_bytes) or size_bytes=... (bytes) by keyword")
     if (size_packets is None) == (size_bytes is None):
         raise ValueError("give exactly one of size_packets and size_bytes")
     if size_packets is not None:
@@ -252,5 +261,6 @@ def run_transfer(
         fast_retransmits=snd.fast_retransmits,
         first_transmissions_lost=snd.first_lost,
         first_drop_index=link.first_drop_index,
+        tlp_probes=getattr(snd, "tlp_probes", 0),
     )
     return (result, rows) if trace else result

@@ -205,13 +205,13 @@ def _model_piece(spec: dict) -> dict:
     sizes = np.asarray(spec["sizes_packets"], dtype=float) * params.mss_bytes
     out = {"sizes_packets": list(spec["sizes_packets"])}
     if spec["what"] == "expected":
-        res = expected_latency(params, sizes)
+        res = expected_latency(params, size_bytes=sizes)
         cond = res.conditional_latency_s[:, : len(K_SHOWN)]
         out["expected_s"] = res.expected_latency_s.tolist()
         out["k_max"] = res.k_max
         out["truncated_mass_max"] = float(res.truncated_mass.max())
     else:
-        cond = conditional_latency(params, sizes, list(K_SHOWN))
+        cond = conditional_latency(params, size_bytes=sizes, k=list(K_SHOWN))
     for k in K_SHOWN:
         out[f"L{k}_s"] = cond[:, k].tolist()
     tail = 1 if params.tail_retransmit else params.dup_t
@@ -228,7 +228,7 @@ def _sim_piece(spec: dict, engine: str = "auto") -> dict:
 
     params = base_params(spec["variant"], spec["b"])
     config = SimConfig.profile(spec.get("stack", "rfc"), **spec["config"])
-    summary = simulate(params, [spec["size_packets"]], spec["runs"], spec["seed"],
+    summary = simulate(params, size_packets=[spec["size_packets"]], runs=spec["runs"], seed=spec["seed"],
                        config=config, engine=engine)
     r = summary.results[0].to_dict()
     return {k: r[k] for k in ("size_packets", "size_bytes", "runs", "mean_latency_s", "ci95_s",

@@ -399,7 +399,7 @@ def trace_figure(fig: str, params: TcpParams | None = None, config=None) -> tupl
         for name, value in marks:
             t = float(l0(params, value)) if value <= size else None
             rows.append(_row(fig, "model", "threshold", t, value, "bytes", "", name))
-        sl = single_loss(params, n, config)
+        sl = single_loss(params, size_packets=n, config=config)
         first_send = {r.segment: r.time_s for r in sim_rows if r.event == "send"}
         for i, (letter, done) in enumerate(zip(sl.pattern, sl.completion_s)):
             rows.append(_row(fig, "simulation", "single_loss", first_send[i], done, "seconds", i, letter))

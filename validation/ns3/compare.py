@@ -43,13 +43,13 @@ def _rows(name):
 def deterministic(cfg) -> int:
     worst, bad = 0.0, 0
     for r in _rows("noloss.csv"):
-        d = abs(run_transfer(_params(r), int(r["N"]), config=cfg).completion_s - float(r["completion_s"]))
+        d = abs(run_transfer(_params(r), size_packets=int(r["N"]), config=cfg).completion_s - float(r["completion_s"]))
         worst, bad = max(worst, d), bad + (d > MS)
     print(f"no loss: {bad} of 960 cells differ by more than 1 ms; worst {worst * 1e3:.4f} ms")
     worst, bad, repair = 0.0, 0, 0
     rows = _rows("single_loss.csv")
     for r in rows:
-        res = run_transfer(_params(r), int(r["N"]), config=cfg, drops=[int(r["i"])])
+        res = run_transfer(_params(r), size_packets=int(r["N"]), config=cfg, drops=[int(r["i"])])
         d = abs(res.completion_s - float(r["completion_s"]))
         worst, bad = max(worst, d), bad + (d > MS)
         repair += (res.timeouts > 0) != (r["repaired_by"] == "rto")

@@ -41,10 +41,10 @@ def _model_rows(task: Task) -> list[dict]:
     rows = {}
     for params, pts in groups.items():
         sizes = [pt.size_bytes for pt in pts]
-        res = expected_latency(params, sizes, law=law, options=opts)
+        res = expected_latency(params, size_bytes=sizes, law=law, options=opts)
         cond = res.conditional_latency_s
         if res.k_max < N_CONDITIONAL:  # few losses expected: the sum stopped early
-            cond = conditional_latency(params, sizes, list(range(N_CONDITIONAL)), options=opts)
+            cond = conditional_latency(params, size_bytes=sizes, k=list(range(N_CONDITIONAL)), options=opts)
         yto = float(y_to(params, time_model=tm))
         fmin = float(filesize_min(params, time_model=tm))
         for i, pt in enumerate(pts):

@@ -1,0 +1,113 @@
+"""The analytic models by name: the paper's fluid recursion and the others beside it.
+
+One entry per model, each a module with two functions::
+
+    check_supported(params: TcpParams) -> None      # ValueError naming what is supported
+    predict(params: TcpParams, sizes_bytes: ndarray, **options) -> Prediction
+
+so that ``latency --model NAME``, the sweep's ``model`` axis and the accuracy map treat
+every model alike. Modules are imported when first used (this one imports nothing heavy).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+__all__ = ["MODELS", "Prediction", "available_models", "check_model", "check_supported", "predict"]
+
+MODELS = {
+    "fluid": "latency_model.model.recursion",
+    "packet": "latency_model.model.packet",
+    "csa": "latency_model.model.csa",
+    "pftk": "latency_model.model.pftk",
+}
+"""Model name -> the module implementing it:
+
+- ``fluid``: Ayesta & Avrachenkov's recursion (the paper; :mod:`.recursion`);
+- ``packet``: the packet-level sender as the simulator runs it (:mod:`.packet`);
+- ``csa``: Cardwell, Savage & Anderson, "Modeling TCP Latency", INFOCOM 2000 (:mod:`.csa`);
+- ``pftk``: Padhye, Firoiu, Towsley & Kurose, SIGCOMM 1998, as a transfer time (:mod:`.pftk`).
+"""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One model's answer, one entry per file size.
+
+    Attributes
+    ----------
+    model : str
+        Name in :data:`MODELS`.
+    sizes_bytes : ndarray
+        File sizes, bytes.
+    expected_latency_s : ndarray
+        Expected latency, seconds.
+    conditional_latency_s : ndarray or None
+        Shape ``(n_sizes, K)``: L_k, the expected latency given exactly k losses, k = 0 ..
+        K-1, seconds (None if the model has no such decomposition).
+    p90_latency_s : ndarray or None
+        90th percentile of the latency, seconds (None if the model does not give it).
+    """
+
+    model: str
+    sizes_bytes: np.ndarray  # noqa: F821 (annotations are not evaluated)
+    expected_latency_s: np.ndarray  # noqa: F821
+    conditional_latency_s: np.ndarray | None = None  # noqa: F821
+    p90_latency_s: np.ndarray | None = None  # noqa: F821
+
+
+def available_models() -> tuple:
+    """Names of :data:`MODELS` whose module is installed, in :data:`MODELS` order."""
+    from importlib.util import find_spec
+
+    return tuple(name for name, module in MODELS.items() if find_spec(module) is not None)
+
+
+def check_model(name: str) -> str:
+    """``name`` if it is an available model (:func:`available_models`), else a ValueError
+    listing them."""
+    models = available_models()
+    if name not in models:
+        raise ValueError(f"model must be one of {', '.join(models)}, got {name!r}")
+    return name
+
+
+def _module(name: str):
+    return importlib.import_module(MODELS[check_model(name)])
+
+
+def check_supported(name: str, params) -> None:
+    """Raise ValueError (naming what ``name`` supports) if it cannot predict ``params``."""
+    _module(name).check_supported(params)
+
+
+def predict(name: str, params, sizes_bytes, **options) -> Prediction:
+    """Model ``name``'s prediction for ``params`` at file sizes ``sizes_bytes`` (bytes, > 0).
+
+    Parameters
+    ----------
+    name : str
+        A model of :data:`MODELS`.
+    params : TcpParams
+        Path, TCP, recovery variant and rule.
+    sizes_bytes : array_like
+        File sizes, bytes (> 0).
+    **options
+        Passed to the model's ``predict`` (e.g. ``options=SolverOptions(...)`` for ``fluid``).
+
+    Returns
+    -------
+    Prediction
+
+    Raises
+    ------
+    ValueError
+        For an unknown model, or set-ups the model does not cover.
+    """
+    from ..checks import check_array
+
+    module = _module(name)
+    module.check_supported(params)
+    sizes = check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
+    return module.predict(params, sizes, **options)
