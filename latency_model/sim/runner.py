@@ -171,12 +171,14 @@ def run_many(
     else:
         PI, PF = pack_params(params, size_bytes, config)
         n = int(PI[K.P_N])
+    from ._seeding import fill_uniforms  # only the compiled engines need it
+
     k0 = block_size(n, params.p, config.p_ack)
     for lo in range(0, len(children), batch_size):
         chunk = children[lo:lo + batch_size]
         U = np.empty((len(chunk), k0), dtype=float)
-        for j, child in enumerate(chunk):
-            U[j] = np.random.Generator(np.random.PCG64(child)).random(k0)
+        # = Generator(PCG64(child)).random(k0) per child, bit for bit, seeded in compiled code.
+        fill_uniforms(chunk, U)
         status = np.zeros(len(chunk), dtype=np.int64)
         fn(U, PI, PF, out[lo:lo + len(chunk)], status)
         for j in np.flatnonzero(status):
