@@ -118,3 +118,27 @@ def test_latency_unknown_model_is_one_line(capsys):
     code, _, err = run(capsys, "latency", "--size-packets", "4", "--model", "nope")
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "--model" in err and "fluid" in err
+
+
+def test_latency_other_models_keep_the_json_contract(capsys):
+    from latency_model import TcpParams
+    from latency_model.model.registry import predict
+
+    code, out, _ = run(capsys, "latency", "--size-packets", "5,20", "--p", "0.02", "--model", "csa", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["params"]["model"] == "csa"
+    want = predict("csa", TcpParams(p=0.02), [2500.0, 10000.0]).expected_latency_s
+    assert [r["expected_latency_s"] for r in data["results"]] == list(want)
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--model", "csa", "--variant", "lt"], "newreno"),       # CSA models NewReno only
+    (["--model", "csa", "--rule", "btcp"], "standard"),       # and the standard rule only
+    (["--model", "pftk", "--time-model", "rounds"], "--time-model"),
+    (["--model", "csa", "--law", "exact"], "--law"),
+])
+def test_latency_model_that_cannot_answer_is_one_line(capsys, argv, needle):
+    code, _, err = run(capsys, "latency", "--size-packets", "5", *argv)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and needle in err
