@@ -49,6 +49,20 @@ def test_backoff_polynomial_at_one_half_is_four():
     assert pftk.backoff_factor(0.0) == 1.0
 
 
+def test_backoff_polynomial_is_the_mean_length_of_a_timeout_sequence():
+    # PFTK Section 2.2 (restated in the Emory CS 558 notes, padhye-5.html): a timeout
+    # sequence of k timeouts has probability p^(k-1) (1-p) and lasts L_k T_0 with
+    # L_k = 2^k - 1 for k <= 6 (T0, 2T0, ..., 32T0) and 63 + 64 (k - 6) after (the
+    # back-off stops at 64 T0). Summed directly (truncation p^4000 ~ 0), the mean length
+    # is T0 f(p)/(1-p) with f of Eq. (28), and the mean number of packets sent is 1/(1-p).
+    for p in (0.01, 0.1, 0.3, 0.5):
+        lengths = [2**k - 1 if k <= 6 else 63 + 64 * (k - 6) for k in range(1, 4001)]
+        mean_len = sum(length * p ** (k - 1) * (1 - p) for k, length in enumerate(lengths, 1))
+        mean_pkts = sum(k * p ** (k - 1) * (1 - p) for k in range(1, 4001))
+        assert mean_len == pytest.approx(pftk.backoff_factor(p) / (1 - p), rel=1e-12)
+        assert mean_pkts == pytest.approx(1 / (1 - p), rel=1e-12)
+
+
 @pytest.mark.parametrize("w,k", [(w, k) for k in (1, 3, 5) for w in (4, 7, 12, 30) if w > k])
 def test_q_hat_closed_form_equals_pftk_definition_by_summation(w, k):
     # PFTK Section 2.2: Q(w) = sum_{j<k} A(w, j) + sum_{j=k}^{w-1} A(w, j) sum_{m<k} C(j, m)
@@ -77,6 +91,34 @@ def test_expected_window_eq13_by_hand():
     assert pftk.expected_window(0.05, 2) == pytest.approx(5.74384873724260552, rel=1e-12)
     c = 2 / 3
     assert pftk.expected_window(0.05, 2) == pytest.approx(c + math.sqrt(7.6 / 0.3 + c * c), rel=REL)
+
+
+def test_expected_window_b2_is_the_geant_slac_reduction():
+    # GEANT PERT wiki / SLAC "Throughput versus loss" (Cottrell, 2000) quote PFTK Eq. (13)
+    # with b = 2 as w(p) = (2/3)(1 + sqrt(3 (1-p)/p + 1)): with b = 2, (2+b)/(3b) = 2/3 and
+    # 8(1-p)/(3bp) = (4/9) 3(1-p)/p, so the two forms are the same number.
+    for p in (0.001, 0.01, 0.05, 0.3):
+        geant = 2 / 3 * (1 + math.sqrt(3 * (1 - p) / p + 1))
+        assert pftk.expected_window(p, 2) == pytest.approx(geant, rel=1e-13)
+
+
+@pytest.mark.parametrize("b", [1, 2, 3])
+def test_pftk_full_model_tends_to_the_rfc5348_simplified_equation(b):
+    # RFC 5348 (and RFC 3448) Section 3.1, PFTK's simplified formula in packets/s:
+    #   X = 1 / (R sqrt(2bp/3) + t_RTO 3 sqrt(3bp/8) p (1 + 32 p^2)).
+    # Expanding Eq. (31) (first branch) in sqrt(p) by hand: with s = sqrt(8/(3bp)) and
+    # c = (2+b)/(3b), E[W] = s + c + O(sqrt(p)), numerator (1/p)(1 + p s + O(p)),
+    # RTT term RTT (b s/2)(1 + (c + 2/b)/s); p b s/2 = sqrt(2bp/3), and the timeout terms
+    # agree to leading order (Q ~ 3/E[W]). Hence
+    #   B / X = 1 + sqrt(8p/(3b)) - ((8+b)/(3b)) sqrt(3bp/8) + O(p) = 1 - sqrt(bp/24) + O(p).
+    # A b misplaced in Eq. (13) or in b E[W]/2 would change the limit itself (B/X -> const != 1).
+    # Tolerance 2p: the O(p) remainder measured 0.5p-0.7p at RTT 0.1 s, T0 1 s.
+    for p in (1e-4, 1e-6, 1e-8):
+        params = TcpParams(p=p, b=b, rtt_s=0.1, rwnd=1e9)   # T0 = params.rto = 1 s
+        rfc = 1 / (0.1 * math.sqrt(2 * b * p / 3)
+                   + 1.0 * 3 * math.sqrt(3 * b * p / 8) * p * (1 + 32 * p * p))
+        ratio = pftk.throughput_packets_per_s(params) / rfc
+        assert abs(ratio - (1 - math.sqrt(b * p / 24))) <= 2 * p
 
 
 def test_pftk_throughput_eq31_below_window_limit_by_hand():
@@ -232,6 +274,21 @@ def test_csa_by_hand_first_flight_delayed_ack():
     assert no_delack[0] == pytest.approx(hand["total"] - 0.2, rel=REL)
     for w0, b in ((2, 2), (1, 1), (3, 2)):  # first flight >= b: no stall
         assert csa.csa_terms(TcpParams(p=0.1, b=b, w0=w0), size_packets=[5]).t_delack[0] == 0.0
+
+
+@pytest.mark.parametrize("b,w1,d,rounds", [(1, 2, 14, 3), (2, 4, 19, 3), (3, 9, 37, 3)])
+def test_csa_slow_start_window_grows_by_gamma_per_round(b, w1, d, rounds):
+    # CSA Eqs. (6)-(7) with gamma = 1 + 1/b (restated in "Multihomed Communication with
+    # SCTP", CRC 2012, ch. 18, Eq. 2.2: cwnd = init_cwnd (1 + 1/b)^(r - 1)):
+    # round i sends w1 gamma^(i-1), so i rounds send w1 (gamma^i - 1)/(gamma - 1):
+    # b = 1, w1 = 2: 2 + 4 + 8 = 14; b = 2, w1 = 4: 4 + 6 + 9 = 19; b = 3, w1 = 9:
+    # 9 + 12 + 16 = 37, each in 3 rounds. Without loss E[d_ss] = d and Eq. (15) gives
+    # E[T_ss] = RTT log_gamma(d (gamma-1)/w1 + 1) = 3 RTT exactly.
+    params = TcpParams(p=0.0, b=b, w0=w1, rwnd=1000)
+    assert csa.slow_start_gamma(params) == pytest.approx(1 + 1 / b, rel=1e-15)
+    terms = csa.csa_terms(params, size_packets=[d])
+    assert terms.t_ss[0] == pytest.approx(0.1 * rounds, rel=1e-12)
+    assert terms.total[0] == pytest.approx(0.1 * rounds, rel=1e-12)  # first flight >= b: no stall
 
 
 @pytest.mark.parametrize("b,d,expected", [

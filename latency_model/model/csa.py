@@ -15,8 +15,13 @@ handshake E[T_h] of Eq. 4, since our latency starts with the first data segment)
   (Eqs. 22-24, :mod:`.pftk`);
 - E[T_delack]: the delayed ACK of the first flight.
 
-docs/baselines.md gives every equation, its provenance, how each term maps to the
-simulator's latency (first data segment sent -> last ACK received) and the choices our
+The paper's text was not available here. Eqs. (5), (11), (15)-(21) and (24) agree with a
+third-party transcription labelled with CSA's numbers (jsommers/fs ``tcpmodels/csa00.py``),
+gamma with the restatement of CSA's slow start in "Multihomed Communication with SCTP"
+(ch. 18); R (Eq. 22) is PFTK's Eq. (31) as PFTK print it, because fs's different
+numerator ((1-p)/p + W/2 + Q) could not be confirmed. docs/baselines.md ("Sources") gives
+every equation, what confirms it, how each term maps to the simulator's latency (first
+data segment sent -> last ACK received) and the choices our
 :class:`~latency_model.params.TcpParams` force (ssthresh, the window cap, p = 0, dup_t,
 byte counting, the delayed-ACK term). Nothing here imports the simulator.
 """

@@ -3,8 +3,13 @@
 J. Padhye, V. Firoiu, D. Towsley, J. Kurose, "Modeling TCP Throughput: A Simple Model and
 its Empirical Validation", ACM SIGCOMM 1998 ("PFTK"). The full model: triple-duplicate
 periods (TDP) in congestion avoidance, timeout sequences with exponential back-off, and
-the receiver-window limit W_max (Section 2.3). Equation numbers are the SIGCOMM paper's;
-docs/baselines.md lists them with their provenance.
+the receiver-window limit W_max (Section 2.3). Equation numbers are the SIGCOMM paper's.
+The paper's text was not available here; docs/baselines.md ("Sources") gives, for each
+formula, what confirms it: Eqs. (13), (28), (31) as quoted (b = 2) by the GEANT PERT wiki
+and SLAC's "Throughput versus loss" page, the derivation steps in Emory's CS 558 notes,
+Q-hat's closed form by summation of PFTK's definitions, f(p) by summation of the back-off
+schedule, and the p -> 0 limit of Eq. (31) against RFC 5348 Section 3.1's simplified formula
+(tests/test_model_baselines.py).
 
 Mapping of our :class:`~latency_model.params.TcpParams` (docs/baselines.md, "Choices"):
 
