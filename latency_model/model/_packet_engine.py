@@ -1,0 +1,431 @@
+"""The packet-level sender and receiver as a deterministic state machine (private).
+
+One :class:`_State` is the whole system between two events: sender variables (RFC 5681,
+RFC 6582, RFC 3042, RFC 5827, RFC 6298 with Karn's rule), receiver variables (RFC 5681
+Section 4.2 delayed ACK, RFC 1122 4.2.3.2) and the pending events (data and ACK
+arrivals, the two timers) with their times *relative to the state's reference instant*.
+:mod:`latency_model.model.packet` branches on every data arrival (delivered with
+probability 1 - p, lost with p) and merges states with equal :meth:`_State.key`.
+
+Each rule is written from the RFC text (section cited on the line); docs/model.md
+derives the whole construction. Segments are counted 0..n-1, ACK numbers in segments
+(ACK k: segments 0..k-1 held in order), windows in bytes.
+
+Event order: events due at the same instant run in the order they were scheduled
+(a FIFO tie rule; the timer of a later re-arming comes after events already scheduled
+for the same instant). Times within ``_TIE`` seconds count as the same instant.
+"""
+
+from __future__ import annotations
+
+_TIE = 1e-9
+# Event kinds.
+DATA, ACK, RTO, DELACK = 0, 1, 2, 3
+
+
+class _Const:
+    """Constants of one transfer (sizes in bytes, times in seconds)."""
+
+    __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
+                 "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
+                 "init_rto", "fin")
+
+    def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
+                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin):
+        self.size = int(size_bytes)
+        self.mss = int(mss)
+        self.n = -(-self.size // self.mss)
+        self.last_len = self.size - (self.n - 1) * self.mss
+        self.rwnd = float(rwnd_packets) * self.mss
+        self.b = int(b)
+        self.dup_t = int(dup_t)
+        # RFC 3042 Section 2: one new segment on each of the first dup_lt duplicate ACKs.
+        self.lt_lo, self.lt_hi = (1, 0) if dup_lt is None else (1, int(dup_lt))
+        self.tail = bool(tail)
+        self.er = bool(er)
+        self.d = float(d)
+        self.ser = (self.mss + header) * ser_per_byte
+        self.ser_last = (self.last_len + header) * ser_per_byte
+        self.delack = float(delack)
+        self.min_rto = float(min_rto)
+        self.max_rto = float(max_rto)
+        self.init_rto = float(init_rto)
+        self.fin = bool(fin)
+
+    def end(self, k: int) -> int:
+        """Bytes in segments 0..k-1."""
+        e = k * self.mss
+        return e if e < self.size else self.size
+
+    def seg_len(self, k: int) -> int:
+        return self.last_len if k == self.n - 1 else self.mss
+
+
+class _State:
+    """Sender + receiver + pending events; times relative to the reference instant."""
+
+    __slots__ = ("una", "nxt", "smax", "cwnd", "ssth", "recover", "in_rec", "partial_seen",
+                 "dupacks", "lt_credit", "lt_bytes", "backoff", "rto", "srtt", "rttvar",
+                 "retx", "sent_at", "busy", "rcv_nxt", "buf", "pending", "events", "done",
+                 "rto_above_min")
+
+    def copy(self) -> "_State":
+        s = _State.__new__(_State)
+        s.una = self.una
+        s.nxt = self.nxt
+        s.smax = self.smax
+        s.cwnd = self.cwnd
+        s.ssth = self.ssth
+        s.recover = self.recover
+        s.in_rec = self.in_rec
+        s.partial_seen = self.partial_seen
+        s.dupacks = self.dupacks
+        s.lt_credit = self.lt_credit
+        s.lt_bytes = self.lt_bytes
+        s.backoff = self.backoff
+        s.rto = self.rto
+        s.srtt = self.srtt
+        s.rttvar = self.rttvar
+        s.retx = self.retx
+        s.sent_at = dict(self.sent_at)
+        s.busy = self.busy
+        s.rcv_nxt = self.rcv_nxt
+        s.buf = self.buf
+        s.pending = self.pending
+        s.events = list(self.events)
+        s.done = self.done
+        s.rto_above_min = self.rto_above_min
+        return s
+
+    def key(self):
+        """Everything that decides the future (times rounded to 1 ns).
+
+        SRTT, RTTVAR and the send times used for RTT samples are left out: they only set
+        the RTO, which is in the key. States merged with different estimators keep the
+        most probable one's (exact while no sample can lift the RTO above its minimum;
+        :attr:`rto_above_min` counts when one does).
+        """
+        una = self.una
+        return (una, self.nxt, self.smax, round(self.cwnd, 6), round(self.ssth, 6),
+                self.recover if self.recover >= una else -1, self.in_rec, self.partial_seen,
+                self.dupacks, self.lt_credit, self.lt_bytes, self.backoff, round(self.rto, 9),
+                tuple(sorted(k for k in self.retx if k >= una)), self.rcv_nxt,
+                tuple(sorted(self.buf)), self.pending, round(self.busy, 9),
+                tuple((round(t, 9), kind, v) for t, kind, v in self.events))
+
+
+    def coarse_key(self, mss: int):
+        """A coarser signature used only to aggregate improbable states (see
+        :func:`latency_model.model.packet.expected_latency`, ``max_states``): progress
+        (snd_una, snd_nxt, snd_max, rcv_nxt), phase (recovery, back-off, RTO), windows
+        in whole packets, the receiver's hole count and held segments, the pending events
+        by kind and the RTO timer's due time to 10 ms."""
+        una = self.una
+        nd = na = 0
+        t_rto = -1.0
+        delack = False
+        for t, kind, _v in self.events:
+            if kind == DATA:
+                nd += 1
+            elif kind == ACK:
+                na += 1
+            elif kind == RTO:
+                t_rto = round(t, 2)
+            else:
+                delack = True
+        return (una, self.nxt - una, self.smax - una, self.rcv_nxt - una, len(self.buf),
+                self.in_rec, self.backoff, round(self.rto, 9), int(self.cwnd // mss),
+                int(self.ssth // mss), self.pending, nd, na, t_rto, delack)
+
+
+
+def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
+    """Before the first send at t = 0 (then :func:`send_allowed` at 0)."""
+    s = _State.__new__(_State)
+    s.una = s.nxt = s.smax = 0
+    s.cwnd = float(w0_packets) * c.mss
+    s.ssth = float(w_ss_packets) * c.mss
+    s.recover = -1
+    s.in_rec = False
+    s.partial_seen = False
+    s.dupacks = 0
+    s.lt_credit = 0
+    s.lt_bytes = 0
+    s.backoff = 0
+    s.rto = c.init_rto  # RFC 6298 (2.1)
+    s.srtt = -1.0
+    s.rttvar = 0.0
+    s.retx = frozenset()
+    s.sent_at = {}
+    s.busy = 0.0
+    s.rcv_nxt = 0
+    s.buf = frozenset()
+    s.pending = 0
+    s.events = []
+    s.done = False
+    s.rto_above_min = False
+    return s
+
+
+# Events -----------------------------------------------------------------------
+
+def _push(s: _State, t: float, kind: int, v: int) -> None:
+    """Schedule after every event due at or before ``t`` (FIFO among equal times)."""
+    ev = s.events
+    i = len(ev)
+    while i > 0 and ev[i - 1][0] > t + _TIE:
+        i -= 1
+    ev.insert(i, (t, kind, v))
+
+
+def _cancel(s: _State, kind: int) -> None:
+    ev = s.events
+    for i in range(len(ev)):
+        if ev[i][1] == kind:
+            del ev[i]
+            return
+
+
+def _armed(s: _State, kind: int) -> bool:
+    for e in s.events:
+        if e[1] == kind:
+            return True
+    return False
+
+
+def _arm(s: _State, kind: int, t: float) -> None:
+    _cancel(s, kind)
+    _push(s, t, kind, 0)
+
+
+# Sender -----------------------------------------------------------------------
+
+def _transmit(c: _Const, s: _State, seg: int, now: float) -> None:
+    """Segment ``seg`` onto the FIFO link: serialised after the previous one, then d."""
+    if seg < s.smax:  # sent before: a retransmission (Karn's rule needs to know)
+        s.retx = s.retx | {seg}
+    s.sent_at[seg] = now
+    start = now if now > s.busy else s.busy
+    s.busy = start + (c.ser_last if seg == c.n - 1 else c.ser)
+    _push(s, s.busy + c.d, DATA, seg)
+    if not _armed(s, RTO):  # RFC 6298 (5.1)
+        _push(s, now + s.rto, RTO, 0)
+
+
+def _flight(c: _Const, s: _State) -> int:
+    return c.end(s.nxt) - c.end(s.una)
+
+
+def send_allowed(c: _Const, s: _State, now: float) -> None:
+    """RFC 5681 Section 3.1 / RFC 3042: send while FlightSize + next <= min(cwnd + LT
+    credit, rwnd); one segment may always leave when nothing is in flight."""
+    limit = min(s.cwnd + s.lt_credit * c.mss, c.rwnd)
+    while s.nxt < c.n:
+        flight = _flight(c, s)
+        if flight > 0 and flight + c.seg_len(s.nxt) > limit:
+            break
+        _transmit(c, s, s.nxt, now)
+        s.nxt += 1
+        if s.nxt > s.smax:
+            s.smax = s.nxt
+
+
+def _rtt_sample(c: _Const, s: _State, r: float) -> None:
+    """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4, G 0; (2.4), (2.5)."""
+    if s.srtt < 0.0:
+        s.srtt = r
+        s.rttvar = r / 2.0
+    else:
+        s.rttvar = 0.75 * s.rttvar + 0.25 * abs(s.srtt - r)
+        s.srtt = 0.875 * s.srtt + 0.125 * r
+    rto = s.srtt + 4.0 * s.rttvar
+    if rto > c.min_rto + 1e-12:
+        s.rto_above_min = True
+    s.rto = min(max(rto, c.min_rto), c.max_rto)
+
+
+def on_rto(c: _Const, s: _State, now: float) -> None:
+    """RFC 6298 (5.4)-(5.6); RFC 5681 Section 3.1 Eq. 4 (ssthresh kept on repeated
+    expiries, "when a segment ... has already been retransmitted"); RFC 6582 Section 3.2
+    step 1 (recover = highest sent); go-back-N from snd_una."""
+    s.backoff += 1
+    if s.backoff == 1:
+        s.ssth = max(_flight(c, s) / 2.0, 2.0 * c.mss)
+    s.cwnd = float(c.mss)
+    s.in_rec = False
+    s.dupacks = 0
+    s.lt_credit = 0
+    s.lt_bytes = 0
+    s.recover = s.smax - 1
+    s.rto = min(2.0 * s.rto, c.max_rto)  # (5.5)
+    s.nxt = s.una
+    send_allowed(c, s, now)
+
+
+def _new_ack(c: _Const, s: _State, ack: int, now: float) -> None:
+    acked = c.end(ack) - c.end(s.una)
+    # RFC 6298 Section 3 (Karn): a sample only if no newly covered segment was resent.
+    valid = True
+    for k in s.retx:
+        if s.una <= k < ack:
+            valid = False
+            break
+    if valid:
+        _rtt_sample(c, s, now - s.sent_at[ack - 1])
+    for k in range(s.una, ack):
+        s.sent_at.pop(k, None)
+    s.una = ack
+    if s.nxt < ack:
+        s.nxt = ack
+    s.backoff = 0
+    if ack >= c.n:
+        s.done = True
+        return
+    if s.in_rec:
+        if ack > s.recover:  # RFC 6582 Section 3.2 step 5, full ACK, option 1
+            s.cwnd = min(s.ssth, float(max(_flight(c, s), c.mss) + c.mss))
+            s.in_rec = False
+            s.dupacks = 0
+            if s.nxt > s.una:  # RFC 6298 (5.3)
+                _arm(s, RTO, now + s.rto)
+            else:  # (5.2)
+                _cancel(s, RTO)
+        else:  # step 5 partial ACK: resend the next hole, deflate, add back one MSS
+            _transmit(c, s, ack, now)
+            s.cwnd = max(s.cwnd - acked, 0.0)
+            if acked >= c.mss:
+                s.cwnd += c.mss
+            if not s.partial_seen:  # RFC 6582 Section 4, "impatient" timer
+                s.partial_seen = True
+                _arm(s, RTO, now + s.rto)
+    else:
+        s.dupacks = 0
+        s.lt_credit = 0
+        s.lt_bytes = 0
+        # RFC 5681 Section 3.1: slow start cwnd += min(N, SMSS); CA Eq. 3.
+        if s.cwnd < s.ssth:
+            s.cwnd += min(acked, c.mss)
+        else:
+            s.cwnd += c.mss * c.mss / s.cwnd
+        if s.nxt > s.una:
+            _arm(s, RTO, now + s.rto)
+        else:
+            _cancel(s, RTO)
+    send_allowed(c, s, now)
+
+
+def _dup_ack(c: _Const, s: _State, now: float) -> None:
+    s.dupacks += 1
+    if s.in_rec:  # RFC 6582 Section 3.2 step 4: inflate
+        s.cwnd += c.mss
+        send_allowed(c, s, now)
+        return
+    thresh = c.dup_t
+    if c.tail and s.una >= c.n - c.dup_t:  # paper, Section 3.1
+        thresh = 1
+    if c.er:  # RFC 5827 Section 3.1 (segment-based, no SACK)
+        oseg = s.nxt - s.una
+        can_new = s.nxt < c.n and _flight(c, s) + c.seg_len(s.nxt) <= c.rwnd
+        if 2 <= oseg <= c.dup_t and not can_new:
+            thresh = min(thresh, oseg - 1)
+    if s.dupacks >= thresh and s.una > s.recover:  # RFC 6582 Section 3.2 steps 1-2
+        flight = _flight(c, s) - s.lt_bytes  # RFC 5681 3.2 step 2: LT data left out
+        s.ssth = max(flight / 2.0, 2.0 * c.mss)
+        s.recover = s.smax - 1
+        s.in_rec = True
+        s.partial_seen = False
+        s.lt_credit = 0
+        s.lt_bytes = 0
+        _transmit(c, s, s.una, now)
+        s.cwnd = s.ssth + s.dupacks * c.mss  # step 3
+        send_allowed(c, s, now)
+    elif c.lt_lo <= s.dupacks <= c.lt_hi:  # RFC 3042 Section 2
+        s.lt_credit += 1
+        before = c.end(s.nxt)
+        send_allowed(c, s, now)
+        s.lt_bytes += c.end(s.nxt) - before
+
+
+def on_ack(c: _Const, s: _State, ack: int, now: float) -> None:
+    """A cumulative ACK arrives: new (RFC 5681 / 6582) or duplicate (RFC 5681 Section 2)."""
+    if ack > s.una:
+        _new_ack(c, s, ack, now)
+    elif ack == s.una and s.smax > s.una:
+        _dup_ack(c, s, now)
+
+
+# Receiver ---------------------------------------------------------------------
+
+def _ack_now(c: _Const, s: _State, now: float) -> None:
+    s.pending = 0
+    _cancel(s, DELACK)
+    _push(s, now + c.d, ACK, s.rcv_nxt)
+
+
+def on_segment(c: _Const, s: _State, seg: int, now: float) -> None:
+    """RFC 5681 Section 4.2: immediate ACK for out-of-order, duplicate and gap-filling
+    segments (and for the FIN-carrying last one); otherwise every b-th segment or the
+    delayed-ACK timer."""
+    if seg < s.rcv_nxt or seg in s.buf:
+        _ack_now(c, s, now)
+        return
+    if seg > s.rcv_nxt:
+        s.buf = s.buf | {seg}
+        _ack_now(c, s, now)
+        return
+    filled = bool(s.buf)
+    r = s.rcv_nxt + 1
+    buf = s.buf
+    if buf:
+        while r in buf:
+            r += 1
+        s.buf = frozenset(k for k in buf if k > r)
+    s.rcv_nxt = r
+    if filled or (c.fin and r == c.n):
+        _ack_now(c, s, now)
+    else:
+        s.pending += 1
+        if s.pending >= c.b:
+            _ack_now(c, s, now)
+        elif not _armed(s, DELACK):
+            _push(s, now + c.delack, DELACK, 0)
+
+
+# Driving ----------------------------------------------------------------------
+
+def run_to_branch(c: _Const, s: _State) -> float:
+    """Process events until a data arrival is next (a branch point) or the transfer is
+    done; return the time of that point (the new reference instant). Times of the state
+    are then shifted so that the reference is 0."""
+    ev = s.events
+    while True:
+        t, kind, v = ev[0]
+        if kind == DATA or s.done:
+            break
+        del ev[0]
+        if kind == ACK:
+            on_ack(c, s, v, t)
+        elif kind == RTO:
+            on_rto(c, s, t)
+        else:  # DELACK
+            if s.pending > 0:
+                _ack_now(c, s, t)
+        if s.done:
+            return t
+    ref = ev[0][0]
+    if s.busy <= ref:
+        s.busy = ref
+    if ref != 0.0:
+        s.events = [(tt - ref, k, v) for tt, k, v in ev]
+        s.busy = s.busy - ref if s.busy > ref else 0.0  # an idle link is idle
+        sa = s.sent_at
+        for k in sa:
+            sa[k] -= ref
+    return ref
+
+
+def deliver_head(c: _Const, s: _State, lost: bool) -> None:
+    """The head event is a data arrival at time 0: drop it, or give it to the receiver."""
+    _t, _kind, seg = s.events.pop(0)
+    if not lost:
+        on_segment(c, s, seg, 0.0)

@@ -1,0 +1,458 @@
+"""Packet-level latency model: the exact expectation over loss patterns (issue 18).
+
+The RFC sender and receiver (:mod:`._packet_engine`) are a deterministic function of
+which data transmissions the path drops, and each transmission is dropped
+independently with probability p (paper, Section 2). This module computes the
+latency's expectation over that Bernoulli tree by a forward dynamic programme:
+
+* a *state* is the whole system just before a data arrival (sender and receiver
+  variables and the pending events, times relative to that instant);
+* a state has two successors, the arrival delivered (probability 1 - p) or lost (p),
+  each run deterministically to the next data arrival;
+* states with equal keys are merged, carrying the probability P and the sum
+  P x (elapsed time) of the paths that reached them; by linearity E[T] is the sum over
+  finished paths, exactly;
+* every data arrival consumes one transmission, so the "level" (transmissions resolved)
+  orders the states topologically: level l only feeds level l + 1;
+* states below ``eps`` probability are dropped; their mass is reported
+  (:attr:`PacketResult.dropped_mass`) and bounds the truncation error.
+
+No random numbers and no call into the simulator: this is an independent second answer
+(docs/model.md derives it and lists each rule with its RFC section).
+
+Time model (``serialisation``): ``"exact"`` clocks every packet onto the link (MSS +
+header bytes at ``link_rate_bps``) as the simulator's link does; ``"rounds"`` sets the
+serialisation time to zero, so every time is a sum of one-way delays and timer values
+and far more states coincide, and adds back the serialisation the loss-free transfer
+accumulates (``exact`` L_0 minus ``rounds`` L_0), a first-order correction (docs/model.md
+gives its bound). ``"auto"`` (default) takes ``"exact"`` for p = 0 and ``"rounds"`` otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..checks import check_array, check_choice, check_int, check_real
+from ..growth import StandardRule
+from ..params import TcpParams
+from . import _packet_engine as E
+
+__all__ = ["PacketResult", "PathConfig", "expected_latency", "scripted_latency",
+           "check_supported", "predict"]
+
+SERIALISATION = ("auto", "exact", "rounds")
+
+
+@dataclass(frozen=True)
+class PathConfig:
+    """What the packet-level model needs beyond :class:`TcpParams` (the simulator's ``rfc``
+    profile by default; the model does not import the simulator, so the values are
+    restated here: ``latency_model.sim.profiles.STACKS['rfc']``).
+
+    Parameters
+    ----------
+    link_rate_bps : float
+        Link rate, bit/s (> 0). Default 100e6.
+    header_bytes : int
+        Per-packet header serialised with each segment, bytes (>= 0). Default 40.
+    delay_s : float or None
+        One-way delay, seconds (>= 0); None: ``rtt_s / 2``.
+    delack_timeout_s : float
+        Delayed-ACK timer, seconds (> 0). Default 0.2 (RFC 5681 Section 4.2).
+    min_rto_s, initial_rto_s, max_rto_s : float
+        RFC 6298 (2.4), (2.1), (2.5), seconds. Defaults 1, 1, 60.
+    fin : bool
+        The last segment carries FIN and is acknowledged at once. Default True.
+    """
+
+    link_rate_bps: float = 100e6
+    header_bytes: int = 40
+    delay_s: float | None = None
+    delack_timeout_s: float = 0.2
+    min_rto_s: float = 1.0
+    initial_rto_s: float = 1.0
+    max_rto_s: float = 60.0
+    fin: bool = True
+
+    def __post_init__(self) -> None:
+        check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
+        check_int("header_bytes", self.header_bytes, low=0)
+        if self.delay_s is not None:
+            check_real("delay_s", self.delay_s, low=0.0)
+        check_real("delack_timeout_s", self.delack_timeout_s, low=0.0, low_open=True)
+        check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True)
+        check_real("initial_rto_s", self.initial_rto_s, low=0.0, low_open=True)
+        check_real("max_rto_s", self.max_rto_s, low=max(self.min_rto_s, self.initial_rto_s))
+        if not isinstance(self.fin, bool):
+            raise ValueError(f"fin must be True or False, got {self.fin!r}")
+
+
+@dataclass(frozen=True)
+class PacketResult:
+    """The packet-level model's answer for one file size.
+
+    Attributes
+    ----------
+    size_bytes : int
+        File size, bytes.
+    expected_latency_s : float
+        E[T], seconds: first data segment sent -> ACK of the last byte at the sender.
+    conditional_latency_s : ndarray
+        L_k = E[T | k data transmissions lost], k = 0 .. K-1, seconds (NaN where the
+        probability of k losses is 0 or was entirely truncated).
+    loss_count_pmf : ndarray
+        P(k losses), k = 0 .. K-1.
+    p90_latency_s : float
+        90th percentile of T, seconds, from the finished paths' times (NaN unless
+        ``quantiles=True``; merged states carry a histogram of elapsed time then).
+    dropped_mass : float
+        Probability of the paths dropped below ``eps`` (their contribution is missing
+        from ``expected_latency_s``, which is therefore a lower bound plus at most
+        ``dropped_mass`` x their remaining latency).
+    states : int
+        States expanded (a cost measure).
+    rto_above_min_mass : float
+        Probability that some RTT sample set the RTO above its minimum (the estimator is
+        not part of the merge key, so results are exact only where this is 0).
+    """
+
+    size_bytes: int
+    expected_latency_s: float
+    conditional_latency_s: np.ndarray
+    loss_count_pmf: np.ndarray
+    p90_latency_s: float
+    dropped_mass: float
+    states: int
+    rto_above_min_mass: float
+    aggregated_mass: float = 0.0
+
+
+def check_supported(params: TcpParams) -> None:
+    """Raise ValueError unless the packet model covers ``params`` (registry entry ``packet``).
+
+    Covered: the RFC 5681 rule (:class:`~latency_model.growth.StandardRule` without byte
+    counting), any W0, W_SS, rwnd, b, dup_t and recovery variant (NewReno, Limited
+    Transmit with ``dup_lt``, the paper's proposal, Early Retransmit), p in [0, 0.5].
+    """
+    if not isinstance(params, TcpParams):
+        raise ValueError(f"params must be a TcpParams, got {params!r}")
+    if type(params.rule) is not StandardRule or params.rule.abc_l is not None:
+        raise ValueError("the packet model supports rule 'standard' without byte counting "
+                         f"(RFC 5681), got {params.rule.describe()}")
+    if params.p > 0.5:
+        raise ValueError(f"the packet model supports p in [0, 0.5], got p = {params.p:g}")
+
+
+def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -> E._Const:
+    return E._Const(
+        size_bytes=size_bytes, mss=params.mss_bytes, rwnd_packets=params.rwnd, b=params.b,
+        dup_t=params.dup_t, dup_lt=params.dup_lt, tail=params.tail_retransmit,
+        er=params.early_retransmit,
+        d=path.delay_s if path.delay_s is not None else params.rtt_s / 2.0,
+        ser_per_byte=8.0 / path.link_rate_bps if serial else 0.0,
+        header=path.header_bytes, delack=path.delack_timeout_s, min_rto=path.min_rto_s,
+        max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin)
+
+
+def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
+    s = E.initial_state(c, params.w0, params.w_ss)
+    E.send_allowed(c, s, 0.0)
+    t = E.run_to_branch(c, s)
+    return s, t
+
+
+def _path_args(path, options):
+    if path is None:
+        path = PathConfig(**options)
+    elif options:
+        raise ValueError(f"give path=PathConfig(...) or its fields, not both: {sorted(options)}")
+    if not isinstance(path, PathConfig):
+        raise ValueError(f"path must be a PathConfig, got {path!r}")
+    return path
+
+
+def scripted_latency(params: TcpParams, *positional, size_bytes: int, drops=(),
+                     path: PathConfig | None = None, serialisation: str = "exact",
+                     **options) -> float:
+    """Latency of one transfer with scripted losses, seconds (the engine on one path).
+
+    Parameters
+    ----------
+    params : TcpParams
+        TCP parameters (``p`` is ignored).
+    size_bytes : int
+        File size, bytes (>= 1).
+    drops : mapping or iterable of int
+        Segment (0-based) -> how many of its first transmissions are lost, or a list of
+        segments whose first transmission is lost.
+    path : PathConfig, optional
+        Path settings (or give its fields as keywords).
+    serialisation : {"exact", "rounds"}
+        Serialisation time per packet, or none (see the module docstring).
+
+    Returns
+    -------
+    float
+        First segment sent -> ACK of the last byte at the sender, seconds.
+
+    Raises
+    ------
+    ValueError
+        For a positional size, bad sizes, drops outside the file, or bad settings.
+    """
+    if positional:
+        raise ValueError("scripted_latency: pass the size as size_bytes=... (keyword)")
+    check_supported(params)
+    path = _path_args(path, options)
+    check_choice("serialisation", serialisation, ("exact", "rounds"))
+    size = check_int("size_bytes", size_bytes, low=1)
+    c = _const(params, size, path, serialisation == "exact")
+    left = {}
+    items = drops.items() if hasattr(drops, "items") else [(k, 1) for k in drops]
+    for seg, times in items:
+        seg = check_int("drops segment", seg, low=0, high=c.n - 1)
+        left[seg] = left.get(seg, 0) + check_int("drops count", times, low=1)
+    s, t = _start(c, params)
+    total = t
+    while not s.done:
+        seg = s.events[0][2]
+        lost = left.get(seg, 0) > 0
+        if lost:
+            left[seg] -= 1
+        E.deliver_head(c, s, lost)
+        total += E.run_to_branch(c, s)
+    return total
+
+
+def _solve(params: TcpParams, size: int, path: PathConfig, serial: bool, eps: float,
+           n_k: int, quantiles: bool, bin_s: float, max_states: int = 0):
+    """The forward DP for one size: (E[T], P_k, L_k sums, p90, dropped, states, est)."""
+    c = _const(params, size, path, serial)
+    p = params.p
+    q = 1.0 - p
+    nk = n_k + 1  # last bin: n_k losses or more
+    s0, t0 = _start(c, params)
+    done_p = [0.0] * nk
+    done_pt = [0.0] * nk
+    hist: dict[int, float] = {}
+    dropped = 0.0
+    agg_mass = 0.0
+    est_mass = 0.0
+    expanded = 0
+    if s0.done:
+        done_p[0], done_pt[0] = 1.0, t0
+        return done_p, done_pt, t0, 0.0, 0, 0.0, 0.0
+    # frontier: key -> [state, P list, PT list, histogram or None]
+    P0 = [0.0] * nk
+    PT0 = [0.0] * nk
+    P0[0], PT0[0] = 1.0, t0
+    frontier = {s0.key(): [s0, P0, PT0, {int(t0 / bin_s): 1.0} if quantiles else None]}
+    branches = ((False, q), (True, p)) if p > 0.0 else ((False, 1.0),)
+    while frontier:
+        nxt: dict = {}
+        for st, P, PT, H in frontier.values():
+            expanded += 1
+            for lost, w in branches:
+                ch = st.copy()
+                E.deliver_head(c, ch, lost)
+                dt = E.run_to_branch(c, ch)
+                if lost:
+                    cp = [0.0] + [w * x for x in P[:-1]]
+                    cpt = [0.0] + [w * (PT[i] + P[i] * dt) for i in range(nk - 1)]
+                    cp[-1] += w * P[-1]
+                    cpt[-1] += w * (PT[-1] + P[-1] * dt)
+                else:
+                    cp = [w * x for x in P]
+                    cpt = [w * (PT[i] + P[i] * dt) for i in range(nk)]
+                ch_h = None
+                if H is not None:
+                    shift = dt / bin_s
+                    ch_h = {}
+                    for b_, m in H.items():
+                        nb = int(b_ + shift + 0.5) if shift else b_
+                        ch_h[nb] = ch_h.get(nb, 0.0) + w * m
+                if ch.done:
+                    for i in range(nk):
+                        done_p[i] += cp[i]
+                        done_pt[i] += cpt[i]
+                    if ch.rto_above_min:
+                        est_mass += sum(cp)
+                    if ch_h is not None:
+                        for b_, m in ch_h.items():
+                            hist[b_] = hist.get(b_, 0.0) + m
+                    continue
+                key = ch.key()
+                ent = nxt.get(key)
+                if ent is None:
+                    nxt[key] = [ch, cp, cpt, ch_h]
+                else:
+                    if sum(cp) > sum(ent[1]):
+                        ent[0] = ch
+                    ent[1] = [a + b_ for a, b_ in zip(ent[1], cp)]
+                    ent[2] = [a + b_ for a, b_ in zip(ent[2], cpt)]
+                    if ch_h is not None:
+                        eh = ent[3]
+                        for b_, m in ch_h.items():
+                            eh[b_] = eh.get(b_, 0.0) + m
+        frontier = {}
+        for key, ent in nxt.items():
+            m = sum(ent[1])
+            if m < eps:
+                dropped += m
+                if ent[0].rto_above_min:
+                    est_mass += m
+            else:
+                frontier[key] = ent
+        if max_states and len(frontier) > max_states:
+            agg_mass += _aggregate(frontier, max_states, c.mss)
+    p90 = float("nan")
+    if quantiles and hist:
+        bins = np.array(sorted(hist))
+        mass = np.array([hist[b_] for b_ in bins])
+        cdf = np.cumsum(mass) / mass.sum()
+        p90 = float(bins[np.searchsorted(cdf, 0.9)] * bin_s)
+    return done_p, done_pt, p90, dropped, expanded, est_mass, agg_mass
+
+
+def _aggregate(frontier: dict, max_states: int, mss: int) -> float:
+    """Keep the ``max_states`` most probable states exactly; fold every other one into the
+    kept state of the same coarse signature (:meth:`_State.coarse_key`: same progress,
+    phase, whole-packet windows, hole count, pending events by kind, RTO due time to
+    10 ms), the most probable of that signature standing for all. A state whose signature
+    no kept state has is kept. Returns the mass folded (an approximation: docs/model.md)."""
+    ranked = sorted(frontier.items(), key=lambda kv: -sum(kv[1][1]))
+    frontier.clear()
+    fine: dict = {}
+    for key, ent in ranked[:max_states]:
+        frontier[key] = ent
+        fine.setdefault(ent[0].coarse_key(mss), key)
+    folded = 0.0
+    for key, ent in ranked[max_states:]:
+        ck = ent[0].coarse_key(mss)
+        target = fine.get(ck)
+        if target is None:
+            frontier[key] = ent
+            fine[ck] = key
+            continue
+        folded += sum(ent[1])
+        tgt = frontier[target]
+        tgt[1] = [a + b_ for a, b_ in zip(tgt[1], ent[1])]
+        tgt[2] = [a + b_ for a, b_ in zip(tgt[2], ent[2])]
+        if ent[3] is not None:
+            for b_, m in ent[3].items():
+                tgt[3][b_] = tgt[3].get(b_, 0.0) + m
+    return folded
+
+
+def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packets=None,
+                     path: PathConfig | None = None, serialisation: str = "auto",
+                     eps: float = 1e-9, k_max: int = 4, quantiles: bool = False,
+                     bin_s: float = 0.001, max_states: int = 300, **options) -> list[PacketResult]:
+    """Expected latency of the packet-level sender, by the exact DP over loss patterns.
+
+    Parameters
+    ----------
+    params : TcpParams
+        Path and TCP parameters; ``p`` is the loss probability of every data
+        transmission (ACKs are not lost).
+    size_bytes, size_packets : array_like
+        File sizes, bytes (>= 1, whole) or packets of ``mss_bytes``; give exactly one.
+    path : PathConfig, optional
+        Link and timer settings (or give its fields as keywords); the ``rfc`` profile.
+    serialisation : {"auto", "exact", "rounds"}
+        Time model, see the module docstring.
+    eps : float
+        States below this probability are dropped (> 0, < 1); their mass is reported.
+    k_max : int
+        Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
+    quantiles : bool
+        Also carry a histogram of elapsed time (bins of ``bin_s``) and give the 90th
+        percentile (slower).
+    bin_s : float
+        Histogram bin, seconds (> 0).
+
+    Returns
+    -------
+    list of PacketResult
+        One per size, in the order given.
+
+    Raises
+    ------
+    ValueError
+        For a positional size, unsupported parameters or settings outside their range.
+    """
+    if positional:
+        raise ValueError("expected_latency: pass sizes by keyword, size_bytes=... or "
+                         "size_packets=...")
+    check_supported(params)
+    path = _path_args(path, options)
+    check_choice("serialisation", serialisation, SERIALISATION)
+    eps = check_real("eps", eps, low=0.0, high=1.0, low_open=True, high_open=True)
+    k_max = check_int("k_max", k_max, low=1)
+    bin_s = check_real("bin_s", bin_s, low=0.0, low_open=True)
+    max_states = check_int("max_states", max_states, low=0)
+    if (size_bytes is None) == (size_packets is None):
+        raise ValueError("give exactly one of size_bytes and size_packets")
+    if size_packets is not None:
+        sizes = check_array("size_packets", size_packets, low=1.0).ravel()
+        sizes = sizes * params.mss_bytes
+    else:
+        sizes = check_array("size_bytes", size_bytes, low=1.0).ravel()
+    if np.any(sizes != np.round(sizes)):
+        raise ValueError("sizes must be whole bytes (size_bytes) or packets (size_packets)")
+    mode = serialisation
+    if mode == "auto":
+        mode = "exact" if params.p == 0.0 else "rounds"
+    out = []
+    for size in sizes.astype(np.int64):
+        size = int(size)
+        dp, dpt, p90, dropped, expanded, est, folded = _solve(
+            params, size, path, mode == "exact", eps, k_max, quantiles, bin_s, max_states)
+        mean = sum(dpt)
+        shift = 0.0
+        if mode == "rounds":  # add the loss-free transfer's serialisation back
+            shift = (scripted_latency(params, size_bytes=size, path=path)
+                     - scripted_latency(params, size_bytes=size, path=path,
+                                        serialisation="rounds"))
+        mean += shift * sum(dp)
+        pk = np.array(dp[:k_max])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lk = np.where(pk > 0, np.array(dpt[:k_max]) / np.where(pk > 0, pk, 1.0) + shift,
+                          np.nan)
+        out.append(PacketResult(size_bytes=size, expected_latency_s=mean,
+                                conditional_latency_s=lk, loss_count_pmf=pk,
+                                p90_latency_s=p90 + shift if quantiles else float("nan"),
+                                dropped_mass=dropped, states=expanded,
+                                rto_above_min_mass=est, aggregated_mass=folded))
+    return out
+
+
+def predict(params: TcpParams, sizes_bytes, **options):
+    """The registry's ``packet`` model (:func:`expected_latency` as a ``Prediction``).
+
+    Parameters
+    ----------
+    params : TcpParams
+        Path, TCP and recovery settings.
+    sizes_bytes : ndarray
+        File sizes, bytes (whole, >= 1).
+    **options
+        Passed to :func:`expected_latency` (``path``, ``eps``, ``k_max``, ``quantiles``...).
+
+    Returns
+    -------
+    Prediction
+        ``expected_latency_s``, ``conditional_latency_s`` (L_0 .. L_{K-1}) and, with
+        ``quantiles=True``, ``p90_latency_s``.
+    """
+    from .registry import Prediction
+
+    res = expected_latency(params, size_bytes=sizes_bytes, **options)
+    sizes = np.array([r.size_bytes for r in res], dtype=float)
+    p90 = np.array([r.p90_latency_s for r in res])
+    return Prediction(model="packet", sizes_bytes=sizes,
+                      expected_latency_s=np.array([r.expected_latency_s for r in res]),
+                      conditional_latency_s=np.vstack([r.conditional_latency_s for r in res]),
+                      p90_latency_s=None if np.all(np.isnan(p90)) else p90)
