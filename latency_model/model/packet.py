@@ -349,7 +349,7 @@ def _aggregate(frontier: dict, max_states: int, mss: int) -> float:
 def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packets=None,
                      path: PathConfig | None = None, serialisation: str = "auto",
                      eps: float = 1e-9, k_max: int = 4, quantiles: bool = False,
-                     bin_s: float = 0.001, max_states: int = 300, **options) -> list[PacketResult]:
+                     bin_s: float = 0.001, max_states: int = 3000, **options) -> list[PacketResult]:
     """Expected latency of the packet-level sender, by the exact DP over loss patterns.
 
     Parameters
