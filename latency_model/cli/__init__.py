@@ -4,7 +4,8 @@ One module per command group, each registering its commands on the parser built 
 :mod:`.model` (``tables``, ``thresholds``, ``latency``, ``rules``), :mod:`.repro`
 (``reproduce``, ``validate``, ``plot``), :mod:`.sim` (``simulate``, ``single-loss``,
 ``trace``), :mod:`.experiment` (the ``experiment`` group; :mod:`.experiment_btcp`,
-:mod:`.experiment_smoothtcp`, :mod:`.experiment_ngwa`, :mod:`.experiment_ass`) and
+:mod:`.experiment_smoothtcp`, :mod:`.experiment_ngwa`, :mod:`.experiment_ass`,
+:mod:`.experiment_modern`) and
 :mod:`.sweep`. What they share (errors, the TCP, size and path flags, registration) is in
 :mod:`.common`; they import from there, never from this package.
 
@@ -19,8 +20,8 @@ from __future__ import annotations
 import os
 import sys
 
-from . import (experiment, experiment_ass, experiment_btcp, experiment_ngwa, experiment_smoothtcp, model, repro,
-               sim, sweep)
+from . import (experiment, experiment_ass, experiment_btcp, experiment_modern, experiment_ngwa, experiment_smoothtcp,
+               model, repro, sim, sweep)
 from ..values import SHOW_CHARS
 from .common import PROG, CliError, Parser, add_commands, add_flags, flag_message, os_error_message
 
@@ -45,7 +46,7 @@ def build_parser(argv: list[str] | None = None) -> Parser:
     repro.register(sub)  # reproduce, validate, plot
     sim.register(sub)  # simulate, single-loss, trace
     exps = experiment.register(sub)  # experiment NAME
-    for module in (experiment_btcp, experiment_smoothtcp, experiment_ngwa, experiment_ass):
+    for module in (experiment_btcp, experiment_smoothtcp, experiment_ngwa, experiment_ass, experiment_modern):
         module.register(exps)
     sweep.register(sub)  # sweep
     add_flags(parser, argv)
