@@ -113,6 +113,75 @@ def test_rounds_time_model_differs_from_exact_serialisation_by_microseconds():
     assert abs(ex.expected_latency_s - ro.expected_latency_s) < 2e-5
 
 
+# One DP for many sizes (issue 18 speed): the shared frontier of the largest size serves
+# every smaller one until its end matters; with no folding it is the per-size DP exactly.
+@pytest.mark.parametrize("variant, b, w0, p, sizes", [
+    ("newreno", 2, 2, 0.1, [1, 2, 3, 4, 5, 6]),
+    ("proposal", 1, 4, 0.2, [1, 2, 3, 5]),       # W0 = 4 sends past sizes 1..4 at once
+    ("er", 2, 1, 0.1, [2, 3, 4, 6]),
+    ("lt", 1, 3, 0.05, [6, 3, 5, 3]),            # unsorted, repeated
+])
+def test_shared_dp_equals_one_dp_per_size(variant, b, w0, p, sizes):
+    prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+    kw = dict(size_packets=sizes, max_states=0, complete=False)
+    a = PM.expected_latency(prm, share=True, **kw)
+    r = PM.expected_latency(prm, share=False, **kw)
+    assert [x.size_bytes for x in a] == [n * MSS for n in sizes]
+    for x, y in zip(a, r):
+        # the same paths summed in another order: float rounding only
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=1e-12, abs=0)
+        assert x.loss_count_pmf == pytest.approx(y.loss_count_pmf, rel=1e-12, abs=1e-15)
+        assert x.dropped_mass == pytest.approx(y.dropped_mass, rel=1e-9, abs=1e-18)
+
+
+def test_shared_dp_with_short_last_segments():
+    # sizes with the same remainder share one DP; a short last segment changes what fits
+    # in the window, so the shared states stop one segment earlier.
+    prm = apply_variant(TcpParams(p=0.1, b=1, w0=3), "er")
+    sizes = [1 * MSS + 120, 3 * MSS + 120, 5 * MSS + 120, 4 * MSS]
+    kw = dict(size_bytes=sizes, max_states=0, complete=False)
+    for x, y in zip(PM.expected_latency(prm, share=True, **kw),
+                    PM.expected_latency(prm, share=False, **kw)):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=1e-12, abs=0)
+
+
+def test_truncated_states_finished_loss_free_tighten_the_lower_bound():
+    # A state dropped at eps is booked with its loss-free remaining time: more than nothing
+    # (complete=False) and less than the exact DP (eps = 1e-13), since later losses only
+    # add time on these paths (measured: 7 packets, p = 0.2).
+    prm = TcpParams(p=0.2, b=2, w0=2)
+    kw = dict(size_packets=[7], max_states=0)
+    exact = PM.expected_latency(prm, eps=1e-13, complete=False, **kw)[0]
+    cut = PM.expected_latency(prm, eps=1e-4, complete=False, **kw)[0]
+    fin = PM.expected_latency(prm, eps=1e-4, complete=True, **kw)[0]
+    assert cut.dropped_mass > 1e-3 and exact.dropped_mass < 1e-8
+    assert cut.expected_latency_s < fin.expected_latency_s < exact.expected_latency_s
+    # every finished path takes at least one round trip 2d from its first send
+    assert fin.expected_latency_s - cut.expected_latency_s >= cut.dropped_mass * 2 * D
+
+
+def test_scripted_paths_equal_the_simulator_on_random_loss_patterns():
+    # The engine is the simulator's state machine: 120 random patterns (variants, b, W0,
+    # rwnd, W_SS, short last segments, segments lost up to 3 times) to 1e-9 s.
+    from latency_model.sim import SimConfig
+    from latency_model.sim.transfer import run_transfer
+
+    rng = np.random.default_rng(7)
+    for trial in range(120):
+        var = ("newreno", "lt", "proposal", "er")[trial % 4]
+        rw = (4, 10, 30)[int(rng.integers(0, 3))]
+        w0 = min(int(rng.integers(1, 11)), rw)
+        prm = apply_variant(TcpParams(p=0.0, b=1 + trial % 2, w0=w0, rwnd=rw,
+                                      w_ss=(3, 30)[int(rng.integers(0, 2))]), var)
+        n = int(rng.integers(1, 31))
+        size = n * MSS - (int(rng.integers(0, 400)) if trial % 3 == 0 else 0)
+        drops = {int(s): int(rng.integers(1, 4))
+                 for s in rng.integers(0, n, size=int(rng.integers(0, 6)))}
+        m = PM.scripted_latency(prm, size_bytes=size, drops=drops)
+        s = run_transfer(prm, size_bytes=size, drops=drops, config=SimConfig()).completion_s
+        assert m == pytest.approx(s, abs=1e-9), (var, w0, rw, size, drops)
+
+
 # Against the simulator (3 standard errors; the model is exact up to its dropped and
 # folded mass, both 0 or < 1e-7 here).
 @pytest.mark.parametrize("variant, b, n", [("newreno", 2, 5), ("proposal", 1, 6), ("er", 2, 4),
@@ -154,6 +223,10 @@ def test_bad_input_is_refused_with_the_parameter_named():
         PM.expected_latency(prm, size_packets=[2], serialisation="fluid")
     with pytest.raises(ValueError, match="max_states"):
         PM.expected_latency(prm, size_packets=[2], max_states=-1)
+    with pytest.raises(ValueError, match="share"):
+        PM.expected_latency(prm, size_packets=[2], share=1)
+    with pytest.raises(ValueError, match="complete"):
+        PM.expected_latency(prm, size_packets=[2], complete="yes")
     with pytest.raises(ValueError, match="link_rate_bps"):
         PM.expected_latency(prm, size_packets=[2], link_rate_bps=0.0)
     with pytest.raises(ValueError, match="p in"):

@@ -98,21 +98,23 @@ class _State:
         return s
 
     def key(self):
-        """Everything that decides the future (times rounded to 1 ns).
+        """Everything that decides the future (times on a 1 ns grid, windows on 1e-6 B).
 
         SRTT, RTTVAR and the send times used for RTT samples are left out: they only set
         the RTO, which is in the key. States merged with different estimators keep the
         most probable one's (exact while no sample can lift the RTO above its minimum;
-        :attr:`rto_above_min` counts when one does).
+        :attr:`rto_above_min` counts when one does). ``retx`` and ``buf`` hold only
+        segments at or above snd_una / rcv_nxt (the engine prunes them), so the sets
+        themselves are keys.
         """
         una = self.una
-        return (una, self.nxt, self.smax, round(self.cwnd, 6), round(self.ssth, 6),
+        return (una, self.nxt, self.smax, int(self.cwnd * 1e6 + 0.5),
+                int(self.ssth * 1e6 + 0.5),
                 self.recover if self.recover >= una else -1, self.in_rec, self.partial_seen,
-                self.dupacks, self.lt_credit, self.lt_bytes, self.backoff, round(self.rto, 9),
-                tuple(sorted(k for k in self.retx if k >= una)), self.rcv_nxt,
-                tuple(sorted(self.buf)), self.pending, round(self.busy, 9),
-                tuple((round(t, 9), kind, v) for t, kind, v in self.events))
-
+                self.dupacks, self.lt_credit, self.lt_bytes, self.backoff,
+                int(self.rto * 1e9 + 0.5), self.retx, self.rcv_nxt, self.buf, self.pending,
+                int(self.busy * 1e9 + 0.5),
+                tuple([(int(t * 1e9 + 0.5), kind, v) for t, kind, v in self.events]))
 
     def coarse_key(self, mss: int):
         """A coarser signature used only to aggregate improbable states (see
@@ -220,9 +222,11 @@ def send_allowed(c: _Const, s: _State, now: float) -> None:
     """RFC 5681 Section 3.1 / RFC 3042: send while FlightSize + next <= min(cwnd + LT
     credit, rwnd); one segment may always leave when nothing is in flight."""
     limit = min(s.cwnd + s.lt_credit * c.mss, c.rwnd)
-    while s.nxt < c.n:
-        flight = _flight(c, s)
-        if flight > 0 and flight + c.seg_len(s.nxt) > limit:
+    n = c.n
+    una_end = c.end(s.una)
+    while s.nxt < n:
+        flight = c.end(s.nxt) - una_end
+        if flight > 0 and flight + (c.last_len if s.nxt == n - 1 else c.mss) > limit:
             break
         _transmit(c, s, s.nxt, now)
         s.nxt += 1
@@ -272,8 +276,11 @@ def _new_ack(c: _Const, s: _State, ack: int, now: float) -> None:
             break
     if valid:
         _rtt_sample(c, s, now - s.sent_at[ack - 1])
+    sa = s.sent_at
     for k in range(s.una, ack):
-        s.sent_at.pop(k, None)
+        sa.pop(k, None)
+    if s.retx:  # only segments >= snd_una matter (Karn's check above, the state key)
+        s.retx = frozenset([k for k in s.retx if k >= ack])
     s.una = ack
     if s.nxt < ack:
         s.nxt = ack

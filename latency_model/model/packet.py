@@ -30,6 +30,7 @@ gives its bound). ``"auto"`` (default) takes ``"exact"`` for p = 0 and ``"rounds
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -226,109 +227,295 @@ def scripted_latency(params: TcpParams, *positional, size_bytes: int, drops=(),
     return total
 
 
-def _solve(params: TcpParams, size: int, path: PathConfig, serial: bool, eps: float,
-           n_k: int, quantiles: bool, bin_s: float, max_states: int = 0):
-    """The forward DP for one size: (E[T], P_k, L_k sums, p90, dropped, states, est)."""
-    c = _const(params, size, path, serial)
+def _child(c, st, lost, w, P, PT, H, nk, bin_s):
+    """One branch of a branch point: the child state, its mass vectors and histogram."""
+    ch = st.copy()
+    E.deliver_head(c, ch, lost)
+    dt = E.run_to_branch(c, ch)
+    if lost:
+        cp = [0.0] + [w * x for x in P[:-1]]
+        cpt = [0.0] + [w * (PT[i] + P[i] * dt) for i in range(nk - 1)]
+        cp[-1] += w * P[-1]
+        cpt[-1] += w * (PT[-1] + P[-1] * dt)
+    else:
+        cp = [w * x for x in P]
+        cpt = [w * (PT[i] + P[i] * dt) for i in range(nk)]
+    ch_h = None
+    if H is not None:
+        shift = dt / bin_s
+        ch_h = {}
+        for b_, m in H.items():
+            nb = int(b_ + shift + 0.5) if shift else b_
+            ch_h[nb] = ch_h.get(nb, 0.0) + w * m
+    return ch, cp, cpt, ch_h
+
+
+class _Acc:
+    """What one file size accumulates: finished mass and time per loss count, histogram,
+    dropped / estimator / folded mass, states expanded."""
+
+    __slots__ = ("done_p", "done_pt", "hist", "dropped", "est", "agg", "expanded")
+
+    def __init__(self, nk):
+        self.done_p = [0.0] * nk
+        self.done_pt = [0.0] * nk
+        self.hist = {}
+        self.dropped = 0.0
+        self.est = 0.0
+        self.agg = 0.0
+        self.expanded = 0
+
+    def finish(self, ch, cp, cpt, ch_h):
+        dp, dpt = self.done_p, self.done_pt
+        for i in range(len(cp)):
+            dp[i] += cp[i]
+            dpt[i] += cpt[i]
+        if ch.rto_above_min:
+            self.est += sum(cp)
+        if ch_h is not None:
+            h = self.hist
+            for b_, m in ch_h.items():
+                h[b_] = h.get(b_, 0.0) + m
+
+
+def _finish_lossfree(c, st, t, P, PT, H, acc, bin_s, step=False):
+    """Book a truncated state as if no later transmission were lost: run ``st`` (a copy;
+    with ``step`` its head arrival is delivered first) to the end; ``t`` seconds already
+    elapsed since the state's branch point are added. Underestimates that state's
+    remaining time by its later losses' cost (docs/model.md, truncation)."""
+    s = st.copy()
+    if step:
+        E.deliver_head(c, s, False)
+        t += E.run_to_branch(c, s)
+    while not s.done:
+        E.deliver_head(c, s, False)
+        t += E.run_to_branch(c, s)
+    H2 = None
+    if H is not None:
+        shift = t / bin_s
+        H2 = {}
+        for b_, mass in H.items():
+            nb = int(b_ + shift + 0.5)
+            H2[nb] = H2.get(nb, 0.0) + mass
+    acc.finish(s, P, [PT[i] + P[i] * t for i in range(len(P))], H2)
+
+
+def _merge(nxt, ch, cp, cpt, ch_h):
+    key = ch.key()
+    ent = nxt.get(key)
+    if ent is None:
+        nxt[key] = [ch, cp, cpt, ch_h]
+        return
+    if sum(cp) > sum(ent[1]):
+        ent[0] = ch
+    ent[1] = [a + b_ for a, b_ in zip(ent[1], cp)]
+    ent[2] = [a + b_ for a, b_ in zip(ent[2], cpt)]
+    if ch_h is not None:
+        eh = ent[3]
+        for b_, m in ch_h.items():
+            eh[b_] = eh.get(b_, 0.0) + m
+
+
+def _valid_from(s, partial: bool, tail_dup: int) -> int:
+    """Smallest file size (segments) whose process is still the largest size's one at
+    state ``s`` (sizes of one group share the last segment's length).
+
+    A size-n transfer differs from a longer one only where the engine looks at n: sending
+    segment n - 1 or beyond (``send_allowed``, ``_transmit``'s last-segment serialisation,
+    the FIN at the receiver, the final ACK), the length of segment n - 1 when it is the
+    next to send and shorter than an MSS (``send_allowed``, Early Retransmit's
+    ``can_new``), and the paper's tail rule (``una >= n - dup_t``, ``_dup_ack``). All of
+    these need snd_max >= n (snd_max >= n - 1 with a short last segment) or
+    snd_una >= n - dup_t; below, the two processes are the same state machine."""
+    v = s.smax + (2 if partial else 1)
+    if tail_dup:
+        u = s.una + tail_dup + 1
+        if u > v:
+            v = u
+    return v
+
+
+def _solve_group(params: TcpParams, sizes: list, path: PathConfig, serial: bool, eps: float,
+                 n_k: int, quantiles: bool, bin_s: float, max_states: int = 0,
+                 complete: bool = True) -> dict:
+    """The forward DP for several sizes at once (bytes, increasing, equal ``size % mss``).
+
+    One *shared* frontier runs the largest size; a state of it serves every smaller size n
+    with ``n >= _valid_from(state)`` (the same state machine there). When a branch takes
+    the largest size's child past size n, the same branch is taken again from the parent
+    with size n's constants and the child joins size n's *private* frontier, which then
+    runs on its own. With ``max_states=0`` this is the per-size DP exactly (states of
+    one size are only not merged across the shared/private split, which changes nothing
+    but the ``eps`` truncation). Returns {size_bytes: _Acc}."""
     p = params.p
-    q = 1.0 - p
     nk = n_k + 1  # last bin: n_k losses or more
-    s0, t0 = _start(c, params)
-    done_p = [0.0] * nk
-    done_pt = [0.0] * nk
-    hist: dict[int, float] = {}
-    dropped = 0.0
-    agg_mass = 0.0
-    est_mass = 0.0
-    expanded = 0
-    if s0.done:
-        done_p[0], done_pt[0] = 1.0, t0
-        return done_p, done_pt, t0, 0.0, 0, 0.0, 0.0
-    # frontier: key -> [state, P list, PT list, histogram or None]
-    P0 = [0.0] * nk
-    PT0 = [0.0] * nk
-    P0[0], PT0[0] = 1.0, t0
-    frontier = {s0.key(): [s0, P0, PT0, {int(t0 / bin_s): 1.0} if quantiles else None]}
-    branches = ((False, q), (True, p)) if p > 0.0 else ((False, 1.0),)
-    while frontier:
-        nxt: dict = {}
-        for st, P, PT, H in frontier.values():
-            expanded += 1
-            for lost, w in branches:
-                ch = st.copy()
-                E.deliver_head(c, ch, lost)
-                dt = E.run_to_branch(c, ch)
-                if lost:
-                    cp = [0.0] + [w * x for x in P[:-1]]
-                    cpt = [0.0] + [w * (PT[i] + P[i] * dt) for i in range(nk - 1)]
-                    cp[-1] += w * P[-1]
-                    cpt[-1] += w * (PT[-1] + P[-1] * dt)
-                else:
-                    cp = [w * x for x in P]
-                    cpt = [w * (PT[i] + P[i] * dt) for i in range(nk)]
-                ch_h = None
-                if H is not None:
-                    shift = dt / bin_s
-                    ch_h = {}
-                    for b_, m in H.items():
-                        nb = int(b_ + shift + 0.5) if shift else b_
-                        ch_h[nb] = ch_h.get(nb, 0.0) + w * m
-                if ch.done:
-                    for i in range(nk):
-                        done_p[i] += cp[i]
-                        done_pt[i] += cpt[i]
-                    if ch.rto_above_min:
-                        est_mass += sum(cp)
-                    if ch_h is not None:
-                        for b_, m in ch_h.items():
-                            hist[b_] = hist.get(b_, 0.0) + m
-                    continue
-                key = ch.key()
-                ent = nxt.get(key)
-                if ent is None:
-                    nxt[key] = [ch, cp, cpt, ch_h]
-                else:
-                    if sum(cp) > sum(ent[1]):
-                        ent[0] = ch
-                    ent[1] = [a + b_ for a, b_ in zip(ent[1], cp)]
-                    ent[2] = [a + b_ for a, b_ in zip(ent[2], cpt)]
-                    if ch_h is not None:
-                        eh = ent[3]
-                        for b_, m in ch_h.items():
-                            eh[b_] = eh.get(b_, 0.0) + m
-        frontier = {}
-        for key, ent in nxt.items():
-            m = sum(ent[1])
-            if m < eps:
-                dropped += m
-                if ent[0].rto_above_min:
-                    est_mass += m
+    consts = [_const(params, size, path, serial) for size in sizes]
+    ns = [c.n for c in consts]
+    m = len(sizes) - 1  # index of the largest size (the shared one)
+    cmax = consts[m]
+    partial = cmax.last_len != cmax.mss
+    tail_dup = cmax.dup_t if cmax.tail else 0
+    acc = [_Acc(nk) for _ in sizes]
+    branches = ((False, 1.0 - p), (True, p)) if p > 0.0 else ((False, 1.0),)
+    # per-size attributions of shared quantities: difference arrays over size index
+    d_drop = [0.0] * (m + 2)
+    d_est = [0.0] * (m + 2)
+    d_agg = [0.0] * (m + 2)
+    d_exp = [0] * (m + 2)
+
+    def start(c):
+        s0, t0 = _start(c, params)
+        P0 = [0.0] * nk
+        PT0 = [0.0] * nk
+        P0[0], PT0[0] = 1.0, t0
+        return [s0, P0, PT0, {int(t0 / bin_s): 1.0} if quantiles else None]
+
+    shared: dict = {}
+    private = [dict() for _ in range(m)]
+    e0 = start(cmax)
+    v0 = _valid_from(e0[0], partial, tail_dup)
+    for i in range(m):
+        if ns[i] < v0:
+            ei = start(consts[i])
+            private[i][ei[0].key()] = ei
+    shared[e0[0].key()] = e0
+
+    def prune(frontier, attribute, finish_lossfree):
+        """Truncate states under eps (finished loss-free if ``complete``), fold above
+        max_states; ``attribute(state, kind, mass)`` books the truncated / folded mass."""
+        kept = {}
+        for key, ent in frontier.items():
+            mass = sum(ent[1])
+            if mass < eps:
+                attribute(ent[0], "drop", mass)
+                if complete:
+                    finish_lossfree(ent)
+                elif ent[0].rto_above_min:
+                    attribute(ent[0], "est", mass)
             else:
-                frontier[key] = ent
-        if max_states and len(frontier) > max_states:
-            agg_mass += _aggregate(frontier, max_states, c.mss)
-    p90 = float("nan")
-    if quantiles and hist:
-        bins = np.array(sorted(hist))
-        mass = np.array([hist[b_] for b_ in bins])
-        cdf = np.cumsum(mass) / mass.sum()
-        p90 = float(bins[np.searchsorted(cdf, 0.9)] * bin_s)
-    return done_p, done_pt, p90, dropped, expanded, est_mass, agg_mass
+                kept[key] = ent
+        if max_states and len(kept) > max_states:
+            for st, mass in _aggregate(kept, max_states, cmax.mss):
+                attribute(st, "agg", mass)
+        return kept
+
+    def attr_shared(st, kind, mass):
+        j = bisect.bisect_left(ns, _valid_from(st, partial, tail_dup), 0, m)
+        (d_drop if kind == "drop" else d_est if kind == "est" else d_agg)[j] += mass
+
+    def attr_private(i):
+        a = acc[i]
+
+        def f(st, kind, mass):
+            if kind == "drop":
+                a.dropped += mass
+            elif kind == "est":
+                a.est += mass
+            else:
+                a.agg += mass
+        return f
+
+    def finish_shared(ent):
+        """A truncated shared state, run loss-free to the end for every size it serves
+        (a size branches off where its end first matters, as in the DP)."""
+        st, P, PT, H = ent
+        lo = bisect.bisect_left(ns, _valid_from(st, partial, tail_dup), 0, m)
+        s = st.copy()
+        t = 0.0
+        while not s.done:
+            prev = s.copy() if lo < m else None
+            E.deliver_head(cmax, s, False)
+            dt = E.run_to_branch(cmax, s)
+            if lo < m:
+                hi = m if s.done else bisect.bisect_left(
+                    ns, _valid_from(s, partial, tail_dup), lo, m)
+                for i in range(lo, hi):
+                    _finish_lossfree(consts[i], prev, t, P, PT, H, acc[i], bin_s, step=True)
+                lo = max(lo, hi)
+            t += dt
+        _finish_lossfree(cmax, s, t, P, PT, H, acc[m], bin_s)
+
+    def finish_private(i):
+        return lambda ent: _finish_lossfree(consts[i], ent[0], 0.0, ent[1], ent[2], ent[3],
+                                            acc[i], bin_s)
+
+    while shared or any(private):
+        nshared: dict = {}
+        nprivate = [dict() for _ in range(m)]
+        amax = acc[m]
+        for st, P, PT, H in shared.values():
+            amax.expanded += 1
+            lo = bisect.bisect_left(ns, _valid_from(st, partial, tail_dup), 0, m)
+            d_exp[lo] += 1
+            for lost, w in branches:
+                ch, cp, cpt, chh = _child(cmax, st, lost, w, P, PT, H, nk, bin_s)
+                if ch.done:
+                    amax.finish(ch, cp, cpt, chh)
+                    hi = m
+                else:
+                    _merge(nshared, ch, cp, cpt, chh)
+                    hi = bisect.bisect_left(ns, _valid_from(ch, partial, tail_dup), lo, m)
+                for i in range(lo, hi):  # sizes this branch takes past their end
+                    ci, cpi, cpti, chhi = _child(consts[i], st, lost, w, P, PT, H, nk, bin_s)
+                    if ci.done:
+                        acc[i].finish(ci, cpi, cpti, chhi)
+                    else:
+                        _merge(nprivate[i], ci, cpi, cpti, chhi)
+        for i in range(m):
+            c = consts[i]
+            a = acc[i]
+            nx = nprivate[i]
+            for st, P, PT, H in private[i].values():
+                a.expanded += 1
+                for lost, w in branches:
+                    ch, cp, cpt, chh = _child(c, st, lost, w, P, PT, H, nk, bin_s)
+                    if ch.done:
+                        a.finish(ch, cp, cpt, chh)
+                    else:
+                        _merge(nx, ch, cp, cpt, chh)
+        shared = prune(nshared, attr_shared, finish_shared)
+        private = [prune(nprivate[i], attr_private(i), finish_private(i)) for i in range(m)]
+    run_drop = run_est = run_agg = 0.0
+    run_exp = 0
+    for i in range(m):
+        run_drop += d_drop[i]
+        run_est += d_est[i]
+        run_agg += d_agg[i]
+        run_exp += d_exp[i]
+        acc[i].dropped += run_drop
+        acc[i].est += run_est
+        acc[i].agg += run_agg
+        acc[i].expanded += run_exp
+    a = acc[m]
+    a.dropped += sum(d_drop)
+    a.est += sum(d_est)
+    a.agg += sum(d_agg)
+    return dict(zip(sizes, acc))
 
 
-def _aggregate(frontier: dict, max_states: int, mss: int) -> float:
+def _p90(hist: dict, bin_s: float) -> float:
+    if not hist:
+        return float("nan")
+    bins = np.array(sorted(hist))
+    mass = np.array([hist[b_] for b_ in bins])
+    cdf = np.cumsum(mass) / mass.sum()
+    return float(bins[np.searchsorted(cdf, 0.9)] * bin_s)
+
+
+def _aggregate(frontier: dict, max_states: int, mss: int) -> list:
     """Keep the ``max_states`` most probable states exactly; fold every other one into the
     kept state of the same coarse signature (:meth:`_State.coarse_key`: same progress,
     phase, whole-packet windows, hole count, pending events by kind, RTO due time to
     10 ms), the most probable of that signature standing for all. A state whose signature
-    no kept state has is kept. Returns the mass folded (an approximation: docs/model.md)."""
+    no kept state has is kept. Returns the folded (state, mass) pairs (an approximation:
+    docs/model.md)."""
     ranked = sorted(frontier.items(), key=lambda kv: -sum(kv[1][1]))
     frontier.clear()
     fine: dict = {}
     for key, ent in ranked[:max_states]:
         frontier[key] = ent
         fine.setdefault(ent[0].coarse_key(mss), key)
-    folded = 0.0
+    folded = []
     for key, ent in ranked[max_states:]:
         ck = ent[0].coarse_key(mss)
         target = fine.get(ck)
@@ -336,7 +523,7 @@ def _aggregate(frontier: dict, max_states: int, mss: int) -> float:
             frontier[key] = ent
             fine[ck] = key
             continue
-        folded += sum(ent[1])
+        folded.append((ent[0], sum(ent[1])))
         tgt = frontier[target]
         tgt[1] = [a + b_ for a, b_ in zip(tgt[1], ent[1])]
         tgt[2] = [a + b_ for a, b_ in zip(tgt[2], ent[2])]
@@ -349,7 +536,8 @@ def _aggregate(frontier: dict, max_states: int, mss: int) -> float:
 def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packets=None,
                      path: PathConfig | None = None, serialisation: str = "auto",
                      eps: float = 1e-9, k_max: int = 4, quantiles: bool = False,
-                     bin_s: float = 0.001, max_states: int = 3000, **options) -> list[PacketResult]:
+                     bin_s: float = 0.001, max_states: int = 3000, share: bool = True,
+                     complete: bool = True, **options) -> list[PacketResult]:
     """Expected latency of the packet-level sender, by the exact DP over loss patterns.
 
     Parameters
@@ -372,6 +560,13 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         percentile (slower).
     bin_s : float
         Histogram bin, seconds (> 0).
+    max_states : int
+        States kept exactly per level (>= 0; 0: no folding, exact but exponential); the
+        others are folded into a kept state of the same coarse signature (docs/model.md).
+    share : bool
+        One DP for all sizes with the same last-segment length (default), each smaller
+        size branching off the largest one's states where its end first matters
+        (:func:`_solve_group`); False: one DP per size (the reference, slower).
 
     Returns
     -------
@@ -393,6 +588,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     k_max = check_int("k_max", k_max, low=1)
     bin_s = check_real("bin_s", bin_s, low=0.0, low_open=True)
     max_states = check_int("max_states", max_states, low=0)
+    for name, flag in (("share", share), ("complete", complete)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"{name} must be True or False, got {flag!r}")
     if (size_bytes is None) == (size_packets is None):
         raise ValueError("give exactly one of size_bytes and size_packets")
     if size_packets is not None:
@@ -405,11 +603,23 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     mode = serialisation
     if mode == "auto":
         mode = "exact" if params.p == 0.0 else "rounds"
+    sizes = [int(s) for s in sizes.astype(np.int64)]
+    solved: dict = {}
+    groups: dict = {}
+    for size in sorted(set(sizes)):  # one shared DP per last-segment length
+        groups.setdefault(size % params.mss_bytes, []).append(size)
+    for group in groups.values():
+        if share:
+            solved.update(_solve_group(params, group, path, mode == "exact", eps, k_max,
+                                       quantiles, bin_s, max_states, complete))
+        else:
+            for size in group:
+                solved.update(_solve_group(params, [size], path, mode == "exact", eps, k_max,
+                                           quantiles, bin_s, max_states, complete))
     out = []
-    for size in sizes.astype(np.int64):
-        size = int(size)
-        dp, dpt, p90, dropped, expanded, est, folded = _solve(
-            params, size, path, mode == "exact", eps, k_max, quantiles, bin_s, max_states)
+    for size in sizes:
+        a = solved[size]
+        dp, dpt = a.done_p, a.done_pt
         mean = sum(dpt)
         shift = 0.0
         if mode == "rounds":  # add the loss-free transfer's serialisation back
@@ -423,9 +633,10 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                           np.nan)
         out.append(PacketResult(size_bytes=size, expected_latency_s=mean,
                                 conditional_latency_s=lk, loss_count_pmf=pk,
-                                p90_latency_s=p90 + shift if quantiles else float("nan"),
-                                dropped_mass=dropped, states=expanded,
-                                rto_above_min_mass=est, aggregated_mass=folded))
+                                p90_latency_s=(_p90(a.hist, bin_s) + shift if quantiles
+                                               else float("nan")),
+                                dropped_mass=a.dropped, states=a.expanded,
+                                rto_above_min_mass=a.est, aggregated_mass=a.agg))
     return out
 
 
