@@ -42,7 +42,7 @@ BASE = {
 
 # Flags taking free text that must be one of a few names.
 NAMES = ("--variant", "--rule", "--stack", "--sender", "--rtt-sampling", "--rto-rule", "--lt-mode", "--engine",
-         "--prr")
+         "--prr", "--models", "--variants")
 # Numeric flags that must be whole numbers.
 INTEGERS = ("--mss", "--b", "--runs", "--seed", "--workers", "--jobs", "--dask-local", "--quick-acks",
             "--queue-packets", "--header-bytes", "--dup-t", "--dup-lt")

@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 import sys
 
-from . import (experiment, experiment_ass, experiment_btcp, experiment_modern, experiment_ngwa, experiment_smoothtcp,
-               model, repro, sim, sweep)
+from . import (accuracy, experiment, experiment_ass, experiment_btcp, experiment_modern, experiment_ngwa,
+               experiment_smoothtcp, model, repro, sim, sweep)
 from ..values import SHOW_CHARS
 from .common import PROG, CliError, Parser, add_commands, add_flags, flag_message, os_error_message
 
@@ -49,6 +49,7 @@ def build_parser(argv: list[str] | None = None) -> Parser:
     for module in (experiment_btcp, experiment_smoothtcp, experiment_ngwa, experiment_ass, experiment_modern):
         module.register(exps)
     sweep.register(sub)  # sweep
+    accuracy.register(sub)  # accuracy
     add_flags(parser, argv)
     return parser
 

@@ -151,7 +151,8 @@ def _sweep_flags(p) -> None:
 
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUES",
                    help="a grid axis (repeatable): any TcpParams field (p, rtt, w0, wss, rwnd, b, dup-t, "
-                        "dup-lt, mss, rto, ...), size-packets, size-bytes, variant, rule or rule-param.X; "
+                        "dup-lt, mss, rto, ...), size-packets, size-bytes, variant, rule, stack, model (fluid, packet, "
+                        "csa, pftk: one row per model) or rule-param.X; "
                         "VALUES a,b,c, a:b[:step] (inclusive) or logspace:a:b:n")
     p.add_argument("--grid", default=None, metavar="FILE.toml",
                    help="grid file: a [params] table plus optional what, runs, seed, time-model, law")

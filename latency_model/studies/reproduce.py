@@ -3,8 +3,10 @@
 :func:`run_reproduction` writes, under ``out``: ``tables/table{1,2}.csv``;
 ``figures/figN.{csv,json,png,svg}`` for Figures 4 and 6-10 (model curves and simulated
 means with 95% CIs) and Figures 1-3 and 5 (the fluid sending rate beside one simulated
-transfer with the same loss, :mod:`latency_model.studies.trace_figures`); and
-``validation/REPORT.md``. Computed pieces are cached in
+transfer with the same loss, :mod:`latency_model.studies.trace_figures`); the accuracy map
+``figures/accuracy.{csv,json}`` and ``figures/accuracy_<model>_<variant>_b<b>.png`` (every
+installed model against the simulator, :mod:`latency_model.studies.accuracy`; ``quick``: the
+quick map); and ``validation/REPORT.md`` (with an "Accuracy map" section). Computed pieces are cached in
 ``out/.cache`` (keyed by parameters, seed, runs, package version and source code), so a
 rerun with unchanged code and parameters only redraws; ``force`` recomputes. The
 ``reproduce`` and ``validate`` commands (:mod:`latency_model.cli.repro`) run it.
@@ -149,13 +151,42 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
         if force or not all(p.exists() for p in written[2:]) or cache.load(cache_dir, key) is None:
             to_draw.append((csv_path, key))
     _draw_all(to_draw, jobs, cache_dir)
+    accuracy, written = _accuracy_map(out, cache_dir, quick=quick, jobs=jobs, force=force, stack=budget.stack,
+                                      command=command, progress=progress)
+    paths.extend(written)
     evaluation = evaluate(results)
     claims = paper_claims(results)
     meta = {"command": command, "version": __version__, "runs": budget.runs, "seed": budget.seed}
-    paths.append(atomic_write_text(out / "validation" / "REPORT.md", report_markdown(evaluation, claims, meta)))
-    return {"paths": paths, "evaluation": evaluation, "claims": claims, "tables": table_rows,
+    paths.append(atomic_write_text(out / "validation" / "REPORT.md",
+                                   report_markdown(evaluation, claims, meta, accuracy=accuracy)))
+    return {"paths": paths, "evaluation": evaluation, "claims": claims, "tables": table_rows, "accuracy": accuracy,
             "cached": results["cached"], "computed": results["computed"],
             "seconds_compute": t_compute, "seconds_total": time.perf_counter() - t0}
+
+
+def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: bool, stack: str, command: str,
+                  progress: bool) -> tuple[dict, list[Path]]:
+    """The accuracy map (:data:`~latency_model.studies.accuracy.QUICK_MAP` when ``quick``, else
+    :data:`~latency_model.studies.accuracy.DEFAULT_MAP`) under the ``stack`` profile: its
+    simulated cells and model calls cached in ``cache_dir``, written as
+    ``figures/accuracy.{csv,json}`` and its heat maps (redrawn only when the CSV or the
+    drawing code changed). Returns the result and the paths."""
+    from ..sim.config import SimConfig
+    from .accuracy import (DEFAULT_MAP, MODEL_TIMEOUT_S, QUICK_MAP, QUICK_MODEL_TIMEOUT_S, draw_maps, map_paths,
+                           read_rows_csv, run_accuracy, write_outputs)
+
+    amap = dataclasses.replace(QUICK_MAP if quick else DEFAULT_MAP, sim_config=SimConfig.profile(stack))
+    result = run_accuracy(amap, cache_dir=cache_dir, jobs=jobs, force=force, command=command,
+                          progress=progress and os.isatty(2),
+                          model_timeout_s=QUICK_MODEL_TIMEOUT_S if quick else MODEL_TIMEOUT_S)
+    csv_path, json_path = write_outputs(result, out / "figures", "accuracy", draw=False)
+    images = list(map_paths(read_rows_csv(csv_path), out / "figures", "accuracy").values())
+    key = cache.cache_key("plot", {"csv": hashlib.sha256(csv_path.read_bytes()).hexdigest(), "kind": "accuracy"},
+                          cache.source_hash("studies/accuracy.py", "studies/plots.py"))
+    if force or not all(p.exists() for p in images) or cache.load(cache_dir, key) is None:
+        images = draw_maps(csv_path)
+        cache.store(cache_dir, key, True)
+    return result, [csv_path, json_path, *images]
 
 
 def _trace_figure(out: Path, fig: str, command: str) -> tuple[Path, str, list[Path]]:

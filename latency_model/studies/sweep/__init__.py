@@ -1,7 +1,10 @@
 """Parameter sweeps: a grid of TcpParams and file sizes -> one tidy table, resumable.
 
 A sweep is a :class:`Grid` (named axes of values, sizes innermost) evaluated by the
-fluid model, the packet simulator or both. :func:`plan_sweep` validates every grid
+fluid model, the packet simulator or both. A ``model`` axis (``model=fluid,packet``) names
+the analytic models instead (:data:`latency_model.model.registry.MODELS`): each grid point
+then gets one row per model, with a ``model`` column, beside its simulation row; without it
+the model is ``fluid`` and the table has no ``model`` column. :func:`plan_sweep` validates every grid
 point up front (one :class:`ValueError` naming the parameter, before any work) and
 groups the points into :class:`Task` objects; :func:`run_sweep` runs the tasks
 serially, in local processes or on a ``dask.distributed`` cluster and keeps the

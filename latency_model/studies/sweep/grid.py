@@ -2,7 +2,8 @@
 
 VALUES is a comma list, an inclusive range ``a:b[:step]`` or ``logspace:a:b:n``, mixed
 freely; NAME is any TcpParams field (the other commands' flag spellings accepted),
-``size-packets``, ``size-bytes``, ``variant``, ``rule`` or ``rule-param.X``.
+``size-packets``, ``size-bytes``, ``variant``, ``rule``, ``stack``, ``model`` (analytic models
+of :data:`latency_model.model.registry.MODELS`) or ``rule-param.X``.
 
 Values are counted before they are built: an axis holds at most
 :data:`~latency_model.values.MAX_RANGE_VALUES` values, and :func:`grid_from_items` refuses a
@@ -32,7 +33,7 @@ _NONE_FIELDS = ("dup_lt", "rto_s")
 _RECOVERY_FIELDS = ("dup_lt", "tail_retransmit", "early_retransmit")  # set by the variant, then these
 _ALIASES = {"mss": "mss_bytes", "rtt": "rtt_s", "wss": "w_ss", "rto": "rto_s",
             "size_packets": "size_packets", "size_bytes": "size_bytes",
-            "variant": "variant", "rule": "rule", "stack": "stack", **{f: f for f in _FIELDS}}
+            "variant": "variant", "rule": "rule", "stack": "stack", "model": "model", **{f: f for f in _FIELDS}}
 SIZE_AXES = ("size_packets", "size_bytes")
 RULE_PARAM = "rule_param."
 
@@ -54,7 +55,7 @@ def canonical_name(name: str) -> str:
     key = text.replace("-", "_")
     if key in _ALIASES:
         return _ALIASES[key]
-    known = ", ".join([*_FIELDS, "size-packets", "size-bytes", "variant", "rule", "stack", "rule-param.X"])
+    known = ", ".join([*_FIELDS, "size-packets", "size-bytes", "variant", "rule", "stack", "model", "rule-param.X"])
     raise ValueError(f"unknown sweep parameter {show(text)} (known: {known})")
 
 
@@ -106,7 +107,7 @@ def _range(name: str, part: str) -> list:
 
 
 def _is_range(name: str, part: str) -> bool:
-    numeric = name not in ("variant", "rule") and not name.startswith(RULE_PARAM)
+    numeric = name not in ("variant", "rule", "model") and not name.startswith(RULE_PARAM)
     return ":" in part and (numeric or part.lower().startswith("logspace:"))
 
 

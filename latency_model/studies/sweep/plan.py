@@ -28,7 +28,8 @@ from ...sim.runner import ENGINES
 from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
 
 __all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
-           "SweepCost", "estimate_sweep", "plan_sweep", "columns_for"]
+           "SweepCost", "estimate_sweep", "plan_sweep", "columns_for", "model_axis", "available_models",
+           "check_models"]
 
 SOURCES = ("model", "simulation")
 WHAT = ("model", "simulation", "both")
@@ -43,7 +44,75 @@ QUANTITY_COLUMNS = (["ci95_low_s", "ci95_high_s"]
                        "runs", "seed", "timeout_fraction", "mean_lost_packets"])
 COLUMNS = ["point", "source", "key", *PARAM_COLUMNS, *MODEL_COLUMNS, *QUANTITY_COLUMNS]
 """Columns of every sweep table (``rule_param.X`` columns follow ``rule_params`` when
-the grid varies rule parameter X). See :func:`columns_for`."""
+the grid varies rule parameter X, and a ``model`` column follows ``source`` when the grid
+has a ``model`` axis). See :func:`columns_for`."""
+
+MODEL_AXIS = "model"
+"""The grid axis naming the analytic models (:data:`latency_model.model.registry.MODELS`).
+
+It is not a point axis: grid point ``i`` (and simulation point ``i``, with its seeds) is the
+same with or without it, and each point gets one model row per model (``source = model``,
+``model = NAME``) besides its simulation row. Without the axis the model is ``fluid`` and
+the table, its keys and its sidecar are exactly those of a sweep before the axis existed."""
+
+
+def available_models() -> list[str]:
+    """Models of :data:`~latency_model.model.registry.MODELS` whose module is installed
+    (importable), in registry order: those a sweep or the accuracy map can run here."""
+    import importlib.util
+
+    from ...model.registry import MODELS
+
+    out = []
+    for name, module in MODELS.items():
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if found:
+            out.append(name)
+    return out
+
+
+def check_models(names) -> tuple:
+    """``names`` as a tuple after checking each is a known and installed model.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Model names (:data:`~latency_model.model.registry.MODELS`), each once.
+
+    Raises
+    ------
+    ValueError
+        ``model must be one of fluid, packet, csa, pftk (installed here: fluid), got 'x'``
+        for an unknown name, ``model packet is not installed here (...)`` for a known one
+        whose module is missing, or an empty or repeated list.
+    """
+    from ...model.registry import MODELS
+
+    names = tuple(names)
+    here = available_models()
+    if not names:
+        raise ValueError(f"model must name at least one model (installed here: {', '.join(here)})")
+    for n in names:
+        if not isinstance(n, str) or n not in MODELS:
+            raise ValueError(f"model must be one of {', '.join(MODELS)} (installed here: {', '.join(here)}), "
+                             f"got {n!r}")
+        if n not in here:
+            raise ValueError(f"model {n} is not installed here ({MODELS[n]} is missing; installed: "
+                             f"{', '.join(here)})")
+        if names.count(n) > 1:
+            raise ValueError(f"model lists {n!r} twice")
+    return names
+
+
+def model_axis(grid: Grid) -> tuple | None:
+    """The model names of ``grid``'s ``model`` axis, or None when it has none."""
+    for a in grid.axes:
+        if a.name == MODEL_AXIS:
+            return tuple(a.values)
+    return None
 
 
 
@@ -54,7 +123,8 @@ class SweepSpec:
     Parameters
     ----------
     grid : Grid
-        The axes; without a size axis, ``size_packets = 1:30``.
+        The axes; without a size axis, ``size_packets = 1:30``. A ``model`` axis names the
+        analytic models (:data:`MODEL_AXIS`; default: ``fluid`` alone).
     what : {"model", "simulation", "both"}
         Sources evaluated at every point.
     runs : int
@@ -63,9 +133,9 @@ class SweepSpec:
         Root seed (>= 0); point i uses ``SeedSequence(seed, spawn_key=(i,))``.
     time_model : {"fluid", "rounds"} or None
         Time model of the solver; ``None``: fluid, or rounds for a rule without a
-        continuous law (as the ``latency`` command).
+        continuous law (as the ``latency`` command). The ``fluid`` model's only.
     law : {"paper", "exact"}
-        Loss-count law of the expected latency.
+        Loss-count law of the expected latency (the ``fluid`` model's only).
     sim_config : SimConfig or None
         Simulated path and timers (default ``SimConfig()``). A ``stack`` axis replaces its
         profile per point (``SimConfig.profile(stack, base=sim_config, **sim_overrides)``).
@@ -110,6 +180,9 @@ class SweepSpec:
         """JSON-ready settings (for the sidecar)."""
         out = {"what": self.what, "time_model": self.time_model, "law": self.law,
                "model_chunk": self.model_chunk}
+        models = model_axis(self.grid)
+        if models is not None:  # only then: a sweep without the axis keeps its sidecar
+            out["models"] = list(models)
         if "simulation" in self.sources:
             out.update(runs=self.runs, seed=self.seed, engine=self.engine,
                        sim_config=self._config().to_dict())
@@ -125,6 +198,21 @@ class SweepSpec:
             return []
         cfg = self._config()
         axis = {a.name: a.values for a in self.grid.axes}
+        models = model_axis(self.grid)
+        notes = self._fluid_notes(cfg, axis)
+        if models is None:
+            return notes
+        # With a model axis every note names the model it is about: the ones above are the
+        # fluid model's assumptions (the paper's); the others declare none here.
+        out = [f"model fluid: {n}" for n in notes] if "fluid" in models else []
+        others = [m for m in models if m != "fluid"]
+        if others:
+            out.append(f"model{'s' if len(others) > 1 else ''} {', '.join(others)}: no difference from the "
+                       "simulator is declared here; their rows beside the simulated ones show where they "
+                       "miss (latency-model accuracy maps it)")
+        return out
+
+    def _fluid_notes(self, cfg, axis) -> list[str]:
         notes = []
         stacks = axis.get("stack", (cfg.stack,))
         if any(s != "rfc" for s in stacks):
@@ -156,6 +244,8 @@ class PointSpec:
     params: TcpParams
     size_bytes: float
     cells: dict = field(compare=False)
+    model: str = ""
+    """The analytic model of a model row (``""`` for a simulation row)."""
 
 
 @dataclass(frozen=True)
@@ -218,9 +308,15 @@ class SweepCost:
 
 
 def _axes(grid: Grid) -> tuple:
-    """The size axis (default ``size_packets = 1:30``) and the other axes."""
+    """The size axis (default ``size_packets = 1:30``) and the other point axes (all but the
+    size and model axes)."""
     size_axis = next((a for a in grid.axes if a.name in SIZE_AXES), Axis("size_packets", tuple(range(1, 31))))
-    return size_axis, [a for a in grid.axes if a.name not in SIZE_AXES]
+    return size_axis, [a for a in grid.axes if a.name not in SIZE_AXES and a.name != MODEL_AXIS]
+
+
+def _models(spec) -> tuple:
+    """The models of ``spec``'s model rows: its model axis, else ``("fluid",)``."""
+    return model_axis(spec.grid) or ("fluid",)
 
 
 def estimate_sweep(spec: SweepSpec) -> SweepCost:
@@ -242,7 +338,8 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
     n_combos = 1
     for a in others:
         n_combos *= len(a.values)
-    n_rows = n_combos * len(size_axis.values) * len(spec.sources)
+    n_models = len(_models(spec))
+    n_rows = n_combos * len(size_axis.values) * _rows_per_point(spec)
     check_memory(f"a sweep of {n_rows:,} rows", PROCESS_BYTES + ROW_BYTES * float(n_rows))
     if not sizes:
         return SweepCost(n_rows, PROCESS_BYTES, 0.0)
@@ -260,10 +357,10 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
             continue
         mss = base.mss_bytes
         top_pk, total_pk = (top, total) if in_packets else (top / mss, total / mss)
-        if "model" in spec.sources:
+        if "model" in spec.sources:  # every model costed as the fluid solver (the costliest known)
             m, t = model_cost(base.p, mss, top_pk * mss, min(len(sizes), spec.model_chunk))
             model_bytes = max(model_bytes, m - PROCESS_BYTES)
-            cpu_seconds += t + 3e-4 * max(len(sizes) - spec.model_chunk, 0)
+            cpu_seconds += n_models * (t + 3e-4 * max(len(sizes) - spec.model_chunk, 0))
         if "simulation" in spec.sources:
             compiled = spec.engine != "python" and config_c.sender == "rfc"
             m, _ = simulation_cost(spec.runs, top_pk, base.p, compiled=compiled)
@@ -274,6 +371,11 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
             cpu_seconds += spec.runs * (len(sizes) * per_size + per_packet * total_pk)
     task_bytes = max(task_bytes, PROCESS_BYTES + min(3, n_combos) * model_bytes)
     return SweepCost(n_rows, task_bytes, cpu_seconds)
+
+
+def _rows_per_point(spec) -> int:
+    """Rows of one grid point: one per model (``what`` model or both) plus the simulation's."""
+    return (len(_models(spec)) if "model" in spec.sources else 0) + ("simulation" in spec.sources)
 
 
 def _time_model(asked, params: TcpParams) -> str:
@@ -324,23 +426,47 @@ def _whole(x):
 
 
 def columns_for(grid: Grid) -> list[str]:
-    """Table columns of a sweep over ``grid``: :data:`COLUMNS` plus ``rule_param.X``."""
+    """Table columns of a sweep over ``grid``: :data:`COLUMNS` plus ``rule_param.X``, and
+    ``model`` after ``source`` when the grid has a model axis."""
     extra = [a.name for a in grid.axes if a.name.startswith(RULE_PARAM)]
     i = COLUMNS.index("rule_params") + 1
-    return COLUMNS[:i] + extra + COLUMNS[i:]
+    cols = COLUMNS[:i] + extra + COLUMNS[i:]
+    if model_axis(grid) is not None:
+        j = cols.index("source") + 1
+        cols = cols[:j] + [MODEL_AXIS] + cols[j:]
+    return cols
+
+
+def row_order(point: PointSpec, models: tuple) -> tuple:
+    """Sort key of a row in the table: grid point, then its models in axis order, then its
+    simulation."""
+    return (point.index, SOURCES.index(point.source), models.index(point.model) if point.model else 0)
 
 
 def plan_sweep(spec: SweepSpec) -> Plan:
     """Validate every grid point and group the points into tasks.
 
+    With a ``model`` axis, every model is checked against every point
+    (:func:`latency_model.model.registry.check_supported`) and each point gets one model
+    row per model, in the axis order, before its simulation row.
+
     Raises
     ------
     ValueError
         Naming the first bad parameter (and the grid values that produced it), before
-        any computation.
+        any computation; an unknown or uninstalled model, a model that does not cover a
+        point's set-up (its message names what it supports), or a model axis without
+        model rows (``what="simulation"``).
     """
     grid = spec.grid
     size_axis, others = _axes(grid)
+    axis_models = model_axis(grid)
+    models = _models(spec)
+    if axis_models is not None:
+        check_models(axis_models)
+        if "model" not in spec.sources:
+            raise ValueError("model is an axis of the model rows: give what model or both, not "
+                             f"{spec.what}")
     for a in others:
         if a.name == "stack":
             for v in a.values:
@@ -360,7 +486,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
     for a in others:
         n_combos *= len(a.values)
     n_points = n_combos * n_sizes
-    n_rows = n_points * len(spec.sources)
+    n_rows = n_points * _rows_per_point(spec)
     check_memory(f"a sweep of {n_rows:,} rows", PROCESS_BYTES + ROW_BYTES * float(n_rows))  # before building
     combos = list(itertools.product(*[a.values for a in others]))
     settings_model = {"law": spec.law}
@@ -385,7 +511,17 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                 size_b = size * base.mss_bytes if size_axis.name == "size_packets" else float(size)
                 params = _resolve(base, variant, combo, size_b)
                 per_size.append((ci * n_sizes + si, params, size_b))
-            tm = _time_model(spec.time_model, per_size[0][1]) if "model" in spec.sources else None
+            tm = (_time_model(spec.time_model, per_size[0][1])
+                  if "model" in spec.sources and "fluid" in models else None)
+            if axis_models is not None:
+                from ...model.registry import check_supported
+
+                for m in models:
+                    for p in dict.fromkeys(params for _, params, _ in per_size):  # size-based: two
+                        try:
+                            check_supported(m, p)
+                        except ValueError as exc:
+                            raise ValueError(f"model {m}: {exc}") from None
             if "simulation" in spec.sources:
                 for _, _, size_b in per_size:
                     if size_b != int(size_b):
@@ -397,35 +533,45 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         fixed = {"variant": variant, "stack": config_c.stack if "simulation" in spec.sources else "",
                  "rule": base.rule.name, "rule_params": json.dumps(rule_desc, sort_keys=True),
                  **{k: combo[k] for k in combo if k.startswith(RULE_PARAM)}}
-        for source in spec.sources:
+        runs = [("model", m) for m in models] if "model" in spec.sources else []
+        if "simulation" in spec.sources:
+            runs.append(("simulation", ""))
+        for source, model in runs:
+            fluid = model == "fluid"
             points = []
             for index, params, size_b in per_size:
                 pdict = params.to_dict()
                 if source == "model":
-                    method = {"time_model": tm, "law": spec.law}
+                    # the fluid solver's settings; another model is run with its defaults
+                    method = {"time_model": tm, "law": spec.law} if fluid else {}
                 else:
                     method = {"runs": spec.runs, "seed": spec.seed, "point": index,
                               "sim_config": config_c.to_dict()}
                 what_key = {"source": source, "params": pdict, "size_bytes": size_b, "method": method}
                 if fixed["stack"]:  # one row per point and source, also where stacks share a model row
                     what_key["stack"] = fixed["stack"]
+                if axis_models is not None and source == "model":  # without the axis: the keys as before
+                    what_key["model"] = model
                 key = _digest(what_key)
-                cells = {"point": index, "source": source, "key": key, **fixed,
+                head = {"point": index, "source": source}
+                if axis_models is not None:
+                    head[MODEL_AXIS] = model
+                cells = {**head, "key": key, **fixed,
                          "size_bytes": _whole(size_b), "size_packets": _whole(size_b / params.mss_bytes),
                          **{f: getattr(params, f) for f in _FIELDS}}
                 if source == "model":
-                    cells.update(time_model=tm, law=spec.law)
+                    cells.update(time_model=tm if fluid else "", law=spec.law if fluid else "")
                 else:
                     cells.update(runs=spec.runs, seed=spec.seed)
-                points.append(PointSpec(index, source, key, params, size_b, cells))
+                points.append(PointSpec(index, source, key, params, size_b, cells, model))
             if source == "model":
-                st = {**settings_model, "time_model": tm}
+                st = {**settings_model, "time_model": tm, "model": model}
                 for lo in range(0, len(points), spec.model_chunk):
                     tasks.append(Task("model", tuple(points[lo:lo + spec.model_chunk]), st))
             else:
                 st_sim = {**settings_sim, "sim_config": config_c}
                 tasks.extend(Task("simulation", (pt,), st_sim) for pt in points)
-    # grid order: by first point, model before simulation
-    tasks.sort(key=lambda t: (t.points[0].index, SOURCES.index(t.source)))
+    # grid order: by first point, the models (in axis order) before the simulation
+    tasks.sort(key=lambda t: row_order(t.points[0], models))
     return Plan(spec=spec, n_points=n_points, tasks=tuple(tasks), columns=tuple(columns_for(grid)))
 

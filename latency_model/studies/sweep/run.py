@@ -20,7 +20,7 @@ import numpy as np
 from ...checks import check_int, check_real
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
 from ..export import write_json
-from .plan import N_CONDITIONAL, SOURCES, Plan, SweepSpec, Task, plan_sweep
+from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _models, plan_sweep, row_order
 from .table import _fmt, read_rows, require_pyarrow, sidecar_path, versions, write_rows
 
 __all__ = ["run_task", "run_sweep", "SweepReport", "SweepInterrupted", "watch_parent", "PARENT_POLL_S"]
@@ -30,6 +30,8 @@ __all__ = ["run_task", "run_sweep", "SweepReport", "SweepInterrupted", "watch_pa
 
 
 def _model_rows(task: Task) -> list[dict]:
+    if task.settings.get("model", "fluid") != "fluid":
+        return _registry_rows(task)
     from ...model.recursion import SolverOptions, conditional_latency, expected_latency
     from ...model.thresholds import filesize_min, y_to
 
@@ -54,6 +56,28 @@ def _model_rows(task: Task) -> list[dict]:
                  # this size's own K (the call's K is the largest over its sizes)
                  "k_max": int(np.flatnonzero(res.loss_pmf[i])[-1]) + 1,
                  "truncated_mass": float(res.truncated_mass[i])}
+            rows[pt.index] = {**pt.cells, **q}
+    return [rows[pt.index] for pt in task.points]
+
+
+def _registry_rows(task: Task) -> list[dict]:
+    """Rows of a model other than ``fluid``, through the registry (one call per parameter
+    set, all its sizes at once): its expected latency, and L_0 .. L_3 where it gives them."""
+    from ...model.registry import predict
+
+    name = task.settings["model"]
+    groups: dict = {}
+    for pt in task.points:
+        groups.setdefault(pt.params, []).append(pt)
+    rows = {}
+    for params, pts in groups.items():
+        pred = predict(name, params, [pt.size_bytes for pt in pts])
+        cond = pred.conditional_latency_s
+        for i, pt in enumerate(pts):
+            q = {"expected_latency_s": float(pred.expected_latency_s[i])}
+            for k in range(N_CONDITIONAL):
+                has = cond is not None and k < cond.shape[1] and np.isfinite(cond[i, k])
+                q[f"latency_k{k}_s"] = float(cond[i, k]) if has else None
             rows[pt.index] = {**pt.cells, **q}
     return [rows[pt.index] for pt in task.points]
 
@@ -245,7 +269,8 @@ def run_sweep(
     done = {} if force else _existing(plan, out)
     todo = [t for t in plan.tasks if not all(pt.key in done for pt in t.points)]
     resumed = sum(len(t.points) for t in plan.tasks) - sum(len(t.points) for t in todo)
-    order = {pt.key: (pt.index, SOURCES.index(pt.source)) for t in plan.tasks for pt in t.points}
+    models = _models(plan.spec)
+    order = {pt.key: row_order(pt, models) for t in plan.tasks for pt in t.points}
     done = {k: v for k, v in done.items() if k in order}
     computed = 0
 
