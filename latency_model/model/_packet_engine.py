@@ -139,6 +139,12 @@ class _State:
                 self.in_rec, self.backoff, round(self.rto, 9), int(self.cwnd // mss),
                 int(self.ssth // mss), self.pending, nd, na, t_rto, delack)
 
+    def coarse_key2(self):
+        """The second folding tier's signature: progress (snd_una, snd_max, rcv_nxt) and
+        phase (recovery, back-off) only."""
+        una = self.una
+        return (una, self.smax - una, self.rcv_nxt - una, self.in_rec, self.backoff)
+
 
 
 def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:

@@ -2,13 +2,24 @@
 
 Usage::
 
-    .venv/bin/python validation/packet/validate.py [--runs 4000] [--out validation/packet/results.csv]
+    .venv/bin/python validation/packet/validate.py [--runs 4000] [--grid core large]
     .venv/bin/python validation/packet/validate.py --summary   # only read the CSV and summarise
 
-Resumable: cells already in the CSV are skipped. Each cell: the model's E[T]
-(``latency_model.model.packet.expected_latency``) and the simulator's mean with its 95 %
-CI (``simulate(..., engine="compiled")``, seed fixed per cell). The summary prints the
-median / p90 / max of |model - sim| / sim and the cells outside max(5 %, CI).
+Resumable: cells already in the CSV (``--out``, default validation/packet/results.csv) are
+skipped. The model is called once per (variant, b, W0, p) with all the missing sizes of
+that combination (one shared DP, ``latency_model.model.packet.expected_latency`` with its
+defaults); its CPU time is recorded on the call's largest size (``model_time_s``, 0 on
+the others). The simulator's mean and 95 % CI come from ``simulate(..., runs,
+engine="compiled")`` with a seed fixed per cell. The summary prints the median / p90 / max
+of |model - sim| / sim, the cells inside the CI and those outside max(5 %, CI), overall
+and per size band.
+
+Grids (issue 18's accuracy grid as far as the model's speed allows):
+
+* ``core``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.001, 0.01, 0.05,
+  0.2 x n = 1, 2, 3, 5, 10, 20 packets;
+* ``large``: NewReno, proposal x b = 1, 2 x W0 = 2, 10 x p = 0.01, 0.05, 0.2 x n = 40, 60,
+  100, 200 packets.
 """
 
 from __future__ import annotations
@@ -28,26 +39,25 @@ from latency_model.sim import SimConfig, simulate
 FIELDS = ["variant", "b", "w0", "p", "size_packets", "model_s", "sim_s", "ci_lo_s", "ci_hi_s",
           "rel_err", "inside_ci", "states", "aggregated_mass", "dropped_mass", "model_time_s"]
 
-GRID = dict(
-    variant=["newreno", "lt", "proposal", "er"],
-    b=[1, 2],
-    w0=[1, 4],
-    p=[0.001, 0.01, 0.05, 0.2],
-    size_packets=[1, 2, 3, 5, 10],
-)
+GRIDS = {
+    "core": dict(variant=["newreno", "lt", "proposal", "er"], b=[1, 2], w0=[1, 4, 10],
+                 p=[0.001, 0.01, 0.05, 0.2], size_packets=[1, 2, 3, 5, 10, 20]),
+    "large": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[2, 10], p=[0.01, 0.05, 0.2],
+                  size_packets=[40, 60, 100, 200]),
+}
 
 
-def cells():
-    keys = list(GRID)
-    for values in itertools.product(*GRID.values()):
-        yield dict(zip(keys, values))
+def combos(grid: dict):
+    """(variant, b, w0, p) combinations of a grid, with its sizes."""
+    for values in itertools.product(grid["variant"], grid["b"], grid["w0"], grid["p"]):
+        yield values, grid["size_packets"]
 
 
 def cell_key(c) -> tuple:
     return (c["variant"], int(c["b"]), float(c["w0"]), float(c["p"]), int(c["size_packets"]))
 
 
-def run(out: str, runs: int) -> None:
+def run(out: str, runs: int, grids: list) -> None:
     done = set()
     if os.path.exists(out):
         with open(out) as fh:
@@ -58,49 +68,76 @@ def run(out: str, runs: int) -> None:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
         if new:
             w.writeheader()
-        for i, c in enumerate(cells()):
-            if cell_key(c) in done:
-                continue
-            prm = apply_variant(TcpParams(p=c["p"], b=c["b"], w0=c["w0"]), c["variant"])
-            t = time.time()
-            r = PM.expected_latency(prm, size_packets=[c["size_packets"]])[0]
-            mt = time.time() - t
-            s = simulate(prm, size_packets=[c["size_packets"]], runs=runs, seed=1000 + i,
-                         config=SimConfig(), engine="compiled").results[0]
-            lo, hi = s.ci95_s
-            m = r.expected_latency_s
-            w.writerow(dict(c, model_s=m, sim_s=s.mean_latency_s, ci_lo_s=lo, ci_hi_s=hi,
-                            rel_err=(m - s.mean_latency_s) / s.mean_latency_s,
-                            inside_ci=int(lo <= m <= hi), states=r.states,
-                            aggregated_mass=r.aggregated_mass, dropped_mass=r.dropped_mass,
-                            model_time_s=round(mt, 3)))
-            fh.flush()
+        for g in grids:
+            for (variant, b, w0, p), sizes in combos(GRIDS[g]):
+                cell = dict(variant=variant, b=b, w0=w0, p=p)
+                todo = [n for n in sizes if cell_key(dict(cell, size_packets=n)) not in done]
+                if not todo:
+                    continue
+                prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+                t = time.process_time()
+                res = PM.expected_latency(prm, size_packets=todo)
+                mt = time.process_time() - t
+                seed = sum(ord(ch) for ch in variant) * 1000003 + b * 1009 + int(w0 * 101) \
+                    + int(p * 1e6)
+                sims = simulate(prm, size_packets=todo, runs=runs, seed=seed, config=SimConfig(),
+                                engine="compiled").results
+                for n, r, s in zip(todo, res, sims):
+                    lo, hi = s.ci95_s
+                    m = r.expected_latency_s
+                    w.writerow(dict(cell, size_packets=n, model_s=m, sim_s=s.mean_latency_s,
+                                    ci_lo_s=lo, ci_hi_s=hi,
+                                    rel_err=(m - s.mean_latency_s) / s.mean_latency_s,
+                                    inside_ci=int(lo <= m <= hi), states=r.states,
+                                    aggregated_mass=r.aggregated_mass,
+                                    dropped_mass=r.dropped_mass,
+                                    model_time_s=round(mt, 3) if n == max(todo) else 0.0))
+                fh.flush()
+                print(f"{variant} b={b} w0={w0} p={p} sizes {todo}: model {mt:.1f} s CPU",
+                      flush=True)
 
 
-def summary(out: str) -> None:
-    with open(out) as fh:
-        rows = list(csv.DictReader(fh))
+def _stats(rows) -> str:
     err = np.array([abs(float(r["rel_err"])) for r in rows])
     inside = np.array([int(r["inside_ci"]) for r in rows], bool)
     half = np.array([(float(r["ci_hi_s"]) - float(r["ci_lo_s"])) / 2 / float(r["sim_s"])
                      for r in rows])
     ok = (err <= np.maximum(0.05, half)) | inside
-    print(f"cells {len(rows)}: median |err| {np.median(err):.4f}, p90 {np.quantile(err, 0.9):.4f}, "
-          f"max {err.max():.4f}; inside the 95% CI {inside.sum()}; outside max(5%, CI) "
-          f"{(~ok).sum()}; model time total {sum(float(r['model_time_s']) for r in rows):.1f} s")
-    for r, e, o in sorted(zip(rows, err, ok), key=lambda x: -x[1])[:10]:
+    return (f"cells {len(rows)}: median |err| {np.median(err):.4f}, p90 "
+            f"{np.quantile(err, 0.9):.4f}, max {err.max():.4f}; inside the 95% CI "
+            f"{inside.sum()}; outside max(5%, CI) {(~ok).sum()}")
+
+
+def summary(out: str) -> None:
+    with open(out) as fh:
+        rows = list(csv.DictReader(fh))
+    print(f"all {_stats(rows)}; model time total "
+          f"{sum(float(r['model_time_s']) for r in rows):.1f} s")
+    for lo, hi in ((1, 10), (11, 20), (21, 60), (61, 200)):
+        band = [r for r in rows if lo <= int(r["size_packets"]) <= hi]
+        if band:
+            print(f"  n = {lo}..{hi}: {_stats(band)}")
+    for p in sorted({float(r["p"]) for r in rows}):
+        band = [r for r in rows if float(r["p"]) == p]
+        print(f"  p = {p:g}: {_stats(band)}")
+    err = [abs(float(r["rel_err"])) for r in rows]
+    for r, e in sorted(zip(rows, err), key=lambda x: -x[1])[:12]:
+        half = (float(r["ci_hi_s"]) - float(r["ci_lo_s"])) / 2 / float(r["sim_s"])
+        miss = not int(r["inside_ci"]) and e > max(0.05, half)
         print(f"  {r['variant']:8s} b={r['b']} w0={r['w0']} p={r['p']} n={r['size_packets']}: "
               f"model {float(r['model_s']):.4f} sim {float(r['sim_s']):.4f} "
               f"[{float(r['ci_lo_s']):.4f}, {float(r['ci_hi_s']):.4f}] err {e:.4f}"
-              f"{'' if o else '  MISS'} agg {float(r['aggregated_mass']):.3f}")
+              f"{'  MISS' if miss else ''} agg {float(r['aggregated_mass']):.3f} "
+              f"dropped {float(r['dropped_mass']):.1e}")
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=4000)
+    ap.add_argument("--grid", nargs="+", default=["core", "large"], choices=sorted(GRIDS))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.csv"))
     ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
     if not a.summary:
-        run(a.out, a.runs)
+        run(a.out, a.runs, a.grid)
     summary(a.out)
