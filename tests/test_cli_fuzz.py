@@ -41,7 +41,7 @@ BASE = {
 }
 
 # Flags taking free text that must be one of a few names.
-NAMES = ("--variant", "--rule", "--stack", "--sender", "--rtt-sampling", "--rto-rule", "--lt-mode", "--engine",
+NAMES = ("--variant", "--rule", "--stack", "--sender", "--recovery", "--rtt-sampling", "--rto-rule", "--lt-mode", "--engine",
          "--prr", "--models", "--variants")
 # Numeric flags that must be whole numbers.
 INTEGERS = ("--mss", "--b", "--runs", "--seed", "--workers", "--jobs", "--dask-local", "--quick-acks",

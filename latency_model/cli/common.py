@@ -93,6 +93,7 @@ FIELD_FLAGS = {
     "fin": "--fin",
     "prr": "--prr",
     "rack_tlp": "--rack-tlp",
+    "recovery": "--recovery",
     "stack": "--stack",
     "pipe_packets": "--pipe-packets",
     "n_rounds": "--rtts",
@@ -564,6 +565,7 @@ _LINK_FLAGS = ("link_rate_bps", "delay_s", "rto_rule", "lt_mode", "p_ack", "queu
 def add_link_flags(parser) -> None:
     """Flags of :class:`~latency_model.sim.SimConfig` (stack profile, path, timers, rule choices)."""
     from ..sim.config import LT_MODES, RTO_RULES, RTT_SAMPLING, SENDERS, SimConfig
+    from ..sim.profiles import RECOVERIES
 
     d = SimConfig()
     g = parser.add_argument_group("simulated stack, path and timers (--stack sets the defaults marked *)")
@@ -598,6 +600,9 @@ def add_link_flags(parser) -> None:
                         "cwnd = ssthresh); sender sack only")
     g.add_argument("--rack-tlp", action=argparse.BooleanOptionalAction, default=None,
                    help="* RACK-TLP loss detection and tail loss probe (RFC 8985); sender sack only")
+    g.add_argument("--recovery", default=None,
+                   help="loss recovery by name, instead of --sender/--prr/--rack-tlp: "
+                        + ", ".join(RECOVERIES) + " (the stack's)")
     g.add_argument("--rto-rule", default=d.rto_rule,
                    help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto)")
     g.add_argument("--lt-mode", default=d.lt_mode,
@@ -609,8 +614,21 @@ def add_link_flags(parser) -> None:
 
 
 def link_overrides(args) -> dict:
-    """The profile-controlled SimConfig fields the user gave as flags (they win over any stack)."""
-    return {f: getattr(args, f) for f in _PROFILE_FLAGS if getattr(args, f, None) is not None}
+    """The profile-controlled SimConfig fields the user gave as flags (they win over any stack);
+    ``--recovery NAME`` gives its fields (:data:`~latency_model.sim.profiles.RECOVERIES`)."""
+    given = {f: getattr(args, f) for f in _PROFILE_FLAGS if getattr(args, f, None) is not None}
+    recovery = getattr(args, "recovery", None)
+    if recovery is None:
+        return given
+    from ..sim.profiles import recovery_overrides
+
+    clash = [FIELD_FLAGS.get(f, f) for f in ("sender", "prr", "rack_tlp") if f in given]
+    if clash:
+        raise CliError(f"--recovery sets the sender, PRR and RACK-TLP; give it or {', '.join(clash)}, not both")
+    try:
+        return {**recovery_overrides(recovery), **given}
+    except ValueError as exc:
+        raise CliError("--" + str(exc)) from None
 
 
 def config_from_args(args, stack: str | None = None) -> SimConfig:
@@ -621,7 +639,7 @@ def config_from_args(args, stack: str | None = None) -> SimConfig:
     name = args.stack if stack is None else stack
     try:
         values = {f: getattr(args, f) for f in _LINK_FLAGS}
-        values.update({f: getattr(args, f) for f in _PROFILE_FLAGS if getattr(args, f) is not None})
+        values.update(link_overrides(args))
         return SimConfig.profile(name, **values)
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None

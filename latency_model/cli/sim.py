@@ -72,8 +72,11 @@ def cmd_simulate(args) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"{args.runs} transfers per size, seed {args.seed}, variant {args.variant}, "
-          f"rto rule {config.rto_rule}")
+    recovery = ("NewReno" if config.sender == "rfc" else "ns-3 NewReno" if config.sender == "ns3" else
+                "SACK" + (" + RACK-TLP" if config.rack_tlp else "") + (f" + PRR-{config.prr.upper()}"
+                                                                       if config.prr != "off" else ""))
+    print(f"{args.runs} transfers per size, seed {args.seed}, stack {config.stack}, {recovery}, "
+          f"variant {args.variant}, rto rule {config.rto_rule}")
     print(f"{'size (pkt)':>10}{'mean (s)':>10}{'95% CI (s)':>22}{'p50':>8}{'p95':>8}"
           f"{'P[timeout]':>11}{'lost':>7}{'FR':>7}")
     for r in results:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["StackProfile", "STACKS", "STACK_NAMES", "profile_config", "profile_params",
+__all__ = ["StackProfile", "STACKS", "STACK_NAMES", "RECOVERIES", "recovery_overrides", "profile_config",
+           "profile_params",
            "check_stack"]
 
 
@@ -139,6 +140,36 @@ STACKS: dict[str, StackProfile] = {
 }
 
 STACK_NAMES = tuple(STACKS)
+
+
+RECOVERIES: dict[str, dict] = {
+    "newreno": {"sender": "rfc"},
+    "sack": {"sender": "sack", "prr": "off", "rack_tlp": False},
+    "sack-prr": {"sender": "sack", "prr": "ssrb", "rack_tlp": False},
+    "sack-rack-tlp": {"sender": "sack", "prr": "off", "rack_tlp": True},
+    "sack-rack-tlp-prr": {"sender": "sack", "prr": "ssrb", "rack_tlp": True},
+}
+"""Loss-recovery stacks by name (``--recovery``, the sweep's ``recovery`` axis) -> the
+SimConfig fields they set:
+
+- ``newreno``: the cumulative-ACK RFC sender (RFC 5681 / RFC 6582 NewReno, with the
+  variant's Limited Transmit, proposal or Early Retransmit);
+- ``sack``: the SACK sender, RFC 6675 loss recovery with cwnd = ssthresh on entry;
+- ``sack-prr``: the same with RFC 6937 PRR-SSRB;
+- ``sack-rack-tlp``: SACK with RFC 8985 RACK-TLP (time-based loss marking, tail loss probe);
+- ``sack-rack-tlp-prr``: SACK + RACK-TLP + PRR-SSRB (Linux's combination, the ``linux``
+  profile's).
+
+They apply on top of the stack profile (``SimConfig.profile(stack, **fields)``); the
+``variant`` (LT, the proposal, ER) is a separate axis."""
+
+
+def recovery_overrides(name) -> dict:
+    """SimConfig fields of recovery ``name`` (:data:`RECOVERIES`); a ValueError naming the
+    valid ones otherwise."""
+    if name not in RECOVERIES:
+        raise ValueError(f"recovery must be one of {', '.join(RECOVERIES)}, got {name!r}")
+    return dict(RECOVERIES[name])
 
 
 def check_stack(name) -> StackProfile:

@@ -33,7 +33,8 @@ _NONE_FIELDS = ("dup_lt", "rto_s")
 _RECOVERY_FIELDS = ("dup_lt", "tail_retransmit", "early_retransmit")  # set by the variant, then these
 _ALIASES = {"mss": "mss_bytes", "rtt": "rtt_s", "wss": "w_ss", "rto": "rto_s",
             "size_packets": "size_packets", "size_bytes": "size_bytes",
-            "variant": "variant", "rule": "rule", "stack": "stack", "model": "model", **{f: f for f in _FIELDS}}
+            "variant": "variant", "rule": "rule", "stack": "stack", "recovery": "recovery", "model": "model",
+            **{f: f for f in _FIELDS}}
 SIZE_AXES = ("size_packets", "size_bytes")
 RULE_PARAM = "rule_param."
 
@@ -41,7 +42,8 @@ RULE_PARAM = "rule_param."
 def canonical_name(name: str) -> str:
     """The grid name of a parameter: a TcpParams field (CLI spellings accepted, ``-`` or
     ``_``), ``size_packets``, ``size_bytes``, ``variant``, ``rule``, ``stack`` (the simulator's stack
-    profile) or ``rule_param.X``.
+    profile), ``recovery`` (its loss recovery, :data:`~latency_model.sim.profiles.RECOVERIES`),
+    ``model`` or ``rule_param.X``.
 
     Raises
     ------
@@ -55,7 +57,8 @@ def canonical_name(name: str) -> str:
     key = text.replace("-", "_")
     if key in _ALIASES:
         return _ALIASES[key]
-    known = ", ".join([*_FIELDS, "size-packets", "size-bytes", "variant", "rule", "stack", "model", "rule-param.X"])
+    known = ", ".join([*_FIELDS, "size-packets", "size-bytes", "variant", "rule", "stack", "recovery", "model",
+                       "rule-param.X"])
     raise ValueError(f"unknown sweep parameter {show(text)} (known: {known})")
 
 
@@ -107,7 +110,7 @@ def _range(name: str, part: str) -> list:
 
 
 def _is_range(name: str, part: str) -> bool:
-    numeric = name not in ("variant", "rule", "model") and not name.startswith(RULE_PARAM)
+    numeric = name not in ("variant", "rule", "model", "stack", "recovery") and not name.startswith(RULE_PARAM)
     return ":" in part and (numeric or part.lower().startswith("logspace:"))
 
 

@@ -23,7 +23,7 @@ from ...checks import (PROCESS_BYTES, check_choice, check_int, check_memory, che
 from ...growth import RULES, make_rule, rule_parameters
 from ...params import VARIANTS, TcpParams, apply_variant
 from ...sim.config import SimConfig
-from ...sim.profiles import check_stack, profile_params
+from ...sim.profiles import check_stack, profile_params, recovery_overrides
 from ...sim.runner import ENGINES
 from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
 
@@ -48,6 +48,7 @@ the grid varies rule parameter X, and a ``model`` column follows ``source`` when
 has a ``model`` axis). See :func:`columns_for`."""
 
 MODEL_AXIS = "model"
+RECOVERY_AXIS = "recovery"
 """The grid axis naming the analytic models (:data:`latency_model.model.registry.MODELS`).
 
 It is not a point axis: grid point ``i`` (and simulation point ``i``, with its seeds) is the
@@ -218,6 +219,11 @@ class SweepSpec:
         if any(s != "rfc" for s in stacks):
             notes.append("stack " + ", ".join(s for s in stacks if s != "rfc") + ": the simulator follows "
                          "that stack (docs/simulator.md), the model the paper's idealised sender")
+        sack = [r for r in axis.get(RECOVERY_AXIS, ()) if r != "newreno"]
+        if sack:
+            notes.append("recovery " + ", ".join(sack) + ": the simulator repairs losses with SACK (RFC 6675; "
+                         "RACK-TLP, RFC 8985, where named), the model with the paper's NewReno and RTO "
+                         "(model/modern.py and experiment modern model SACK and RACK-TLP)")
         if cfg.rto_rule == "rfc6298":
             notes.append("the simulator's RTO backs off (RFC 6298) and the model's does not: where "
                          "timeouts repeat (p >= 0.05) the simulated mean is higher by design "
@@ -351,8 +357,7 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
         combo = dict(zip([a.name for a in others], values))
         try:
             base, _ = _combo_params(combo)
-            config_c = (SimConfig.profile(combo["stack"], base=config, **(spec.sim_overrides or {}))
-                        if "stack" in combo and "simulation" in spec.sources else config)
+            config_c = _combo_config(config, combo, spec) if "simulation" in spec.sources else config
         except ValueError:
             continue
         mss = base.mss_bytes
@@ -393,6 +398,18 @@ def _digest(obj) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def _combo_config(config: SimConfig, combo: dict, spec) -> SimConfig:
+    """The simulator's settings at one grid point: the ``stack`` axis's profile (or the base
+    settings' stack) with the ``recovery`` axis's fields
+    (:data:`~latency_model.sim.profiles.RECOVERIES`), then the user's flags
+    (``spec.sim_overrides``), which win over both."""
+    if "stack" not in combo and RECOVERY_AXIS not in combo:
+        return config
+    fields = recovery_overrides(combo[RECOVERY_AXIS]) if RECOVERY_AXIS in combo else {}
+    return SimConfig.profile(combo.get("stack", config.stack), base=config,
+                             **{**fields, **(spec.sim_overrides or {})})
+
+
 def _combo_params(combo: dict) -> tuple[TcpParams, str]:
     """Base TcpParams of one combination of the non-size axes, and its variant name."""
     variant = combo.get("variant", "newreno")
@@ -426,14 +443,18 @@ def _whole(x):
 
 
 def columns_for(grid: Grid) -> list[str]:
-    """Table columns of a sweep over ``grid``: :data:`COLUMNS` plus ``rule_param.X``, and
-    ``model`` after ``source`` when the grid has a model axis."""
+    """Table columns of a sweep over ``grid``: :data:`COLUMNS` plus ``rule_param.X``,
+    ``model`` after ``source`` when the grid has a model axis, and ``recovery`` after
+    ``stack`` when it has a recovery axis."""
     extra = [a.name for a in grid.axes if a.name.startswith(RULE_PARAM)]
     i = COLUMNS.index("rule_params") + 1
     cols = COLUMNS[:i] + extra + COLUMNS[i:]
     if model_axis(grid) is not None:
         j = cols.index("source") + 1
         cols = cols[:j] + [MODEL_AXIS] + cols[j:]
+    if any(a.name == RECOVERY_AXIS for a in grid.axes):
+        j = cols.index("stack") + 1
+        cols = cols[:j] + [RECOVERY_AXIS] + cols[j:]
     return cols
 
 
@@ -471,6 +492,12 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         if a.name == "stack":
             for v in a.values:
                 check_stack(v)
+        if a.name == RECOVERY_AXIS:
+            if "simulation" not in spec.sources:
+                raise ValueError("recovery is an axis of the simulated rows: give what simulation or both, "
+                                 f"not {spec.what}")
+            for v in a.values:
+                recovery_overrides(v)
         if a.name == "variant":
             for v in a.values:
                 check_choice("variant", v, [*VARIANTS, "size-based"])
@@ -502,9 +529,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         try:
             base, variant = _combo_params(combo)
             if "simulation" in spec.sources:
-                config_c = config
-                if "stack" in combo:
-                    config_c = SimConfig.profile(combo["stack"], base=config, **(spec.sim_overrides or {}))
+                config_c = _combo_config(config, combo, spec)
                 base = profile_params(config_c.stack, base, given=combo)  # Linux: IW 10 unless w0 given
             per_size = []
             for si, size in enumerate(size_axis.values):
@@ -531,6 +556,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         rule_desc = base.rule.describe()
         rule_desc.pop("name")
         fixed = {"variant": variant, "stack": config_c.stack if "simulation" in spec.sources else "",
+                 **({RECOVERY_AXIS: combo[RECOVERY_AXIS]} if RECOVERY_AXIS in combo else {}),
                  "rule": base.rule.name, "rule_params": json.dumps(rule_desc, sort_keys=True),
                  **{k: combo[k] for k in combo if k.startswith(RULE_PARAM)}}
         runs = [("model", m) for m in models] if "model" in spec.sources else []
@@ -550,6 +576,8 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                 what_key = {"source": source, "params": pdict, "size_bytes": size_b, "method": method}
                 if fixed["stack"]:  # one row per point and source, also where stacks share a model row
                     what_key["stack"] = fixed["stack"]
+                if RECOVERY_AXIS in combo:  # likewise per recovery (without the axis: the keys as before)
+                    what_key[RECOVERY_AXIS] = combo[RECOVERY_AXIS]
                 if axis_models is not None and source == "model":  # without the axis: the keys as before
                     what_key["model"] = model
                 key = _digest(what_key)
