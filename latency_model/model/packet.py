@@ -15,7 +15,12 @@ latency's expectation over that Bernoulli tree by a forward dynamic programme:
 * every data arrival consumes one transmission, so the "level" (transmissions resolved)
   orders the states topologically: level l only feeds level l + 1;
 * states below ``eps`` probability are dropped; their mass is reported
-  (:attr:`PacketResult.dropped_mass`) and bounds the truncation error.
+  (:attr:`PacketResult.dropped_mass`) and bounds the truncation error;
+* above ``max_states`` states per level the improbable ones are folded into a kept state
+  of the same coarse signature (the only approximation; docs/model.md, section 3);
+* all sizes with the same last-segment length share one DP: the largest size's states
+  serve every smaller size until its end first matters (:func:`_valid_from`), then that
+  size continues on its own frontier (:func:`_solve_group`).
 
 No random numbers and no call into the simulator: this is an independent second answer
 (docs/model.md derives it and lists each rule with its RFC section).

@@ -18,8 +18,10 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 
 * ``core``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.001, 0.01, 0.05,
   0.2 x n = 1, 2, 3, 5, 10, 20 packets;
-* ``large``: NewReno, proposal x b = 1, 2 x W0 = 2, 10 x p = 0.01, 0.05, 0.2 x n = 40, 60,
-  100, 200 packets.
+* ``large``: NewReno, proposal x b = 1, 2 x W0 = 2, 10 x p = 0.001, 0.01 x n = 40, 60
+  packets. Larger sizes and p are out of the model's reach (docs/model.md, sections 3-4:
+  60 packets at p = 0.1 take minutes and the folding is biased there; 100-200 packets
+  are not attempted).
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ FIELDS = ["variant", "b", "w0", "p", "size_packets", "model_s", "sim_s", "ci_lo_
 GRIDS = {
     "core": dict(variant=["newreno", "lt", "proposal", "er"], b=[1, 2], w0=[1, 4, 10],
                  p=[0.001, 0.01, 0.05, 0.2], size_packets=[1, 2, 3, 5, 10, 20]),
-    "large": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[2, 10], p=[0.01, 0.05, 0.2],
-                  size_packets=[40, 60, 100, 200]),
+    "large": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[2, 10], p=[0.001, 0.01],
+                  size_packets=[40, 60]),
 }
 
 
@@ -113,7 +115,7 @@ def summary(out: str) -> None:
         rows = list(csv.DictReader(fh))
     print(f"all {_stats(rows)}; model time total "
           f"{sum(float(r['model_time_s']) for r in rows):.1f} s")
-    for lo, hi in ((1, 10), (11, 20), (21, 60), (61, 200)):
+    for lo, hi in ((1, 10), (11, 20), (21, 60)):
         band = [r for r in rows if lo <= int(r["size_packets"]) <= hi]
         if band:
             print(f"  n = {lo}..{hi}: {_stats(band)}")
