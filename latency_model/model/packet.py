@@ -116,9 +116,11 @@ class PacketResult:
     dropped_mass : float
         Probability of the paths dropped below ``eps`` (their contribution is missing
         from ``expected_latency_s``, which is therefore a lower bound plus at most
-        ``dropped_mass`` x their remaining latency).
+        ``dropped_mass`` x their remaining latency; with ``complete=True`` they are
+        booked loss-free instead), plus with ``tiers=2`` the mass finished loss-free.
     states : int
-        States expanded (a cost measure).
+        States expanded for this size (a cost measure; a state of the shared DP counts
+        for every size it serves, so the sum over sizes overstates the work).
     rto_above_min_mass : float
         Probability that some RTT sample set the RTO above its minimum (the estimator is
         not part of the merge key, so results are exact only where this is 0).
