@@ -700,6 +700,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
 def predict(params: TcpParams, sizes_bytes, **options):
     """The registry's ``packet`` model (:func:`expected_latency` as a ``Prediction``).
 
+    Cost (CPU, defaults, docs/model.md section 4): one call for sizes 1..20 takes 1 s at
+    p = 0.01 to 20-60 s at p = 0.2 (W0 = 10 the slowest); 40-60 packets take ~1 min at
+    p = 0.01 and 100 packets ~3 min; 60 packets and more at p >= 0.05 take many minutes
+    and are not validated. All sizes of one call share a DP, so pass them together.
+
     Parameters
     ----------
     params : TcpParams
