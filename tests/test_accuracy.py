@@ -181,7 +181,7 @@ def test_csv_reads_back_to_the_same_rows(run):
 def test_json_contract(run):
     doc = json.loads((run["out"] / "accuracy.json").read_text())
     assert set(doc) == {"command", "version", "map", "models", "definitions", "columns", "summary", "worst",
-                        "not_covered", "not_computed", "model_timeout_s", "notes", "rows"}
+                        "not_covered", "not_computed", "model_timeout_s", "model_max_packets", "notes", "rows"}
     assert doc["columns"] == acc.COLUMNS
     assert doc["models"] == ["fluid", "fake"] and doc["map"]["models_named"] is False
     assert doc["map"]["cells"] == 8 and doc["map"]["runs"] == 60 and doc["map"]["seed"] == 3
@@ -366,3 +366,15 @@ def test_cli_fuzz_every_flag(models_patched, tmp_path):
         assert not found, (argv if len(" ".join(argv)) < 400 else argv[:-1] + ["<long>"], found)
 
     check()
+
+
+def test_a_models_size_cap_leaves_its_larger_cells_out_with_the_reason(models_patched, tmp_path):
+    # The cap is deterministic (no clock): the fake model is asked only for sizes <= 3 packets,
+    # the 8-packet cells are listed as not computed with the cap as reason, never estimated.
+    amap = acc.AccuracyMap(models=("fake",), sizes_packets=(1, 3, 8), p=(0.05,), b=(1,), variants=("newreno",),
+                           runs=40)
+    res = acc.run_accuracy(amap, cache_dir=tmp_path, model_timeout_s=None, max_packets={"fake": 3})
+    assert sorted(r["size_packets"] for r in res["rows"]) == [1, 3]
+    assert [(nc["model"], nc["size_packets"]) for nc in res["not_computed"]] == [("fake", 8)]
+    assert "size cap of 3 packets" in res["not_computed"][0]["reason"]
+    assert res["model_max_packets"] == {"fake": 3}

@@ -89,7 +89,7 @@ def cmd_accuracy(args) -> int:
 
     amap = _map_from_args(args)
     from ..checks import check_real
-    from ..studies.accuracy import MODEL_TIMEOUT_S, QUICK_MODEL_TIMEOUT_S
+    from ..studies.accuracy import MODEL_MAX_PACKETS, MODEL_TIMEOUT_S, QUICK_MAX_PACKETS, QUICK_MODEL_TIMEOUT_S
 
     try:
         if args.model_timeout is None:
@@ -131,7 +131,8 @@ def cmd_accuracy(args) -> int:
     try:
         result = run_accuracy(amap, cache_dir=cache_dir, jobs=jobs, client=client, force=args.force,
                               progress=not args.quiet and not args.json and sys.stderr.isatty(),
-                              command=" ".join(["latency-model", *sys.argv[1:]]), model_timeout_s=timeout)
+                              command=" ".join(["latency-model", *sys.argv[1:]]), model_timeout_s=timeout,
+                              max_packets=QUICK_MAX_PACKETS if args.quick else MODEL_MAX_PACKETS)
     except SweepInterrupted as exc:
         r = exc.report
         print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} simulated cells saved "

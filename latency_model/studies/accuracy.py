@@ -94,6 +94,15 @@ MAX_RELATIVE_SE = WITHIN / 1.96
 MODEL_TIMEOUT_S = 10.0
 """Default seconds a model call may run (``--model-timeout``); see :func:`run_accuracy`."""
 
+MODEL_MAX_PACKETS = {"packet": 20}
+"""Largest file size, packets, a model is asked for on the map (deterministic, unlike the time
+limit): the packet model's exact expectation costs seconds to minutes from 20 packets at
+p >= 0.05 (its states grow combinatorially with size and p; docs/model.md). Cells above are
+reported in ``not_computed`` with this reason."""
+
+QUICK_MAX_PACKETS = {"packet": 8}
+"""The same for the quick map."""
+
 QUICK_MODEL_TIMEOUT_S = 2.0
 """The same for the quick map (``--quick``, ``reproduce --quick``): the fluid model's calls take
 well under a second there; the packet model's take seconds from 20 packets at p = 0.1."""
@@ -450,7 +459,7 @@ def _series(groups) -> dict:
     return out
 
 
-def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None):
+def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None, max_packets=None):
     """Each covered (model, parameter set)'s latencies: ``({(model, i): [seconds or None per
     point]}, computed calls, cached calls, {(model, i): reason})``.
 
@@ -495,22 +504,27 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
 
     def chain(m, idx):
         cap = math.inf  # sizes from this one on ran out of time at a smaller p
+        limit = (max_packets or {}).get(m, math.inf)  # the model's size cap, packets
         for i in idx:
             params, pts = groups[i]
-            sizes = [pt.size_bytes for pt in pts]
-            values = [None] * len(sizes)
+            allowed = [j for j, pt in enumerate(pts) if pt.size_bytes <= limit * params.mss_bytes]
+            sizes = [pts[j].size_bytes for j in allowed]
+            values = [None] * len(pts)
+            if not allowed:
+                out[m, i] = values
+                continue
             if cap == math.inf:
                 outcome = yield from call(m, params, sizes)
                 if outcome[0] != "timeout":
-                    _keep(m, i, outcome, values, list(range(len(sizes))))
+                    _keep(m, i, outcome, values, allowed)
                     out[m, i] = values
                     continue
-            for j in sorted(range(len(sizes)), key=lambda j: sizes[j]):
-                if sizes[j] >= cap:
+            for j in sorted(allowed, key=lambda j: pts[j].size_bytes):
+                if pts[j].size_bytes >= cap:
                     break
-                outcome = yield from call(m, params, [sizes[j]])
+                outcome = yield from call(m, params, [pts[j].size_bytes])
                 if outcome[0] == "timeout":
-                    cap = sizes[j]
+                    cap = pts[j].size_bytes
                     break
                 _keep(m, i, outcome, values, [j])
                 if (m, i) in failures:
@@ -530,6 +544,14 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
               for idx in _series(groups).values() if any((m, i) not in missing for i in idx)]
     _Calls(jobs, timeout_s).run(chains)
     return out, counts["computed"], counts["cached"], failures
+
+
+def _not_computed_groups(result) -> dict:
+    """``{(model, reason): [not computed cells]}`` in first-seen order."""
+    groups: dict = {}
+    for nc in result["not_computed"]:
+        groups.setdefault((nc["model"], nc["reason"]), []).append(nc)
+    return groups
 
 
 def _num(text):
@@ -623,7 +645,7 @@ def worst_cells(rows: list[dict], models, n: int = N_WORST) -> dict:
 
 def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, force: bool = False,
                  progress: bool = False, command: str | None = None,
-                 model_timeout_s: float | None = MODEL_TIMEOUT_S) -> dict:
+                 model_timeout_s: float | None = MODEL_TIMEOUT_S, max_packets: dict | None = None) -> dict:
     """Simulate and predict every cell of ``amap``; the rows and their summary.
 
     Parameters
@@ -649,6 +671,10 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
         the cells it would have given are reported in ``not_computed`` (see
         :func:`_predictions`). The fluid model needs about 1 s a call; the packet model's
         exact expectation grows exponentially with the size (minutes at 40 packets, p = 0.1).
+    max_packets : dict, optional
+        ``{model: largest size, packets}`` asked of a model (default :data:`MODEL_MAX_PACKETS`);
+        the cells above are reported in ``not_computed``. Unlike the time limit it does not
+        depend on the machine: ``reproduce`` uses it alone.
 
     Returns
     -------
@@ -682,8 +708,9 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress, plan=plan,
                        command=None if command is None else command.split())
     _, sim = read_rows(table)
+    max_packets = dict(MODEL_MAX_PACKETS if max_packets is None else max_packets)
     predictions, computed, cached, failures = _predictions(models, groups, missing, cache_dir, jobs, force,
-                                                           model_timeout_s)
+                                                           model_timeout_s, max_packets)
     for (m, i), (kind, text) in failures.items():
         if kind == "value_error" and not amap.strict:
             missing[m, i] = text
@@ -701,14 +728,19 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
 
     not_covered = [{**setup(m, i), "reason": reason} for (m, i), reason in
                    sorted(missing.items(), key=lambda kv: (models.index(kv[0][0]), kv[0][1]))]
-    not_computed = [{**setup(m, i), "size_packets": pt.cells["size_packets"],
-                     "reason": f"the model call ran over the {model_timeout_s:g} s limit"}
+    def why(m, pt):
+        if pt.cells["size_packets"] > max_packets.get(m, math.inf):
+            return (f"above the {m} model's size cap of {max_packets[m]:g} packets (its cost grows "
+                    "combinatorially with size and p; docs/model.md)")
+        return f"the model call ran over the {model_timeout_s:g} s limit"
+
+    not_computed = [{**setup(m, i), "size_packets": pt.cells["size_packets"], "reason": why(m, pt)}
                     for (m, i), values in sorted(predictions.items(), key=lambda kv: (models.index(kv[0][0]), kv[0][1]))
                     for pt, v in zip(groups[i][1], values) if v is None]
     return {"command": command, "map": amap.to_dict(), "models": list(models), "rows": rows,
             "summary": summarize(rows, models, amap.variants), "worst": worst_cells(rows, models),
             "not_covered": not_covered, "not_computed": not_computed, "notes": amap.comparison_notes(),
-            "model_timeout_s": model_timeout_s,
+            "model_timeout_s": model_timeout_s, "model_max_packets": max_packets,
             "sim_table": table.name, "sim_rows_computed": report.rows_computed,
             "sim_rows_resumed": report.rows_resumed, "model_calls_computed": computed,
             "model_calls_cached": cached}
@@ -736,7 +768,8 @@ def result_json(result: dict, *, run_stats: bool = False) -> dict:
     """The JSON document of a map (what ``--json`` prints and ``accuracy.json`` holds).
 
     Keys: ``command``, ``version``, ``map``, ``models``, ``definitions``, ``columns``,
-    ``summary``, ``worst``, ``not_covered``, ``not_computed``, ``model_timeout_s``, ``notes``,
+    ``summary``, ``worst``, ``not_covered``, ``not_computed``, ``model_timeout_s``,
+    ``model_max_packets``, ``notes``,
     ``rows``; with ``run_stats`` also
     ``run`` (rows and calls computed or reused: not in the file, which must not change
     when a rerun is served from the cache).
@@ -745,7 +778,7 @@ def result_json(result: dict, *, run_stats: bool = False) -> dict:
            "models": result["models"], "definitions": DEFINITIONS, "columns": COLUMNS,
            "summary": result["summary"], "worst": result["worst"], "not_covered": result["not_covered"],
            "not_computed": result["not_computed"], "model_timeout_s": result["model_timeout_s"],
-           "notes": result["notes"], "rows": result["rows"]}
+           "model_max_packets": result.get("model_max_packets"), "notes": result["notes"], "rows": result["rows"]}
     if run_stats:
         out["run"] = {k: result[k] for k in ("sim_table", "sim_rows_computed", "sim_rows_resumed",
                                              "model_calls_computed", "model_calls_cached")}
@@ -932,13 +965,9 @@ def summary_text(result: dict) -> str:
     for model, items in by_model.items():
         lines += ["", f"not covered by {model}: {len(items)} set-up{'s' if len(items) > 1 else ''} "
                       f"({', '.join(sorted({i['variant'] for i in items}))}): {items[0]['reason']}"]
-    late: dict = {}
-    for nc in result["not_computed"]:
-        late.setdefault(nc["model"], []).append(nc)
-    for model, items in late.items():
-        lines += ["", f"not computed by {model}: {len(items)} cell{'s' if len(items) > 1 else ''} over the "
-                      f"{result['model_timeout_s']:g} s limit per model call (--model-timeout), the largest "
-                      f"from {min(i['size_packets'] for i in items):g} packets"]
+    for (model, reason), items in _not_computed_groups(result).items():
+        lines += ["", f"not computed by {model}: {len(items)} cell{'s' if len(items) > 1 else ''}, sizes from "
+                      f"{min(i['size_packets'] for i in items):g} packets: {reason}"]
     if result["notes"]:
         lines += ["", "known differences by design:"] + [f"  - {n}" for n in result["notes"]]
     return "\n".join(lines)
@@ -979,12 +1008,10 @@ def report_section(result: dict) -> list[str]:
                 n = sum(1 for x in result["not_covered"] if (x["model"], x["reason"]) == (nc["model"], nc["reason"]))
                 lines.append(f"- **{nc['model']}** ({n} set-ups): {nc['reason']}")
     if result["not_computed"]:
-        lines += ["", f"Cells left out because the model call ran over the {result['model_timeout_s']:g} s limit "
-                      "(the largest sizes at each p; a model's cost grows with the size and p):", ""]
-        for model in dict.fromkeys(nc["model"] for nc in result["not_computed"]):
-            items = [nc for nc in result["not_computed"] if nc["model"] == model]
+        lines += ["", "Cells a model was not asked for or did not finish (never estimated):", ""]
+        for (model, reason), items in _not_computed_groups(result).items():
             lines.append(f"- **{model}**: {len(items)} cells, sizes from "
-                         f"{min(i['size_packets'] for i in items):g} packets")
+                         f"{min(i['size_packets'] for i in items):g} packets: {reason}")
     if result["notes"]:
         lines += ["", "Where model and simulator differ by design (the errors above include these effects):", ""]
         lines += [f"- {n}" for n in result["notes"]]

@@ -173,7 +173,7 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
     ``figures/accuracy.{csv,json}`` and its heat maps (redrawn only when the CSV or the
     drawing code changed). Returns the result and the paths."""
     from ..sim.config import SimConfig
-    from .accuracy import (DEFAULT_MAP, MODEL_TIMEOUT_S, QUICK_MAP, QUICK_MODEL_TIMEOUT_S, draw_maps, map_paths,
+    from .accuracy import (DEFAULT_MAP, MODEL_MAX_PACKETS, QUICK_MAP, QUICK_MAX_PACKETS, draw_maps, map_paths,
                            read_rows_csv, run_accuracy, write_outputs)
 
     config = SimConfig.profile(stack)
@@ -192,7 +192,8 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
         amap = dataclasses.replace(amap, variants=tuple(v for v in amap.variants if runs_on_ns3(v)))
     result = run_accuracy(amap, cache_dir=cache_dir, jobs=jobs, force=force, command=command,
                           progress=progress and os.isatty(2),
-                          model_timeout_s=QUICK_MODEL_TIMEOUT_S if quick else MODEL_TIMEOUT_S)
+                          model_timeout_s=None,  # the size caps alone: the same cells on every machine
+                          max_packets=QUICK_MAX_PACKETS if quick else MODEL_MAX_PACKETS)
     csv_path, json_path = write_outputs(result, out / "figures", "accuracy", draw=False)
     images = list(map_paths(read_rows_csv(csv_path), out / "figures", "accuracy").values())
     key = cache.cache_key("plot", {"csv": hashlib.sha256(csv_path.read_bytes()).hexdigest(), "kind": "accuracy"},
