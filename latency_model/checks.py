@@ -29,6 +29,7 @@ __all__ = [
     "memory_limit_bytes",
     "long_work",
     "model_cost",
+    "packet_model_seconds",
     "simulation_cost",
     "transfer_seconds",
     "format_bytes",
@@ -297,7 +298,8 @@ def format_duration(seconds: float) -> str:
     s = float(seconds)
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
         if s >= 2 * size if unit != "min" else s >= size:
-            return f"{s / size:.2g} {unit}" if s / size < 1e4 else f"{s / size:.1e} {unit}"
+            v = s / size
+            return f"{v:.2g} {unit}" if v < 100 else f"{v:.0f} {unit}" if v < 1e4 else f"{v:.1e} {unit}"
     return f"{s:.0f} s"
 
 
@@ -328,6 +330,20 @@ def _loss_terms(p: float, size_packets: float) -> float:
     (the loss law's reach: mean + 12 sd + 12, as :func:`~latency_model.model.losses.loss_count_pmf`)."""
     mean = p * size_packets / max(1.0 - p, 1e-300)
     return math.ceil(mean + 12.0 * math.sqrt(mean + 1.0) + 12.0)
+
+
+def packet_model_seconds(p: float, max_size_packets: float) -> float:
+    """Rough CPU seconds of the packet model (:mod:`latency_model.model.packet`) for sizes up
+    to ``max_size_packets`` at loss rate ``p``, one call.
+
+    Measured (docs/model.md, section 4; this machine, within a factor of about 2): sizes
+    1..20 in one call take 1.2 s at p = 0.01, 7 s at 0.05, 12 s at 0.1, 21 s at 0.2; sizes 40,
+    60, 100 at p = 0.01 take 160 s. The cost grows faster than any power of the size at
+    larger p (the loss patterns that have not re-merged), so this underestimates beyond
+    about 60 packets: it only decides whether to warn.
+    """
+    n = max(float(max_size_packets), 1.0)
+    return 0.05 * n * (1.0 + 100.0 * p) * max(n / 20.0, 1.0) ** 1.5
 
 
 def model_cost(p: float, mss_bytes: float, max_size_bytes: float, n_sizes: int) -> tuple[float, float]:

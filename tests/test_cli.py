@@ -142,3 +142,19 @@ def test_latency_model_that_cannot_answer_is_one_line(capsys, argv, needle):
     code, _, err = run(capsys, "latency", "--size-packets", "5", *argv)
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and needle in err
+
+
+def test_latency_packet_model_warns_before_a_long_computation(capsys, monkeypatch):
+    # The packet model's cost grows combinatorially with size and p (docs/model.md): a request
+    # estimated over a minute is announced on one line before any work (the call itself is
+    # replaced here, so the test does not pay for it).
+    from latency_model.checks import packet_model_seconds
+    from latency_model.model import registry
+
+    assert packet_model_seconds(0.1, 20) < 60 < packet_model_seconds(0.2, 200)
+    monkeypatch.setattr(registry, "predict", lambda *a, **k: (_ for _ in ()).throw(ValueError("stop here")))
+    code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "200", "--p", "0.2")
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert "warning: the packet model up to 200 packets at p = 0.2 may take about" in lines[0]
+    assert "stop here" in lines[-1]

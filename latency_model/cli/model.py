@@ -151,6 +151,12 @@ def _latency_other_model(args, base, sizes: list) -> int:
         raise CliError(f"--time-model is the fluid model's option; --model {args.model} has none")
     if args.law != "paper":
         raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
+    if args.model == "packet":  # its cost grows combinatorially with size and p: say so first
+        from ..checks import PROCESS_BYTES, packet_model_seconds
+
+        top = max(sizes) / base.mss_bytes
+        check_budget(f"the packet model up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES,
+                     packet_model_seconds(base.p, top))
     groups: dict = {}
     for i, size in enumerate(sizes):
         groups.setdefault(params_for_size(args, base, size), []).append(i)
