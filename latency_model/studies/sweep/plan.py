@@ -16,10 +16,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 
 from ...checks import (PROCESS_BYTES, check_choice, check_int, check_memory, check_real, format_bytes, long_work,
-                       model_cost, simulation_cost, transfer_seconds)
+                       model_cost, packet_model_seconds, simulation_cost, transfer_seconds)
 from ...growth import RULES, make_rule, rule_parameters
 from ...params import VARIANTS, TcpParams, apply_variant
 from ...sim.config import SimConfig
@@ -362,10 +363,13 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
             continue
         mss = base.mss_bytes
         top_pk, total_pk = (top, total) if in_packets else (top / mss, total / mss)
-        if "model" in spec.sources:  # every model costed as the fluid solver (the costliest known)
+        if "model" in spec.sources:  # the fluid solver's cost for each model, the packet model's own
             m, t = model_cost(base.p, mss, top_pk * mss, min(len(sizes), spec.model_chunk))
             model_bytes = max(model_bytes, m - PROCESS_BYTES)
-            cpu_seconds += n_models * (t + 3e-4 * max(len(sizes) - spec.model_chunk, 0))
+            models = _models(spec)
+            cpu_seconds += sum(1 for x in models if x != "packet") * (t + 3e-4 * max(len(sizes) - spec.model_chunk, 0))
+            if "packet" in models:  # one call per chunk of sizes; each as costly as its largest size
+                cpu_seconds += math.ceil(len(sizes) / spec.model_chunk) * packet_model_seconds(base.p, top_pk)
         if "simulation" in spec.sources:
             compiled = spec.engine != "python" and config_c.sender == "rfc"
             m, _ = simulation_cost(spec.runs, top_pk, base.p, compiled=compiled)
