@@ -320,7 +320,6 @@ class SackSender(Sender):
             self._sack_dup_ack(now, new_sacked)
 
     def _new_sack_ack(self, ack: int, now: float, tsecr, delivered: int) -> None:
-        st = self.st
         acked = self._end(ack) - self._end(self.snd_una)
         self._advance(ack, now, tsecr)
         if ack >= self.n:
@@ -328,6 +327,17 @@ class SackSender(Sender):
             self.timer.cancel()
             self._note("done", now, ack)
             return
+        if self._cumulative_ack(ack, now, acked):  # (B), (C)
+            self._prr_update(delivered)
+        self.send_allowed(now)
+
+    def _cumulative_ack(self, ack: int, now: float, acked: float) -> bool:
+        """The state change of an ACK that advances snd_una (both paths, with and without
+        RACK-TLP): the end of loss recovery after an RTO, RFC 6675's end of recovery (A),
+        growth outside recovery, and the RFC 6298 timer (5.2, 5.3). True for a partial ACK
+        in recovery (the caller's PRR step)."""
+        st = self.st
+        partial = False
         if self.loss_state and ack > self.recover:
             self.loss_state = False
         if self.in_recovery and ack > self.recover:  # (A): end of recovery
@@ -335,9 +345,9 @@ class SackSender(Sender):
             self.in_recovery = False
             self.dupacks = 0
             self._note("recovery_exit", now, ack)
-        elif self.in_recovery:  # (B), (C)
+        elif self.in_recovery:
             self._note("partial_ack", now, ack)
-            self._prr_update(delivered)
+            partial = True
         else:
             self.dupacks = 0
             self.lt_bytes = 0
@@ -347,7 +357,7 @@ class SackSender(Sender):
             self.timer.arm(now + self.rto)
         else:  # (5.2)
             self.timer.cancel()
-        self.send_allowed(now)
+        return partial
 
     def _sack_dup_ack(self, now: float, new_sacked: int) -> None:
         # new_sacked: segments this ACK newly SACKs (its DeliveredData)
@@ -716,7 +726,6 @@ class SackSender(Sender):
         DupThresh / IsLost entry test), recovery or sending, then the timers."""
         self._busy = True
         self._sent_new = False
-        st = self.st
         old_una = self.snd_una
         newly: list[int] = []
         new_sacked = self._update(max(ack, old_una), sack, newly) if sack else 0
@@ -737,24 +746,7 @@ class SackSender(Sender):
                 self._note("done", now, ack)
                 self._busy = False
                 return
-            if self.loss_state and ack > self.recover:
-                self.loss_state = False
-            if self.in_recovery and ack > self.recover:
-                st.cwnd = st.ssthresh
-                self.in_recovery = False
-                self.dupacks = 0
-                self._note("recovery_exit", now, ack)
-            elif self.in_recovery:
-                self._note("partial_ack", now, ack)
-            else:
-                self.dupacks = 0
-                self.lt_bytes = 0
-                self.rule.on_ack(st, acked)
-                self._note("ack", now, ack)
-            if self.snd_nxt > self.snd_una:  # RFC 6298 (5.3)
-                self.timer.arm(now + self.rto)
-            else:  # (5.2)
-                self.timer.cancel()
+            self._cumulative_ack(ack, now, acked)  # PRR's step comes with RACK's marks below
         elif ack == old_una and self.snd_max > old_una and new_sacked > 0:
             self._note("dupack", now, old_una)
             if not self.in_recovery and not self.loss_state:
