@@ -13,17 +13,15 @@ standard error goes through the Student-t quantile and back.
 
 from __future__ import annotations
 
-import importlib.machinery
 import json
 import math
 import statistics
-import sys
 import time
-import types
 
 import numpy as np
 import pytest
 
+from _fake_model import fake_module, install
 from latency_model.model import registry
 from latency_model.studies import accuracy as acc
 from latency_model.studies.accuracy import AccuracyMap, run_accuracy
@@ -32,24 +30,8 @@ FAKE = "h4_fake_accuracy_model"
 
 
 def _fake_module(slow_from_packets=None):
-    """A registry model: ``L = RTT (1 + log2(n + 1)) + p n`` seconds for n packets, newreno
-    only; sleeps a minute for sizes from ``slow_from_packets`` (to meet the time limit)."""
-    mod = types.ModuleType(FAKE)
-    mod.__spec__ = importlib.machinery.ModuleSpec(FAKE, None)
-
-    def check_supported(params):
-        if params.dup_lt is not None or params.tail_retransmit or params.early_retransmit:
-            raise ValueError("the fake model supports the newreno variant only")
-
-    def predict(params, sizes_bytes, **options):
-        n = np.asarray(sizes_bytes) / params.mss_bytes
-        if slow_from_packets is not None and n.max() >= slow_from_packets:
-            time.sleep(60)
-        lat = fake_latency(params, n)
-        return registry.Prediction("fake", np.asarray(sizes_bytes), lat, np.column_stack([lat, lat + 1.0]))
-
-    mod.check_supported, mod.predict = check_supported, predict
-    return mod
+    """``L = L_0 = RTT (1 + log2(n + 1)) + p n`` seconds for n packets (tests/_fake_model.py)."""
+    return fake_module(FAKE, lambda params, n: (fake_latency(params, n),) * 2, slow_from_packets)
 
 
 def fake_latency(params, n):
@@ -60,8 +42,7 @@ def fake_latency(params, n):
 def models_patched():
     """The registry holds fluid and the fake model only (the installed set the map sees)."""
     mp = pytest.MonkeyPatch()
-    mp.setattr(registry, "MODELS", {"fluid": "latency_model.model.recursion", "fake": FAKE})
-    mp.setitem(sys.modules, FAKE, _fake_module())
+    install(mp, _fake_module())
     yield mp
     mp.undo()
 
@@ -253,8 +234,7 @@ def test_bad_maps_raise_naming_the_parameter(models_patched, kw, match):
 def test_calls_over_the_time_limit_leave_cells_out_and_are_cached(tmp_path):
     mp = pytest.MonkeyPatch()
     try:
-        mp.setattr(registry, "MODELS", {"fluid": "latency_model.model.recursion", "fake": FAKE})
-        mp.setitem(sys.modules, FAKE, _fake_module(slow_from_packets=8))
+        install(mp, _fake_module(slow_from_packets=8))
         amap = AccuracyMap(models=("fake",), sizes_packets=(2, 8, 12), p=(0.05, 0.1), b=(1,),
                            variants=("newreno",), runs=20)
         t0 = time.monotonic()

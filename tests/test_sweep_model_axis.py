@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.machinery
 import json
-import sys
-import types
 
-import numpy as np
 import pytest
 
-from latency_model.model import registry
+from _fake_model import fake_module, install
 from latency_model.studies.sweep import COLUMNS, SweepSpec, estimate_sweep, grid_from_items, plan_sweep, run_sweep
 
 FAKE = "h4_fake_sweep_model"
@@ -28,22 +24,12 @@ FAKE = "h4_fake_sweep_model"
 def fake():
     """The registry holds fluid and ``fake``: L = RTT (1 + n) + p n seconds for n packets,
     L_0 = RTT (1 + n), L_1 = L_0 + 1 (newreno only)."""
-    mod = types.ModuleType(FAKE)
-    mod.__spec__ = importlib.machinery.ModuleSpec(FAKE, None)
-
-    def check_supported(params):
-        if params.dup_lt is not None or params.tail_retransmit or params.early_retransmit:
-            raise ValueError("the fake model supports the newreno variant only")
-
-    def predict(params, sizes_bytes, **options):
-        n = np.asarray(sizes_bytes) / params.mss_bytes
+    def latency(params, n):
         l0 = params.rtt_s * (1.0 + n)
-        return registry.Prediction("fake", np.asarray(sizes_bytes), l0 + params.p * n, np.column_stack([l0, l0 + 1.0]))
+        return l0 + params.p * n, l0
 
-    mod.check_supported, mod.predict = check_supported, predict
     mp = pytest.MonkeyPatch()
-    mp.setattr(registry, "MODELS", {"fluid": "latency_model.model.recursion", "fake": FAKE})
-    mp.setitem(sys.modules, FAKE, mod)
+    install(mp, fake_module(FAKE, latency))
     yield
     mp.undo()
 
