@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["numba_available"]
+__all__ = ["numba_available", "compile_twin"]
 
 
 def numba_available() -> bool:
@@ -25,3 +25,29 @@ def numba_available() -> bool:
     except Exception:  # pragma: no cover - depends on the environment
         return False
     return True
+
+
+def compile_twin(namespace: dict, helpers, entry):
+    """numba-compiled copy of ``entry``, or ``None`` when :func:`numba_available` is False.
+
+    ``helpers`` (names in ``namespace``, a module's ``globals()``, in dependency order) are
+    compiled first into a private copy of ``namespace`` that ``entry`` then resolves its
+    globals in, so the module's own functions stay the pure-Python twins. ``cache=True``:
+    numba keeps the machine code on disk (keyed by the functions' source file), so a
+    process compiles once per install.
+    """
+    if not numba_available():
+        return None
+    import numba
+
+    ns = dict(namespace)
+    for name in helpers:
+        ns[name] = numba.njit(cache=True, nogil=True)(_rebind(namespace[name], ns))
+    return numba.njit(cache=True, nogil=True)(_rebind(entry, ns))
+
+
+def _rebind(fn, ns: dict):
+    """Copy of ``fn`` whose global names resolve in ``ns``."""
+    import types
+
+    return types.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__, fn.__closure__)

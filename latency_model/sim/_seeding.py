@@ -36,9 +36,11 @@ numpy's own path, so the result never depends on which path ran.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ..accel import numba_available
+from ..accel import compile_twin
 
 __all__ = ["fill_uniforms", "entropy_pools", "compiled_fill"]
 
@@ -146,32 +148,12 @@ def _fill(pools, out, states):
             row[k] = np.float64(x >> _SH11) * _TWO_M53
 
 
-_compiled = None
-_numba_checked = False
-
-
+@functools.cache
 def compiled_fill():
     """The numba-compiled ``_fill(pools, out, states)``, or ``None`` when numba is
     unavailable (or switched off by ``LATENCY_MODEL_NO_NUMBA``). Compiled once per process
     and cached on disk by numba, like the simulator kernels."""
-    global _compiled, _numba_checked
-    if _numba_checked:
-        return _compiled
-    _numba_checked = True
-    if not numba_available():
-        return None
-    import types
-
-    import numba
-
-    ns = dict(globals())
-    for name in ("_mul64", "_step", "_seed_row"):
-        f = globals()[name]
-        ns[name] = numba.njit(cache=True, nogil=True)(
-            types.FunctionType(f.__code__, ns, f.__name__, f.__defaults__, f.__closure__))
-    _compiled = numba.njit(cache=True, nogil=True)(
-        types.FunctionType(_fill.__code__, ns, _fill.__name__, _fill.__defaults__, _fill.__closure__))
-    return _compiled
+    return compile_twin(globals(), ("_mul64", "_step", "_seed_row"), _fill)
 
 
 def entropy_pools(children) -> np.ndarray | None:

@@ -25,9 +25,11 @@ space than allocated.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ..accel import numba_available
+from ..accel import compile_twin, numba_available
 
 __all__ = ["run_batch", "compiled_run_batch", "numba_available", "N_OUT",
            "OUT_FIELDS"]
@@ -479,38 +481,16 @@ def run_batch(U, PI, PF, out, status):
         out[r, 9] = I[FIRSTL]
 
 
-_compiled = None
-_numba_checked = False
+_NAMES = ("_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_send_allowed", "_rtt_sample",
+          "_ssthresh_after_loss", "_on_rto", "_on_ack_growth", "_new_ack", "_dup_ack", "_ack_now",
+          "_on_segment", "_run_one")
+"""Helpers of :func:`run_batch`, in dependency order (compiled by :func:`compiled_run_batch`)."""
 
 
+@functools.cache
 def compiled_run_batch():
     """The numba-compiled :func:`run_batch`, or ``None`` when numba is unavailable.
 
     Compiled once per process (and cached on disk by numba).
     """
-    global _compiled, _numba_checked
-    if _numba_checked:
-        return _compiled
-    _numba_checked = True
-    if not numba_available():
-        return None
-    import numba
-
-    g = globals()
-    names = ["_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_send_allowed",
-             "_rtt_sample", "_ssthresh_after_loss", "_on_rto", "_on_ack_growth",
-             "_new_ack", "_dup_ack", "_ack_now", "_on_segment", "_run_one"]
-    # Compile helpers in dependency order into a private namespace so the pure-Python
-    # versions in this module stay pure Python.
-    ns = dict(g)
-    for name in names:
-        ns[name] = numba.njit(cache=True, nogil=True)(_rebind(g[name], ns))
-    _compiled = numba.njit(cache=True, nogil=True)(_rebind(run_batch, ns))
-    return _compiled
-
-
-def _rebind(fn, ns):
-    """Copy of ``fn`` whose global names resolve in ``ns``."""
-    import types
-
-    return types.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__, fn.__closure__)
+    return compile_twin(globals(), _NAMES, run_batch)

@@ -39,9 +39,11 @@ same seed) if it needs more uniforms than its first block or more queue space th
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ..accel import numba_available
+from ..accel import compile_twin, numba_available
 
 __all__ = ["run_batch_ns3", "pack_params_ns3", "compiled_run_batch_ns3", "numba_available",
            "N_OUT", "OUT_FIELDS", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
@@ -649,8 +651,6 @@ def run_batch_ns3(U, PI, PF, out, status):
         out[r, 9] = I[FIRSTL]
 
 
-_compiled = None
-_numba_checked = False
 
 _NAMES = ("_end", "_seg_len", "_arm_rto", "_link_send", "_send_ack", "_ack_now", "_on_segment",
           "_n3_pipe", "_n3_add_reno_sack", "_n3_mark_head_lost", "_n3_rto_from_estimator",
@@ -660,32 +660,11 @@ _NAMES = ("_end", "_seg_len", "_arm_rto", "_link_send", "_send_ack", "_ack_now",
           "_n3_run_one")
 
 
+@functools.cache
 def compiled_run_batch_ns3():
     """The numba-compiled :func:`run_batch_ns3`, or ``None`` when numba is unavailable.
 
     Compiled once per process (and cached on disk by numba), as
     :func:`latency_model.sim.kernel.compiled_run_batch` is.
     """
-    global _compiled, _numba_checked
-    if _numba_checked:
-        return _compiled
-    _numba_checked = True
-    if not numba_available():
-        return None
-    import numba
-
-    g = globals()
-    # Compile helpers in dependency order into a private namespace so the pure-Python
-    # versions in this module stay pure Python.
-    ns = dict(g)
-    for name in _NAMES:
-        ns[name] = numba.njit(cache=True, nogil=True)(_rebind(g[name], ns))
-    _compiled = numba.njit(cache=True, nogil=True)(_rebind(run_batch_ns3, ns))
-    return _compiled
-
-
-def _rebind(fn, ns):
-    """Copy of ``fn`` whose global names resolve in ``ns``."""
-    import types
-
-    return types.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__, fn.__closure__)
+    return compile_twin(globals(), _NAMES, run_batch_ns3)

@@ -43,11 +43,12 @@ same seed) if it needs more uniforms than its first block or more queue space th
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from ..accel import numba_available
+from ..accel import compile_twin, numba_available
 
 __all__ = ["run_batch_sack", "pack_params_sack", "compiled_run_batch_sack", "numba_available",
            "N_OUT", "OUT_FIELDS", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
@@ -1235,8 +1236,6 @@ def run_batch_sack(U, PI, PF, out, status):
         out[r, 9] = I[FIRSTL]
 
 
-_compiled = None
-_numba_checked = False
 
 _NAMES = ("_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_ack_now", "_sack_first",
           "_on_segment", "_sk_flight", "_sk_can_send_new", "_sk_dup_thresh", "_sk_is_lost",
@@ -1249,32 +1248,11 @@ _NAMES = ("_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_ack_now", 
           "_sk_on_rto", "_sk_new_ack", "_sk_dup_ack", "_sk_on_ack", "_sk_run_one")
 
 
+@functools.cache
 def compiled_run_batch_sack():
     """The numba-compiled :func:`run_batch_sack`, or ``None`` when numba is unavailable.
 
     Compiled once per process (and cached on disk by numba), as
     :func:`latency_model.sim.kernel_ns3.compiled_run_batch_ns3` is.
     """
-    global _compiled, _numba_checked
-    if _numba_checked:
-        return _compiled
-    _numba_checked = True
-    if not numba_available():
-        return None
-    import numba
-
-    g = globals()
-    # Compile helpers in dependency order into a private namespace so the pure-Python
-    # versions in this module stay pure Python.
-    ns = dict(g)
-    for name in _NAMES:
-        ns[name] = numba.njit(cache=True, nogil=True)(_rebind(g[name], ns))
-    _compiled = numba.njit(cache=True, nogil=True)(_rebind(run_batch_sack, ns))
-    return _compiled
-
-
-def _rebind(fn, ns):
-    """Copy of ``fn`` whose global names resolve in ``ns``."""
-    import types
-
-    return types.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__, fn.__closure__)
+    return compile_twin(globals(), _NAMES, run_batch_sack)
