@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MAX_RANGE_VALUES", "scalar", "finite_number", "range_count", "expand_range", "show"]
+__all__ = ["MAX_RANGE_VALUES", "scalar", "finite_number", "range_count", "expand_range", "show", "whole"]
 
 MAX_RANGE_VALUES = 1_000_000
 """Most values one range may expand to (a list of a million numbers takes about 32 MB)."""
 
 SHOW_CHARS = 80
 """Longest echo of a value in a message: a 100 kB argument is not printed back whole."""
+
+
+def whole(x):
+    """``x`` as an int when it is a whole number (sizes read better as 20 than 20.0), else
+    as a float."""
+    return int(x) if float(x).is_integer() else float(x)
 
 
 def show(value, limit: int = SHOW_CHARS) -> str:

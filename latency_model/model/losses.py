@@ -53,6 +53,18 @@ class LossCounts:
         """Number of terms K kept (k = 0 .. K-1)."""
         return self.pmf.shape[1]
 
+    def expectation(self, conditional: np.ndarray) -> np.ndarray:
+        """``sum_k p(k | y) L_k(y)`` over the kept k (the paper's Eq. 1), per size.
+
+        ``conditional``: shape (n_sizes, >= K), L_k in seconds. Summed term by term in k
+        order, so a size's sum does not depend on how many (zero) terms other sizes in the
+        same call need, bit for bit.
+        """
+        expected = np.zeros(self.pmf.shape[0])
+        for k in range(self.k_max):
+            expected += self.pmf[:, k] * conditional[:, k]
+        return expected
+
 
 def _paper_log_pmf(k: np.ndarray, lam_y: np.ndarray, lam_mss: float) -> np.ndarray:
     # log of exp(-lam (y + k MSS)) (lam (y + (k-1) MSS))^k / k!, with 0^0 = 1 at k = 0.

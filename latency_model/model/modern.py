@@ -695,10 +695,7 @@ def expected_latency(
     check_choice("law", law, LOSS_LAWS)
     counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
     cond = _solve(params, sizes, counts.k_max, recovery, opts)
-    expected = np.zeros(sizes.size)
-    for kk in range(counts.k_max):
-        expected += counts.pmf[:, kk] * cond[:, kk]
-    return LatencyResult(sizes_bytes=sizes, expected_latency_s=expected, conditional_latency_s=cond,
+    return LatencyResult(sizes_bytes=sizes, expected_latency_s=counts.expectation(cond), conditional_latency_s=cond,
                          loss_pmf=counts.pmf, truncated_mass=counts.truncated_mass, raw_mass=counts.raw_mass)
 
 

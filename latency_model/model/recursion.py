@@ -270,11 +270,7 @@ def expected_latency(
     if opts.exact_l2 and counts.k_max > 2:
         exact_l2 = counts.pmf[:, 2] >= _EXACT_L2_MIN_WEIGHT
     cond = _solve(params, sizes, counts.k_max, opts, exact_l2)
-    # Term by term, in k order: a size's sum then does not depend on how many (zero) terms
-    # other sizes in the same call need, bit for bit.
-    expected = np.zeros(sizes.size)
-    for k in range(counts.k_max):
-        expected += counts.pmf[:, k] * cond[:, k]
+    expected = counts.expectation(cond)  # Eq. 1
     return LatencyResult(
         sizes_bytes=sizes,
         expected_latency_s=expected,

@@ -54,6 +54,7 @@ import numpy as np
 
 from .. import __version__
 from ..checks import check_choice, check_int, check_real
+from ..values import whole
 
 __all__ = [
     "AccuracyMap",
@@ -144,11 +145,6 @@ def _tuple(name: str, values, check) -> tuple:
     return out
 
 
-def _whole(x):
-    """20 rather than 20.0 for whole numbers (as the sweep writes sizes)."""
-    return int(x) if float(x).is_integer() else float(x)
-
-
 @dataclass(frozen=True)
 class AccuracyMap:
     """The cells of an accuracy map and how to simulate them.
@@ -202,13 +198,13 @@ class AccuracyMap:
             models = self.models.split(",") if isinstance(self.models, str) else self.models
             put("models", check_models(models))
         put("sizes_packets", _tuple("size_packets", self.sizes_packets,
-                                    lambda v: _whole(check_real("size_packets", v, low=0.0, low_open=True))))
+                                    lambda v: whole(check_real("size_packets", v, low=0.0, low_open=True))))
         put("p", _tuple("p", self.p, lambda v: check_real("p", v, low=0.0, high=1.0, high_open=True)))
         put("b", _tuple("b", self.b, lambda v: check_int("b", v, low=1)))
         put("variants", _tuple("variants", self.variants,
                                lambda v: check_choice("variants", v, [*VARIANTS, "size-based"])))
         if self.w0 is not None:
-            put("w0", _tuple("w0", self.w0, lambda v: _whole(check_real("w0", v, low=0.0, low_open=True))))
+            put("w0", _tuple("w0", self.w0, lambda v: whole(check_real("w0", v, low=0.0, low_open=True))))
         put("runs", check_int("runs", self.runs, low=1))
         put("seed", check_int("seed", self.seed, low=0))
         check_choice("engine", self.engine, ENGINES)
@@ -602,7 +598,7 @@ def accuracy_rows(models, groups, predictions: dict, sim_rows: dict) -> list[dic
             err = (model_s - mean) / mean
             inside = lo is not None and hi is not None and lo <= model_s <= hi
             rows.append({
-                "model": m, "variant": pt.cells["variant"], "b": int(pt.params.b), "w0": _whole(pt.params.w0),
+                "model": m, "variant": pt.cells["variant"], "b": int(pt.params.b), "w0": whole(pt.params.w0),
                 "p": float(pt.params.p), "size_packets": pt.cells["size_packets"], "size_bytes": pt.cells["size_bytes"],
                 "stack": pt.cells["stack"], "runs": runs, "model_s": model_s, "sim_mean_s": mean, "sim_se_s": se,
                 "sim_ci95_low_s": lo, "sim_ci95_high_s": hi, "error": err,
@@ -723,7 +719,7 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
 
     def setup(m, i):
         params, pts = groups[i]
-        return {"model": m, "variant": pts[0].cells["variant"], "b": int(params.b), "w0": _whole(params.w0),
+        return {"model": m, "variant": pts[0].cells["variant"], "b": int(params.b), "w0": whole(params.w0),
                 "p": float(params.p)}
 
     not_covered = [{**setup(m, i), "reason": reason} for (m, i), reason in

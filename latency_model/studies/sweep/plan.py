@@ -26,6 +26,7 @@ from ...params import VARIANTS, TcpParams, apply_variant
 from ...sim.config import SimConfig
 from ...sim.profiles import check_stack, profile_params, recovery_overrides
 from ...sim.runner import ENGINES
+from ...values import whole
 from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
 
 __all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
@@ -441,11 +442,6 @@ def _resolve(base: TcpParams, variant: str, combo: dict, size_bytes: float | Non
     return params.replace(**overrides) if overrides else params
 
 
-def _whole(x):
-    """Sizes read better as 20 than 20.0: whole numbers as int."""
-    return int(x) if float(x).is_integer() else float(x)
-
-
 def columns_for(grid: Grid) -> list[str]:
     """Table columns of a sweep over ``grid``: :data:`COLUMNS` plus ``rule_param.X``,
     ``model`` after ``source`` when the grid has a model axis, and ``recovery`` after
@@ -589,7 +585,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                 if axis_models is not None:
                     head[MODEL_AXIS] = model
                 cells = {**head, "key": key, **fixed,
-                         "size_bytes": _whole(size_b), "size_packets": _whole(size_b / params.mss_bytes),
+                         "size_bytes": whole(size_b), "size_packets": whole(size_b / params.mss_bytes),
                          **{f: getattr(params, f) for f in _FIELDS}}
                 if source == "model":
                     cells.update(time_model=tm if fluid else "", law=spec.law if fluid else "")
