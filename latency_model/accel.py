@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["numba_available", "compile_twin"]
+__all__ = ["numba_available", "compile_twin", "compile_twins"]
 
 
 def numba_available() -> bool:
@@ -36,6 +36,13 @@ def compile_twin(namespace: dict, helpers, entry):
     numba keeps the machine code on disk (keyed by the functions' source file), so a
     process compiles once per install.
     """
+    twins = compile_twins(namespace, helpers, (entry,))
+    return None if twins is None else twins[0]
+
+
+def compile_twins(namespace: dict, helpers, entries):
+    """:func:`compile_twin` for several entry points sharing one compiled set of helpers:
+    a tuple of compiled functions, or ``None`` when numba is not available."""
     if not numba_available():
         return None
     import numba
@@ -43,7 +50,7 @@ def compile_twin(namespace: dict, helpers, entry):
     ns = dict(namespace)
     for name in helpers:
         ns[name] = numba.njit(cache=True, nogil=True)(_rebind(namespace[name], ns))
-    return numba.njit(cache=True, nogil=True)(_rebind(entry, ns))
+    return tuple(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)) for entry in entries)
 
 
 def _rebind(fn, ns: dict):

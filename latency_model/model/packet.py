@@ -44,6 +44,8 @@ from ..checks import check_array, check_choice, check_int, check_real
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import _packet_engine as E
+from . import _packet_flat as F
+from . import _packet_levels as LV
 
 __all__ = ["PacketResult", "PathConfig", "expected_latency", "scripted_latency",
            "check_supported", "predict"]
@@ -124,6 +126,12 @@ class PacketResult:
     rto_above_min_mass : float
         Probability that some RTT sample set the RTO above its minimum (the estimator is
         not part of the merge key, so results are exact only where this is 0).
+    aggregated_mass : float
+        Probability folded into kept states, summed over levels (it can exceed 1: the
+        same paths can be folded at several levels); 0 when no level was bounded.
+    extrapolated : bool
+        Level DP: the size lies beyond the level where the distribution became
+        stationary and was extrapolated by the per-packet increment (L_k and P(k) NaN).
     """
 
     size_bytes: int
@@ -135,6 +143,7 @@ class PacketResult:
     states: int
     rto_above_min_mass: float
     aggregated_mass: float = 0.0
+    extrapolated: bool = False
 
 
 def check_supported(params: TcpParams) -> None:
@@ -578,12 +587,24 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
     return folded, truncated
 
 
+METHODS = ("auto", "levels", "tree")
+LEVELS_MAX_STATES = 8000
+"""Default states kept per level by the level DP (docs/model.md, section 3)."""
+LEVELS_EPS = 1e-7
+"""Default truncation of the level DP (docs/model.md, section 3)."""
+TREE_MAX_STATES = 3000
+"""Default states kept exactly per level by the tree DP."""
+
+
 def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packets=None,
                      path: PathConfig | None = None, serialisation: str = "auto",
-                     eps: float = 1e-9, k_max: int = 4, quantiles: bool = False,
-                     bin_s: float = 0.001, max_states: int = 3000, share: bool = True,
-                     complete: bool = False, tiers: int = 1, **options) -> list[PacketResult]:
-    """Expected latency of the packet-level sender, by the exact DP over loss patterns.
+                     method: str = "auto", eps: float | None = None, k_max: int = 4,
+                     quantiles: bool = False, bin_s: float = 0.001,
+                     max_states: int | None = None, tail_eps: float | None = None,
+                     stationary_tol: float | None = 1e-3, share: bool = True,
+                     complete: bool = False, tiers: int = 1,
+                     **options) -> list[PacketResult]:
+    """Expected latency of the packet-level sender, by a DP over loss patterns.
 
     Parameters
     ----------
@@ -596,33 +617,42 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         Link and timer settings (or give its fields as keywords); the ``rfc`` profile.
     serialisation : {"auto", "exact", "rounds"}
         Time model, see the module docstring.
-    eps : float
-        States below this probability are dropped (> 0, < 1); their mass is reported.
+    method : {"auto", "levels", "tree"}
+        ``"levels"``: the level DP (:mod:`._packet_levels`; compiled with numba; states
+        keyed relative to snd_max, so it reaches 1000 packets); ``"tree"``: the per-size
+        DP over the loss tree (exact for short files, exponential in their length).
+        ``"auto"`` (default) takes the tree for p = 0, ``quantiles=True``, exact
+        serialisation and rwnd above :data:`._packet_flat.MAX_RWND` packets, the levels
+        otherwise.
+    eps : float, optional
+        Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
+        mass is reported; default 1e-9). Level DP: branch points below it finish their
+        level with no further loss, and level states below it are dropped and continued
+        as the average kept path (default :data:`LEVELS_EPS`; docs/model.md section 2).
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
         Also carry a histogram of elapsed time (bins of ``bin_s``) and give the 90th
-        percentile (slower).
+        percentile (tree DP only; slower).
     bin_s : float
         Histogram bin, seconds (> 0).
-    max_states : int
-        States kept exactly per level (>= 0; 0: no folding, exact but exponential); the
-        others are folded into a kept state of the same coarse signature (docs/model.md).
-    share : bool
-        One DP for all sizes with the same last-segment length (default), each smaller
-        size branching off the largest one's states where its end first matters
-        (:func:`_solve_group`); False: one DP per size (the reference, slower).
-    complete : bool
-        Book states dropped under ``eps`` with their loss-free remaining time instead of
-        nothing (a tighter lower bound: the missing part is only their later losses'
-        cost). Default False (+0.007 % at eps = 1e-9, 20 packets, p = 0.1, for ~20 % more
-        time); it pays only with a larger ``eps`` (docs/model.md, section 3).
-    tiers : {1, 2}
-        Folding above ``max_states``: 1 (default) keeps a state whose coarse signature no
-        kept state has; 2 caps the level at 2 ``max_states`` by a second, coarser fold
-        and finishes the rest loss-free. Tier 2 is 3x faster at 40 packets, p = 0.01
-        (-0.04 %) but biased low on long lossy transfers (-53 % at 200 packets, p = 0.1,
-        max_states 300): use it only where checked (docs/model.md, section 3).
+    max_states : int, optional
+        States kept per level (>= 0; 0: no bound). The level DP folds the others into
+        kept states of the same coarse signature (default
+        :data:`LEVELS_MAX_STATES`); the tree DP keeps the others whose signature is new
+        (default :data:`TREE_MAX_STATES`). docs/model.md section 3 measures the bias.
+    tail_eps : float, optional
+        Level DP: nodes of a file's end below this probability are finished with no
+        further loss (> 0, < 1; default ``eps``).
+    stationary_tol : float or None
+        Level DP: once the level distribution is stationary (it moves by less than 1e-3
+        in total variation per level, and the drift of the per-packet increment, carried
+        on to the largest size, adds up to less than this fraction of the latency),
+        larger sizes are extrapolated by that increment (exact for a stationary
+        distribution; their L_k and P(k) are NaN). Default 1e-3; None: never.
+    share, complete, tiers
+        Tree DP only: one shared DP for all sizes of a last-segment length; truncated
+        states finished loss-free; folding tier (see :func:`_solve_group`).
 
     Returns
     -------
@@ -640,12 +670,21 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     check_supported(params)
     path = _path_args(path, options)
     check_choice("serialisation", serialisation, SERIALISATION)
-    eps = check_real("eps", eps, low=0.0, high=1.0, low_open=True, high_open=True)
+    check_choice("method", method, METHODS)
+    if eps is not None:
+        eps = check_real("eps", eps, low=0.0, high=1.0, low_open=True, high_open=True)
+    if tail_eps is not None:
+        tail_eps = check_real("tail_eps", tail_eps, low=0.0, high=1.0, low_open=True,
+                              high_open=True)
+    if stationary_tol is not None:
+        stationary_tol = check_real("stationary_tol", stationary_tol, low=0.0, high=1.0,
+                                    low_open=True, high_open=True)
     k_max = check_int("k_max", k_max, low=1)
     bin_s = check_real("bin_s", bin_s, low=0.0, low_open=True)
-    max_states = check_int("max_states", max_states, low=0)
+    if max_states is not None:
+        max_states = check_int("max_states", max_states, low=0)
     tiers = check_int("tiers", tiers, low=1, high=2)
-    for name, flag in (("share", share), ("complete", complete)):
+    for name, flag in (("share", share), ("complete", complete), ("quantiles", quantiles)):
         if not isinstance(flag, bool):
             raise ValueError(f"{name} must be True or False, got {flag!r}")
     if (size_bytes is None) == (size_packets is None):
@@ -660,7 +699,49 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     mode = serialisation
     if mode == "auto":
         mode = "exact" if params.p == 0.0 else "rounds"
+    if method == "auto":
+        method = ("tree" if params.p == 0.0 or quantiles or mode == "exact"
+                  or params.rwnd > F.MAX_RWND else "levels")
+    if method == "levels":
+        if quantiles:
+            raise ValueError("quantiles=True needs method='tree' (the level DP gives no "
+                             "distribution)")
+        if mode == "exact":
+            raise ValueError("serialisation='exact' needs method='tree' (the level DP keys "
+                             "states on the rounds time model)")
+        if params.rwnd > F.MAX_RWND:
+            raise ValueError(f"method='levels' supports rwnd <= {F.MAX_RWND} packets, got "
+                             f"{params.rwnd:g}; use method='tree'")
     sizes = [int(s) for s in sizes.astype(np.int64)]
+    out = []
+    if method == "levels":
+        eps = LEVELS_EPS if eps is None else eps
+        solved = LV.solve(_flat_consts(params, path), params, sorted(set(sizes)), eps=eps,
+                          k_max=k_max, tail_eps=eps if tail_eps is None else tail_eps,
+                          tol=stationary_tol,
+                          max_states=(LEVELS_MAX_STATES if max_states is None
+                                      else max_states))
+        for size in sizes:
+            r = solved[size]
+            shift = _serialisation_shift(params, size, path)
+            mass = float(r.done_p.sum())
+            mean = r.expected_s + shift * mass
+            if r.extrapolated:
+                pk = np.full(k_max, np.nan)
+                lk = np.full(k_max, np.nan)
+            else:
+                pk = np.array(r.done_p[:k_max])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0)
+                                  + shift, np.nan)
+            out.append(PacketResult(size_bytes=size, expected_latency_s=mean,
+                                    conditional_latency_s=lk, loss_count_pmf=pk,
+                                    p90_latency_s=float("nan"), dropped_mass=r.dropped,
+                                    states=r.states, rto_above_min_mass=r.est,
+                                    aggregated_mass=r.folded, extrapolated=r.extrapolated))
+        return out
+    max_states = TREE_MAX_STATES if max_states is None else max_states
+    eps = 1e-9 if eps is None else eps
     solved: dict = {}
     groups: dict = {}
     for size in sorted(set(sizes)):  # one shared DP per last-segment length
@@ -673,16 +754,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
             for size in group:
                 solved.update(_solve_group(params, [size], path, mode == "exact", eps, k_max,
                                            quantiles, bin_s, max_states, complete, tiers))
-    out = []
     for size in sizes:
         a = solved[size]
         dp, dpt = a.done_p, a.done_pt
         mean = sum(dpt)
-        shift = 0.0
-        if mode == "rounds":  # add the loss-free transfer's serialisation back
-            shift = (scripted_latency(params, size_bytes=size, path=path)
-                     - scripted_latency(params, size_bytes=size, path=path,
-                                        serialisation="rounds"))
+        shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
         mean += shift * sum(dp)
         pk = np.array(dp[:k_max])
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -695,6 +771,28 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                                 dropped_mass=a.dropped, states=a.expanded,
                                 rto_above_min_mass=a.est, aggregated_mass=a.agg))
     return out
+
+
+def _serialisation_shift(params: TcpParams, size: int, path: PathConfig) -> float:
+    """L_0(exact) - L_0(rounds), seconds: the serialisation the loss-free transfer
+    accumulates, added back to a rounds-time-model result (module docstring)."""
+    return (scripted_latency(params, size_bytes=size, path=path)
+            - scripted_latency(params, size_bytes=size, path=path, serialisation="rounds"))
+
+
+def _flat_consts(params: TcpParams, path: PathConfig):
+    """size_bytes -> the flat engine's (C, CF) on the rounds time model."""
+    d = path.delay_s if path.delay_s is not None else params.rtt_s / 2.0
+
+    def consts(size_bytes):
+        return F.make_consts(
+            size_bytes=size_bytes, mss=params.mss_bytes, rwnd_packets=params.rwnd,
+            b=params.b, dup_t=params.dup_t, dup_lt=params.dup_lt,
+            tail=params.tail_retransmit, er=params.early_retransmit, d=d, ser_per_byte=0.0,
+            header=path.header_bytes, delack=path.delack_timeout_s,
+            min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
+            fin=path.fin)
+    return consts
 
 
 def predict(params: TcpParams, sizes_bytes, **options):

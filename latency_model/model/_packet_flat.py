@@ -1,0 +1,492 @@
+"""The packet-level sender and receiver over flat arrays (private; numba twin).
+
+The same state machine as :mod:`._packet_engine` (the RFC rules, each cited there and in
+docs/model.md section 1), rewritten over one int64 and one float64 row per state so that
+the level DP (:mod:`._packet_levels`) can be compiled by numba. Every floating-point
+expression repeats the object engine's in the same order, so a scripted path gives the
+same bits in both (``tests/test_model_packet_levels.py`` checks it on random loss
+patterns).
+
+Layout. Constants: ``C`` (int64, ``C_*``) and ``CF`` (float64, ``CF_*``). State: ``I``
+(int64, ``I_*``, then the event kinds and values) and ``F`` (float64, ``F_*``, then the
+send times and the event times). Pending events are a list ordered by time, FIFO among
+equal times (within ``TIE``), kept in slots ``0 .. I[I_NEV] - 1``; an event packs its
+kind and value as ``value * 4 + kind``. Sets of segments (resent, held at the receiver)
+and the send times are indexed by ``segment & 63``: both only hold segments of
+``[snd_una, snd_max)``, which spans at most ``rwnd + 1 <= 63`` segments
+(:data:`MAX_RWND`).
+
+Level transitions: with ``C[C_LIM] > 0`` new data stops at segment ``lim - 1`` while the
+file end and every rule that looks at it stay where they are; a send cut short by the
+limit is resumed by :func:`resume` at the next level (``I_CUTLT`` remembers a Limited
+Transmit send, whose bytes RFC 5681 3.2 step 2 keeps apart).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MAX_RWND", "TIE", "DATA", "ACK", "RTO", "DELACK", "make_consts", "new_state",
+           "n_int", "n_float", "ev_max"]
+
+TIE = 1e-9
+DATA, ACK, RTO, DELACK = 0, 1, 2, 3
+MAX_RWND = 61
+"""Largest receiver window (packets) of the flat engine (segment sets in 64-bit masks)."""
+
+# Constants (int64).
+C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_LIM, \
+    C_EVMAX = range(13)
+N_C = 13
+# Constants (float64).
+CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO = range(8)
+N_CF = 8
+
+# State (int64).
+I_UNA, I_NXT, I_SMAX, I_RECOVER, I_INREC, I_PARTIAL, I_DUP, I_LTC, I_LTB, I_BACKOFF, \
+    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_RETX, I_BUF, I_FAIL = range(19)
+N_I0 = 19
+# State (float64).
+F_CWND, F_SSTH, F_RTO, F_SRTT, F_RTTVAR, F_BUSY = range(6)
+N_F0 = 6
+SENT_SLOTS = 64
+OFF_EVT = N_F0 + SENT_SLOTS  # the event times follow the send times
+
+
+def ev_max(rwnd_packets: float) -> int:
+    """Event slots for a receiver window: data and ACKs in flight and the two timers
+    (a window of each plus half a window of retransmissions; a state that needs more is
+    reported by ``I_FAIL``, never silently cut)."""
+    return 3 * (int(rwnd_packets) + 2) + 4
+
+
+def n_int(evmax: int) -> int:
+    return N_I0 + evmax
+
+
+def n_float(evmax: int) -> int:
+    return N_F0 + evmax + SENT_SLOTS
+
+
+def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
+                ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin):
+    """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them."""
+    C = np.zeros(N_C, np.int64)
+    CF = np.zeros(N_CF, np.float64)
+    size = int(size_bytes)
+    mss = int(mss)
+    n = -(-size // mss)
+    C[C_N] = n
+    C[C_SIZE] = size
+    C[C_MSS] = mss
+    C[C_LAST] = size - (n - 1) * mss
+    C[C_B] = int(b)
+    C[C_DUPT] = int(dup_t)
+    C[C_LTLO], C[C_LTHI] = (1, 0) if dup_lt is None else (1, int(dup_lt))
+    C[C_TAIL] = int(bool(tail))
+    C[C_ER] = int(bool(er))
+    C[C_FIN] = int(bool(fin))
+    C[C_LIM] = 0
+    C[C_EVMAX] = ev_max(rwnd_packets)
+    CF[CF_RWND] = float(rwnd_packets) * mss
+    CF[CF_D] = float(d)
+    CF[CF_SER] = (mss + header) * ser_per_byte
+    CF[CF_SERLAST] = (int(C[C_LAST]) + header) * ser_per_byte
+    CF[CF_DELACK] = float(delack)
+    CF[CF_MINRTO] = float(min_rto)
+    CF[CF_MAXRTO] = float(max_rto)
+    CF[CF_INITRTO] = float(init_rto)
+    return C, CF
+
+
+def new_state(C, CF, w0_packets: float, w_ss_packets: float):
+    """Rows (I, F) before the first send at t = 0."""
+    evmax = int(C[C_EVMAX])
+    I = np.zeros(n_int(evmax), np.int64)
+    F = np.zeros(n_float(evmax), np.float64)
+    I[I_RECOVER] = -1
+    F[F_CWND] = float(w0_packets) * C[C_MSS]
+    F[F_SSTH] = float(w_ss_packets) * C[C_MSS]
+    F[F_RTO] = CF[CF_INITRTO]  # RFC 6298 (2.1)
+    F[F_SRTT] = -1.0
+    return I, F
+
+
+# Helpers ------------------------------------------------------------------------
+
+def copy_row(I, F, I2, F2):
+    """Copy state (I, F) into rows (I2, F2): the fixed fields and the pending events."""
+    n = I[I_NEV]
+    for j in range(N_I0 + n):
+        I2[j] = I[j]
+    for j in range(OFF_EVT + n):
+        F2[j] = F[j]
+
+
+def _end(C, k):
+    """Bytes in segments 0..k-1."""
+    e = k * C[C_MSS]
+    return e if e < C[C_SIZE] else C[C_SIZE]
+
+
+def _seg_len(C, k):
+    return C[C_LAST] if k == C[C_N] - 1 else C[C_MSS]
+
+
+def _bit(k):
+    return np.int64(1) << np.int64(k & 63)
+
+
+def _push(C, I, F, t, kind, v):
+    """Schedule after every event due at or before ``t`` (FIFO among equal times)."""
+    n = I[I_NEV]
+    if n >= C[C_EVMAX]:
+        I[I_FAIL] = 1
+        return
+    ok = N_I0
+    of = OFF_EVT
+    i = n
+    while i > 0 and F[of + i - 1] > t + TIE:
+        F[of + i] = F[of + i - 1]
+        I[ok + i] = I[ok + i - 1]
+        i -= 1
+    F[of + i] = t
+    I[ok + i] = v * 4 + kind
+    I[I_NEV] = n + 1
+
+
+def _delete(I, F, i):
+    n = I[I_NEV]
+    ok = N_I0
+    of = OFF_EVT
+    for j in range(i, n - 1):
+        F[of + j] = F[of + j + 1]
+        I[ok + j] = I[ok + j + 1]
+    I[I_NEV] = n - 1
+
+
+def _find(I, kind):
+    ok = N_I0
+    for i in range(I[I_NEV]):
+        if I[ok + i] & 3 == kind:
+            return i
+    return -1
+
+
+def _cancel(I, F, kind):
+    i = _find(I, kind)
+    if i >= 0:
+        _delete(I, F, i)
+
+
+def _arm(C, I, F, kind, t):
+    _cancel(I, F, kind)
+    _push(C, I, F, t, kind, 0)
+
+
+def _sent_slot(C, seg):
+    return N_F0 + (seg & 63)
+
+
+# Sender ------------------------------------------------------------------------
+
+def _transmit(C, CF, I, F, seg, now):
+    """Segment ``seg`` onto the FIFO link: serialised after the previous one, then d."""
+    if seg < I[I_SMAX]:  # a retransmission (Karn's rule needs to know)
+        I[I_RETX] |= _bit(seg)
+    F[_sent_slot(C, seg)] = now
+    busy = F[F_BUSY]
+    start = now if now > busy else busy
+    F[F_BUSY] = start + (CF[CF_SERLAST] if seg == C[C_N] - 1 else CF[CF_SER])
+    _push(C, I, F, F[F_BUSY] + CF[CF_D], DATA, seg)
+    if _find(I, RTO) < 0:  # RFC 6298 (5.1)
+        _push(C, I, F, now + F[F_RTO], RTO, 0)
+
+
+def _flight(C, I):
+    return _end(C, I[I_NXT]) - _end(C, I[I_UNA])
+
+
+def send_allowed(C, CF, I, F, now, lt):
+    """RFC 5681 Section 3.1 / RFC 3042: send while FlightSize + next <= min(cwnd + LT
+    credit, rwnd); one segment may always leave when nothing is in flight. ``lt``: the
+    bytes sent count as Limited Transmit data (``I_LTB``)."""
+    limit = min(F[F_CWND] + I[I_LTC] * C[C_MSS], CF[CF_RWND])
+    n = C[C_N]
+    lim = C[C_LIM]
+    if lim > 0 and lim < n:
+        n = lim
+    una_end = _end(C, I[I_UNA])
+    while I[I_NXT] < n:
+        nxt = I[I_NXT]
+        flight = _end(C, nxt) - una_end
+        if flight > 0 and flight + (C[C_LAST] if nxt == C[C_N] - 1 else C[C_MSS]) > limit:
+            break
+        _transmit(C, CF, I, F, nxt, now)
+        if lt:
+            I[I_LTB] += _end(C, nxt + 1) - _end(C, nxt)
+        I[I_NXT] = nxt + 1
+        if nxt + 1 > I[I_SMAX]:
+            I[I_SMAX] = nxt + 1
+    I[I_CUTLT] = 1 if (lt and lim > 0 and I[I_SMAX] >= lim) else 0
+
+
+def _rtt_sample(CF, I, F, r):
+    """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4, G 0; (2.4), (2.5)."""
+    if F[F_SRTT] < 0.0:
+        F[F_SRTT] = r
+        F[F_RTTVAR] = r / 2.0
+    else:
+        F[F_RTTVAR] = 0.75 * F[F_RTTVAR] + 0.25 * abs(F[F_SRTT] - r)
+        F[F_SRTT] = 0.875 * F[F_SRTT] + 0.125 * r
+    rto = F[F_SRTT] + 4.0 * F[F_RTTVAR]
+    if rto > CF[CF_MINRTO] + 1e-12:
+        I[I_RTOMIN] = 1
+    F[F_RTO] = min(max(rto, CF[CF_MINRTO]), CF[CF_MAXRTO])
+
+
+def on_rto(C, CF, I, F, now):
+    """RFC 6298 (5.4)-(5.6); RFC 5681 3.1 Eq. 4 (ssthresh kept on repeated expiries);
+    RFC 6582 3.2 step 1 (recover = highest sent); go-back-N from snd_una."""
+    I[I_BACKOFF] += 1
+    if I[I_BACKOFF] == 1:
+        F[F_SSTH] = max(_flight(C, I) / 2.0, 2.0 * C[C_MSS])
+    F[F_CWND] = float(C[C_MSS])
+    I[I_INREC] = 0
+    I[I_DUP] = 0
+    I[I_LTC] = 0
+    I[I_LTB] = 0
+    I[I_RECOVER] = I[I_SMAX] - 1
+    F[F_RTO] = min(2.0 * F[F_RTO], CF[CF_MAXRTO])  # (5.5)
+    I[I_NXT] = I[I_UNA]
+    send_allowed(C, CF, I, F, now, False)
+
+
+def _new_ack(C, CF, I, F, ack, now):
+    una = I[I_UNA]
+    acked = _end(C, ack) - _end(C, una)
+    # RFC 6298 Section 3 (Karn): a sample only if no newly covered segment was resent.
+    valid = True
+    retx = I[I_RETX]
+    if retx != 0:
+        for k in range(una, ack):
+            if retx & _bit(k):
+                valid = False
+                break
+        for k in range(una, ack):  # only segments >= snd_una are kept
+            retx &= ~_bit(k)
+        I[I_RETX] = retx
+    if valid:
+        _rtt_sample(CF, I, F, now - F[_sent_slot(C, ack - 1)])
+    I[I_UNA] = ack
+    if I[I_NXT] < ack:
+        I[I_NXT] = ack
+    I[I_BACKOFF] = 0
+    if ack >= C[C_N]:
+        I[I_DONE] = 1
+        return
+    mss = C[C_MSS]
+    if I[I_INREC]:
+        if ack > I[I_RECOVER]:  # RFC 6582 3.2 step 5, full ACK, option 1
+            F[F_CWND] = min(F[F_SSTH], float(max(_flight(C, I), mss) + mss))
+            I[I_INREC] = 0
+            I[I_DUP] = 0
+            if I[I_NXT] > I[I_UNA]:  # RFC 6298 (5.3)
+                _arm(C, I, F, RTO, now + F[F_RTO])
+            else:  # (5.2)
+                _cancel(I, F, RTO)
+        else:  # step 5 partial ACK: resend the next hole, deflate, add back one MSS
+            _transmit(C, CF, I, F, ack, now)
+            F[F_CWND] = max(F[F_CWND] - acked, 0.0)
+            if acked >= mss:
+                F[F_CWND] += mss
+            if not I[I_PARTIAL]:  # RFC 6582 Section 4, "impatient" timer
+                I[I_PARTIAL] = 1
+                _arm(C, I, F, RTO, now + F[F_RTO])
+    else:
+        I[I_DUP] = 0
+        I[I_LTC] = 0
+        I[I_LTB] = 0
+        # RFC 5681 Section 3.1: slow start cwnd += min(N, SMSS); CA Eq. 3.
+        if F[F_CWND] < F[F_SSTH]:
+            F[F_CWND] += min(acked, mss)
+        else:
+            F[F_CWND] += mss * mss / F[F_CWND]
+        if I[I_NXT] > I[I_UNA]:
+            _arm(C, I, F, RTO, now + F[F_RTO])
+        else:
+            _cancel(I, F, RTO)
+    send_allowed(C, CF, I, F, now, False)
+
+
+def _dup_ack(C, CF, I, F, now):
+    I[I_DUP] += 1
+    mss = C[C_MSS]
+    if I[I_INREC]:  # RFC 6582 Section 3.2 step 4: inflate
+        F[F_CWND] += mss
+        send_allowed(C, CF, I, F, now, False)
+        return
+    thresh = C[C_DUPT]
+    if C[C_TAIL] and I[I_UNA] >= C[C_N] - C[C_DUPT]:  # paper, Section 3.1
+        thresh = 1
+    if C[C_ER]:  # RFC 5827 Section 3.1 (segment-based, no SACK)
+        oseg = I[I_NXT] - I[I_UNA]
+        nxt = I[I_NXT]
+        can_new = nxt < C[C_N] and _flight(C, I) + _seg_len(C, nxt) <= CF[CF_RWND]
+        if 2 <= oseg <= C[C_DUPT] and not can_new:
+            thresh = min(thresh, oseg - 1)
+    if I[I_DUP] >= thresh and I[I_UNA] > I[I_RECOVER]:  # RFC 6582 3.2 steps 1-2
+        flight = _flight(C, I) - I[I_LTB]  # RFC 5681 3.2 step 2: LT data left out
+        F[F_SSTH] = max(flight / 2.0, 2.0 * mss)
+        I[I_RECOVER] = I[I_SMAX] - 1
+        I[I_INREC] = 1
+        I[I_PARTIAL] = 0
+        I[I_LTC] = 0
+        I[I_LTB] = 0
+        _transmit(C, CF, I, F, I[I_UNA], now)
+        F[F_CWND] = F[F_SSTH] + I[I_DUP] * mss  # step 3
+        send_allowed(C, CF, I, F, now, False)
+    elif C[C_LTLO] <= I[I_DUP] <= C[C_LTHI]:  # RFC 3042 Section 2
+        I[I_LTC] += 1
+        send_allowed(C, CF, I, F, now, True)
+
+
+def on_ack(C, CF, I, F, ack, now):
+    """A cumulative ACK arrives: new (RFC 5681 / 6582) or duplicate (RFC 5681 Section 2)."""
+    if ack > I[I_UNA]:
+        _new_ack(C, CF, I, F, ack, now)
+    elif ack == I[I_UNA] and I[I_SMAX] > I[I_UNA]:
+        _dup_ack(C, CF, I, F, now)
+
+
+# Receiver ------------------------------------------------------------------------
+
+def _ack_now(C, CF, I, F, now):
+    I[I_PEND] = 0
+    _cancel(I, F, DELACK)
+    _push(C, I, F, now + CF[CF_D], ACK, I[I_RCV])
+
+
+def on_segment(C, CF, I, F, seg, now):
+    """RFC 5681 Section 4.2: immediate ACK for out-of-order, duplicate and gap-filling
+    segments (and the FIN-carrying last one); otherwise every b-th or the timer."""
+    rcv = I[I_RCV]
+    buf = I[I_BUF]
+    if seg < rcv or (seg > rcv and buf & _bit(seg)):
+        _ack_now(C, CF, I, F, now)
+        return
+    if seg > rcv:
+        I[I_BUF] = buf | _bit(seg)
+        _ack_now(C, CF, I, F, now)
+        return
+    filled = buf != 0
+    r = rcv + 1
+    if buf != 0:
+        while buf & _bit(r):
+            buf &= ~_bit(r)
+            r += 1
+        I[I_BUF] = buf
+    I[I_RCV] = r
+    if filled or (C[C_FIN] and r == C[C_N]):
+        _ack_now(C, CF, I, F, now)
+    else:
+        I[I_PEND] += 1
+        if I[I_PEND] >= C[C_B]:
+            _ack_now(C, CF, I, F, now)
+        elif _find(I, DELACK) < 0:
+            _push(C, I, F, now + CF[CF_DELACK], DELACK, 0)
+
+
+# Driving --------------------------------------------------------------------------
+
+def _rebase(C, I, F, ref):
+    """Shift the state's times so that ``ref`` becomes 0."""
+    if F[F_BUSY] <= ref:
+        F[F_BUSY] = ref
+    if ref != 0.0:
+        of = OFF_EVT
+        for i in range(I[I_NEV]):
+            F[of + i] = F[of + i] - ref
+        F[F_BUSY] = F[F_BUSY] - ref if F[F_BUSY] > ref else 0.0
+        for k in range(I[I_UNA], I[I_SMAX]):
+            j = _sent_slot(C, k)
+            F[j] -= ref
+
+
+def run_to_branch(C, CF, I, F):
+    """Process events until a data arrival is next (a branch point), the transfer is done
+    or (with a level limit) snd_max reaches it; return that instant, to which the state's
+    times are then rebased."""
+    ok = N_I0
+    of = OFF_EVT
+    lim = C[C_LIM]
+    while True:
+        if I[I_NEV] == 0:  # nothing pending: a failure of the layout, not of TCP
+            I[I_FAIL] = 1
+            return 0.0
+        t = F[of]
+        ev = I[ok]
+        kind = ev & 3
+        if kind == DATA or I[I_DONE]:
+            break
+        _delete(I, F, 0)
+        if kind == ACK:
+            on_ack(C, CF, I, F, ev >> 2, t)
+        elif kind == RTO:
+            on_rto(C, CF, I, F, t)
+        else:  # DELACK
+            if I[I_PEND] > 0:
+                _ack_now(C, CF, I, F, t)
+        if I[I_DONE]:
+            return t
+        if I[I_FAIL]:
+            return t
+        if lim > 0 and I[I_SMAX] >= lim:
+            _rebase(C, I, F, t)
+            return t
+    ref = F[of]
+    _rebase(C, I, F, ref)
+    return ref
+
+
+def deliver_head(C, CF, I, F, lost):
+    """The head event is a data arrival at time 0: drop it, or give it to the receiver."""
+    seg = I[N_I0] >> 2
+    _delete(I, F, 0)
+    if not lost:
+        on_segment(C, CF, I, F, seg, 0.0)
+
+
+def resume(C, CF, I, F):
+    """Continue a send cut short by the level limit (at the state's instant 0)."""
+    send_allowed(C, CF, I, F, 0.0, I[I_CUTLT] != 0)
+
+
+def shift(C, I, F, delta):
+    """Renumber every segment and ACK by ``delta`` (the tail's frame: file end fixed)."""
+    if delta == 0:
+        return
+    nsl = SENT_SLOTS
+    base = N_F0
+    old = F[base:base + nsl].copy()
+    for k in range(I[I_UNA], I[I_SMAX]):
+        F[base + ((k + delta) & 63)] = old[k & 63]
+    retx = np.int64(0)
+    buf = np.int64(0)
+    for k in range(I[I_UNA], I[I_SMAX]):
+        if I[I_RETX] & _bit(k):
+            retx |= _bit(k + delta)
+        if I[I_BUF] & _bit(k):
+            buf |= _bit(k + delta)
+    I[I_RETX] = retx
+    I[I_BUF] = buf
+    I[I_UNA] += delta
+    I[I_NXT] += delta
+    I[I_SMAX] += delta
+    I[I_RECOVER] += delta
+    I[I_RCV] += delta
+    ok = N_I0
+    for i in range(I[I_NEV]):
+        ev = I[ok + i]
+        if ev & 3 <= ACK:
+            I[ok + i] = ev + 4 * delta

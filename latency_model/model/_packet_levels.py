@@ -1,0 +1,896 @@
+"""The level DP of the packet-level model: kernels over the flat engine (private).
+
+docs/model.md section 2 derives the construction; in short:
+
+* **Levels.** The unbounded transfer (no file end) is cut at every instant snd_max grows
+  by one segment (``C[C_LIM]``): a *level* L is the distribution of the whole system just
+  after segment L - 1 first left. Every path passes through every level once, so a level's
+  probability sums to one (less what was dropped), and two states at different levels
+  whose variables agree relative to snd_max have the same future: levels are keyed
+  relative to snd_max (:func:`state_hash`), which merges paths of different histories.
+* **Within a level** the data arrivals are the branch points (delivered with 1 - p, lost
+  with p), exactly as in the per-size DP (:mod:`.packet`); :func:`advance_level` runs them
+  until every path has sent the next new segment.
+* **Tails.** A size-N transfer is the unbounded one until the engine first looks at its
+  end: sending segment N - 1 (with a short last segment, the transition that sends
+  N - 2), and the paper's tail rule (snd_una >= N - dup_t). So the level
+  ``N - m0`` (m0 from :func:`handoff_margin`) is handed to a finite transfer. All sizes'
+  tails are solved backwards on one memo (:func:`tail_values`): a tail state is
+  renumbered so that the file end is segment ``NE`` (:func:`._packet_flat.shift`), and
+  equal states of different sizes share their expected remaining time.
+* **Exact reductions of the key.** cwnd at or above rwnd outside recovery and back-off
+  sends and grows as rwnd does, and ssthresh is not read again before it is rewritten
+  when cwnd >= ssthresh outside recovery and back-off: both are keyed as "irrelevant".
+
+Masses carry a loss count: ``P[k]``, ``PT[k]`` (probability and probability x elapsed
+time of the paths with k losses; the last bin holds K or more).
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import numpy as np
+
+from ..accel import compile_twins
+from ._packet_flat import (
+    ACK, C_EVMAX, C_LIM, C_N, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO, F_SSTH, I_BACKOFF,
+    I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT, I_PARTIAL,
+    I_PEND, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
+    _ack_now, copy_row,
+    _arm, _bit, _cancel, _delete, _dup_ack, _end, _find, _flight, _new_ack, _push,
+    _rebase, _rtt_sample, _seg_len, _sent_slot, _transmit, deliver_head, n_float, n_int,
+    new_state, on_ack, on_rto, on_segment, resume, run_to_branch, send_allowed, shift)
+
+NE = 1 << 24
+"""The file end's segment number in the tails' common frame."""
+
+_M1 = np.int64(0x5851F42D4C957F2D)
+_M2 = np.int64(0x14057B7EF767814F)
+_S1 = np.int64(0x2545F4914F6CDD1D)
+_S2 = np.int64(0x1B873593CC9E2D51)
+_NONE = np.int64(-(1 << 40))
+_REDUCE = True
+_REUSE = 2.0
+"""A tail node's value is reused for a visit with up to this many times the mass it was
+computed at; a more probable visit recomputes it (its subtree's truncation under ``eps``
+is relative to the mass it was reached with)."""
+
+
+def _mix(h, x, m):
+    h = (h ^ x) * m
+    return h ^ (h >> np.int64(29))
+
+
+def state_hash(C, CF, I, F, base):
+    """Two 64-bit hashes of everything that decides the future, segment and ACK numbers
+    relative to ``base`` (snd_max at a level; the file end in a tail), times on a 1 ns
+    grid, windows on 1e-6 B (as :meth:`._packet_engine._State.key`), with the exact
+    reductions of cwnd and ssthresh (module docstring)."""
+    una = I[I_UNA]
+    quiet = I[I_INREC] == 0 and I[I_BACKOFF] == 0 and _REDUCE
+    cw = F[F_CWND]
+    ss = F[F_SSTH]
+    cwk = np.int64(-1) if (quiet and cw >= CF[CF_RWND]) else np.int64(cw * 1e6 + 0.5)
+    ssk = np.int64(-1) if (quiet and cw >= ss) else np.int64(ss * 1e6 + 0.5)
+    rec = I[I_RECOVER] - base if I[I_RECOVER] >= una else _NONE
+    retx = np.int64(0)
+    buf = np.int64(0)
+    for j in range(I[I_SMAX] - una):
+        if I[I_RETX] & _bit(una + j):
+            retx |= np.int64(1) << np.int64(j)
+    rcv = I[I_RCV]
+    for j in range(I[I_SMAX] - rcv - 1):
+        if I[I_BUF] & _bit(rcv + 1 + j):
+            buf |= np.int64(1) << np.int64(j)
+    h1 = _S1
+    h2 = _S2
+    partial = I[I_PARTIAL] if (I[I_INREC] or not _REDUCE) else 0
+    vals = (una - base, I[I_NXT] - base, I[I_SMAX] - base, cwk, ssk, rec, I[I_INREC],
+            partial, I[I_DUP], I[I_LTC], I[I_LTB], I[I_BACKOFF],
+            np.int64(F[F_RTO] * 1e9 + 0.5), retx, rcv - base, buf, I[I_PEND], I[I_CUTLT],
+            np.int64(F[F_BUSY] * 1e9 + 0.5), I[I_NEV])
+    for x in vals:
+        h1 = _mix(h1, np.int64(x), _M1)
+        h2 = _mix(h2, np.int64(x), _M2)
+    ok = N_I0
+    of = OFF_EVT
+    for i in range(I[I_NEV]):
+        ev = I[ok + i]
+        kind = ev & 3
+        v = (ev >> 2) - base if kind <= ACK else np.int64(0)
+        tq = np.int64(F[of + i] * 1e9 + 0.5)
+        h1 = _mix(_mix(_mix(h1, tq, _M1), kind, _M1), v, _M1)
+        h2 = _mix(_mix(_mix(h2, tq, _M2), kind, _M2), v, _M2)
+    return h1 ^ (h1 >> np.int64(31)), h2 ^ (h2 >> np.int64(33))
+
+
+# Open-addressing table: slots (k1, k2, row); row -1 is empty. ---------------------
+
+def _lookup(hk1, hk2, hv, h1, h2):
+    """Row of (h1, h2), or -(slot + 1) of the empty slot where it would go."""
+    mask = hv.shape[0] - 1
+    j = h1 & mask
+    while True:
+        r = hv[j]
+        if r < 0:
+            return -(j + 1)
+        if hk1[j] == h1 and hk2[j] == h2:
+            return r
+        j = (j + 1) & mask
+
+
+def _clear(cnt, hv, sl):
+    """Empty a pool and its table (only the slots its rows use)."""
+    for i in range(cnt[0]):
+        hv[sl[i]] = -1
+    cnt[0] = 0
+
+
+def _clear_table(n, hv, sl):
+    for i in range(n):
+        hv[sl[i]] = -1
+
+
+def _add(IS, FS, PM, PT, cnt, hk1, hk2, hv, sl, I, F, P, Q, h1, h2):
+    """Merge state (I, F) with masses (P, Q) into a pool: add the masses to an equal
+    state's, which takes the new state's variables if the new mass exceeds its total
+    (the most probable representative, as :func:`.packet._merge`). Returns False when the
+    pool is full."""
+    r = _lookup(hk1, hk2, hv, h1, h2)
+    if r >= 0:
+        if P.sum() > PM[r].sum():
+            copy_row(I, F, IS[r], FS[r])
+        PM[r, :] += P
+        PT[r, :] += Q
+        return True
+    n = cnt[0]
+    if n >= IS.shape[0] or 2 * (n + 1) > hv.shape[0]:
+        return False
+    j = -r - 1
+    hk1[j] = h1
+    hk2[j] = h2
+    hv[j] = n
+    sl[n] = j
+    copy_row(I, F, IS[n], FS[n])
+    PM[n, :] = P
+    PT[n, :] = Q
+    cnt[0] = n + 1
+    return True
+
+
+def _child_masses(P, Q, w, dt, lost, cp, cq):
+    """Masses of a branch: cp = w P, cq = w (Q + P dt), one loss-count bin up if lost."""
+    k1 = P.shape[0]
+    for k in range(k1):
+        cp[k] = 0.0
+        cq[k] = 0.0
+    for k in range(k1):
+        kk = k + 1 if (lost and k + 1 < k1) else k
+        cp[kk] += w * P[k]
+        cq[kk] += w * (Q[k] + P[k] * dt)
+
+
+def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
+                  OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
+                  AI, AF, AP, AQ, acnt, ak1, ak2, av, asl,
+                  BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl, drop):
+    """Level L (rows 0..n_in-1 of IS/FS/PM/PT, snd_max = L) -> level L + 1 (pool O).
+
+    A and B are the branch-point pools of the sub-DP within the level. A branch point whose
+    total mass is below ``eps`` goes on to the next level with no further loss (its mass
+    in ``drop[4]``); a level state below ``eps`` is dropped (``drop[0:2]``: mass, mass x
+    elapsed time, summed over loss counts; ``drop[2:4]``: children and sub-steps). Returns 0, 1 if a pool is full (the caller enlarges them and
+    calls again) or 2 if a state ran out of event slots."""
+    k1 = PM.shape[1]
+    cp = np.empty(k1)
+    cq = np.empty(k1)
+    I = np.empty(IS.shape[1], np.int64)
+    F = np.empty(FS.shape[1])
+    _clear(ocnt, ov, osl)
+    _clear(acnt, av, asl)
+    _clear(bcnt, bv, bsl)
+    drop[0] = 0.0
+    drop[1] = 0.0
+    drop[2] = 0.0
+    drop[3] = 0.0
+    drop[4] = 0.0
+    for i in range(n_in):
+        copy_row(IS[i], FS[i], I, F)
+        resume(C, CF, I, F)
+        if I[I_SMAX] >= C[C_LIM]:
+            h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
+            if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, PM[i], PT[i], h1, h2):
+                return 1
+            continue
+        dt = run_to_branch(C, CF, I, F)
+        if I[I_FAIL]:
+            return 2
+        _child_masses(PM[i], PT[i], 1.0, dt, False, cp, cq)
+        h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
+        if I[I_SMAX] >= C[C_LIM]:
+            if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
+                return 1
+        elif not _add(AI, AF, AP, AQ, acnt, ak1, ak2, av, asl, I, F, cp, cq, h1, h2):
+            return 1
+    cur = 0  # 0: A holds the branch points, 1: B
+    while True:
+        if cur == 0:
+            XI, XF, XP, XQ, xn = AI, AF, AP, AQ, acnt[0]
+            YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl = BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl
+        else:
+            XI, XF, XP, XQ, xn = BI, BF, BP, BQ, bcnt[0]
+            YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl = AI, AF, AP, AQ, acnt, ak1, ak2, av, asl
+        if xn == 0:
+            break
+        _clear(ycnt, yv, ysl)
+        drop[3] += 1.0
+        for j in range(xn):
+            m = XP[j].sum()
+            if m < eps:  # improbable: to the next level with no further loss
+                copy_row(XI[j], XF[j], I, F)
+                dt = 0.0
+                while I[I_SMAX] < C[C_LIM]:
+                    deliver_head(C, CF, I, F, False)
+                    dt += run_to_branch(C, CF, I, F)
+                    if I[I_FAIL]:
+                        return 2
+                _child_masses(XP[j], XQ[j], 1.0, dt, False, cp, cq)
+                drop[4] += m
+                h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
+                if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
+                    return 1
+                continue
+            for lost in range(2):
+                w = p if lost else 1.0 - p
+                if w == 0.0:
+                    continue
+                drop[2] += 1.0
+                copy_row(XI[j], XF[j], I, F)
+                deliver_head(C, CF, I, F, lost == 1)
+                dt = run_to_branch(C, CF, I, F)
+                if I[I_FAIL]:
+                    return 2
+                _child_masses(XP[j], XQ[j], w, dt, lost == 1, cp, cq)
+                h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
+                if I[I_SMAX] >= C[C_LIM]:
+                    if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
+                        return 1
+                elif not _add(YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl, I, F, cp, cq, h1, h2):
+                    return 1
+        cur = 1 - cur
+    # the branch pools stay non-empty: empty them for the next call
+    _clear(acnt, av, asl)
+    _clear(bcnt, bv, bsl)
+    # drop improbable level states (compacting the pool; its table is emptied first)
+    _clear_table(ocnt[0], ov, osl)
+    n = 0
+    for i in range(ocnt[0]):
+        m = OP[i].sum()
+        if m < eps:
+            drop[0] += m
+            drop[1] += OQ[i].sum()
+            continue
+        if n != i:
+            copy_row(OI[i], OF[i], OI[n], OF[n])
+            OP[n, :] = OP[i]
+            OQ[n, :] = OQ[i]
+        n += 1
+    ocnt[0] = n
+    return 0
+
+
+def _lossfree(C, CF, I, F):
+    """Remaining time of a branch-point state if nothing more is lost, seconds."""
+    t = 0.0
+    while not I[I_DONE]:
+        deliver_head(C, CF, I, F, False)
+        t += run_to_branch(C, CF, I, F)
+        if I[I_FAIL]:
+            return -1.0
+    return t
+
+
+def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, ncnt,
+                SI, SF, sbr, srow, sdt, smass, SQ, SV, out_q, out_v):
+    """Expected remaining time of the branch-point state (I0, F0), by loss count.
+
+    ``out_q[j]`` = P(j more losses), ``out_v[j]`` = E[remaining time; j more losses]
+    (seconds; the last bin holds K or more). Backward over the tail's tree with a memo
+    (nodes ``nk1, nk2`` -> row ``nv``; ``nst``: 1 expanded, 2 truncated, 3 in progress;
+    ``NQ``, ``NV`` their values and ``nmass`` the mass they were computed at): a node
+    reached with mass below ``eps`` is finished loss-free (its later losses are left
+    out); a value is reused for visits with up to :data:`_REUSE` times its mass and
+    recomputed for more probable ones, so a path's truncation is always relative to
+    (nearly) its own probability. Depth-first with
+    an explicit stack (``SI``..``SV``, one frame per depth). Returns 0, 1 if the memo is
+    full, 2 if the stack is too shallow or a state ran out of event slots."""
+    depth_max = SI.shape[0]
+    cap = NQ.shape[0]
+    k1 = NQ.shape[1]
+    cq = np.empty(k1)
+    cv = np.empty(k1)
+    SI[0, :] = I0
+    SF[0, :] = F0
+    smass[0] = mass0
+    sbr[0] = -1
+    d = 0
+    while True:
+        ret = False  # frame d is finished with value (cq, cv)
+        if sbr[d] == -1:  # entering a node
+            h1, h2 = state_hash(C, CF, SI[d], SF[d], C[C_N])
+            r = _lookup(nk1, nk2, nv, h1, h2)
+            if r >= 0 and nst[r] == 3:  # a cycle (not expected): finish it loss-free
+                t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
+                if t < 0.0:
+                    return 2
+                cq[:] = 0.0
+                cv[:] = 0.0
+                cq[0] = 1.0
+                cv[0] = t
+                ret = True
+            elif r >= 0 and (nst[r] == 1 or nst[r] == 2) and smass[d] <= _REUSE * nmass[r]:
+                cq[:] = NQ[r]
+                cv[:] = NV[r]
+                ret = True
+            else:
+                if r < 0:
+                    n = ncnt[0]
+                    if n >= cap or 2 * (n + 1) > nv.shape[0]:
+                        return 1
+                    j = -r - 1
+                    nk1[j] = h1
+                    nk2[j] = h2
+                    nv[j] = n
+                    ncnt[0] = n + 1
+                    r = n
+                nmass[r] = smass[d]
+                srow[d] = r
+                if smass[d] < eps:
+                    t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
+                    if t < 0.0:
+                        return 2
+                    NQ[r, :] = 0.0
+                    NV[r, :] = 0.0
+                    NQ[r, 0] = 1.0
+                    NV[r, 0] = t
+                    nst[r] = 2
+                    cq[:] = NQ[r]
+                    cv[:] = NV[r]
+                    ret = True
+                else:
+                    nst[r] = 3
+                    SQ[d, :] = 0.0
+                    SV[d, :] = 0.0
+                    sbr[d] = 0
+        if not ret:
+            b = sbr[d]
+            if b == 1 and p == 0.0:
+                b = 2
+            if b == 2:  # both branches in: the node's value
+                r = srow[d]
+                NQ[r, :] = SQ[d]
+                NV[r, :] = SV[d]
+                nst[r] = 1
+                cq[:] = SQ[d]
+                cv[:] = SV[d]
+                ret = True
+            else:
+                if d + 1 >= depth_max:
+                    return 2
+                I = SI[d + 1]
+                F = SF[d + 1]
+                copy_row(SI[d], SF[d], I, F)
+                deliver_head(C, CF, I, F, b == 1)
+                dt = run_to_branch(C, CF, I, F)
+                if I[I_FAIL]:
+                    return 2
+                sdt[d] = dt
+                if I[I_DONE]:
+                    cq[:] = 0.0
+                    cv[:] = 0.0
+                    cq[0] = 1.0
+                    _accumulate(SQ[d], SV[d], cq, cv, b, dt, p)
+                    sbr[d] = b + 1
+                else:
+                    smass[d + 1] = smass[d] * (p if b == 1 else 1.0 - p)
+                    sbr[d + 1] = -1
+                    d += 1
+                continue
+        # frame d returns (cq, cv) to its parent
+        d -= 1
+        if d < 0:
+            out_q[:] = cq
+            out_v[:] = cv
+            return 0
+        _accumulate(SQ[d], SV[d], cq, cv, sbr[d], sdt[d], p)
+        sbr[d] += 1
+
+
+def _accumulate(SQ, SV, cq, cv, b, dt, p):
+    """Add branch ``b`` (0 delivered, 1 lost) of a node to its sums:
+    Q += w Q_child (one loss-count bin up if lost), V += w (dt Q_child + V_child)."""
+    k1 = SQ.shape[0]
+    w = p if b == 1 else 1.0 - p
+    for k in range(k1):
+        kk = k + 1 if (b == 1 and k + 1 < k1) else k
+        SQ[kk] += w * cq[k]
+        SV[kk] += w * (dt * cq[k] + cv[k])
+
+
+
+
+def tail_level(C, CF, p, eps, delta, IS, FS, PM, PT, n_in,
+               nk1, nk2, nv, nst, nmass, NQ, NV, ncnt,
+               SI, SF, sbr, srow, sdt, smass, SQ, SV, acc):
+    """Hand a level's states (rows 0..n_in-1) to the finite transfer and add their
+    expected latency: ``acc[0, k]`` += P(k losses in all), ``acc[1, k]`` += E[T; k
+    losses], ``acc[2, 0]`` += mass whose RTO estimator left its minimum. ``delta``
+    renumbers a level state into the tails' frame. Returns :func:`tail_values`' status."""
+    k1 = PM.shape[1]
+    oq = np.empty(k1)
+    ov = np.empty(k1)
+    I = np.empty(IS.shape[1], np.int64)
+    F = np.empty(FS.shape[1])
+    for i in range(n_in):
+        copy_row(IS[i], FS[i], I, F)
+        shift(C, I, F, delta)
+        resume(C, CF, I, F)
+        dt = run_to_branch(C, CF, I, F)
+        if I[I_FAIL]:
+            return 2
+        P = PM[i]
+        Q = PT[i]
+        if I[I_RTOMIN]:
+            acc[2, 0] += P.sum()
+        if I[I_DONE]:
+            oq[:] = 0.0
+            ov[:] = 0.0
+            oq[0] = 1.0
+        else:
+            st = tail_values(C, CF, p, eps, I, F, P.sum(), nk1, nk2, nv, nst, nmass, NQ,
+                             NV, ncnt, SI, SF, sbr, srow, sdt, smass, SQ, SV, oq, ov)
+            if st != 0:
+                return st
+        for a in range(k1):
+            for b in range(k1):
+                k = a + b
+                if k >= k1:
+                    k = k1 - 1
+                acc[0, k] += P[a] * oq[b]
+                acc[1, k] += (Q[a] + P[a] * dt) * oq[b] + P[a] * ov[b]
+    return 0
+
+
+def reinsert(ok1, ok2, ov, hk1, hk2, hv):
+    """Move every entry of table (ok1, ok2, ov) into the empty table (hk1, hk2, hv)."""
+    for j in range(ov.shape[0]):
+        r = ov[j]
+        if r >= 0:
+            s = _lookup(hk1, hk2, hv, ok1[j], ok2[j])
+            s = -s - 1
+            hk1[s] = ok1[j]
+            hk2[s] = ok2[j]
+            hv[s] = r
+
+
+def classes(IS, FS, n, mss, out):
+    """Two coarse signatures of rows 0..n-1 (for folding, :func:`fold_level`):
+    ``out[0]``: snd_una and rcv_nxt relative to snd_max, the number of held segments,
+    recovery, back-off, the partial-ACK flag, duplicate ACKs (capped at 15);
+    ``out[1]``: snd_una relative to snd_max, recovery, back-off."""
+    for i in range(n):
+        I = IS[i]
+        sm = I[I_SMAX]
+        held = 0
+        b = I[I_BUF]
+        while b != 0:
+            b &= b - 1
+            held += 1
+        dup = I[I_DUP] if I[I_DUP] < 15 else 15
+        a = (sm - I[I_UNA]) * 64 + (sm - I[I_RCV])
+        out[0, i] = ((((a * 64 + held) * 2 + I[I_INREC]) * 64 + I[I_BACKOFF]) * 2
+                     + I[I_PARTIAL]) * 16 + dup
+        out[1, i] = out[0, i]
+        out[0, i] = (out[0, i] * 128 + np.int64(FS[i, F_CWND] // mss)) * 128 + np.int64(
+            FS[i, F_SSTH] // mss)
+        out[2, i] = (((sm - I[I_UNA]) * 2 + I[I_INREC]) * 64 + I[I_BACKOFF])
+
+
+def row_hashes(C, CF, IS, FS, n, out):
+    """:func:`state_hash` (first word) of level rows 0..n-1, relative to snd_max."""
+    for i in range(n):
+        h1, h2 = state_hash(C, CF, IS[i], FS[i], IS[i, I_SMAX])
+        out[i] = h1 ^ (h2 * np.int64(31))
+
+
+def distance(ha, pa, hb, pb):
+    """Total-variation distance between two level distributions (hashes, masses), each
+    normalised to one."""
+    h = np.concatenate([ha, hb])
+    u, inv = np.unique(h, return_inverse=True)
+    a = np.bincount(inv[:ha.size], pa / pa.sum(), minlength=u.size)
+    b = np.bincount(inv[ha.size:], pb / pb.sum(), minlength=u.size)
+    return 0.5 * float(np.abs(a - b).sum())
+
+
+def scripted(C, CF, I, F, lost_count, cut):
+    """Latency of one loss pattern on the flat engine, seconds: ``lost_count[k]`` first
+    transmissions of segment k are lost (decremented as they are). With ``cut`` the run
+    stops at every level and resumes (:func:`._packet_flat.resume`), as the level DP
+    does: the same path. -1.0 if the state ran out of event slots."""
+    n = C[C_N]
+    lim = 1 if cut else 0
+    C[C_LIM] = lim
+    send_allowed(C, CF, I, F, 0.0, False)
+    total = 0.0
+    while True:
+        if lim > 0 and I[I_SMAX] >= lim:
+            lim = I[I_SMAX] + 1 if I[I_SMAX] + 1 < n else 0
+            C[C_LIM] = lim
+            resume(C, CF, I, F)
+            continue
+        total += run_to_branch(C, CF, I, F)
+        if I[I_FAIL]:
+            return -1.0
+        if I[I_DONE]:
+            return total
+        if lim > 0 and I[I_SMAX] >= lim:
+            continue
+        seg = I[N_I0] >> 2
+        lost = lost_count[seg] > 0
+        if lost:
+            lost_count[seg] -= 1
+        deliver_head(C, CF, I, F, lost)
+
+
+# Driver ---------------------------------------------------------------------------
+
+_HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find", "_cancel", "_arm",
+            "_sent_slot", "_transmit", "_flight", "send_allowed", "_rtt_sample", "on_rto",
+            "_new_ack", "_dup_ack", "on_ack", "_ack_now", "on_segment", "_rebase",
+            "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
+            "_lookup", "_clear", "_clear_table", "_add", "_child_masses", "_lossfree",
+            "_accumulate", "tail_values")
+
+
+_ENTRIES = ("advance_level", "tail_level", "reinsert", "classes", "row_hashes", "scripted")
+
+
+@functools.cache
+def kernels(compiled: bool = True) -> types.SimpleNamespace:
+    """The DP's entry points (:data:`_ENTRIES`) as attributes: numba-compiled when
+    ``compiled`` and numba is available, else the pure-Python functions (the same code,
+    hence the same results)."""
+    fns = None
+    if compiled:
+        from . import _packet_flat
+
+        ns = {**vars(_packet_flat), **globals()}
+        fns = compile_twins(ns, _HELPERS, [globals()[name] for name in _ENTRIES])
+    if fns is None:  # the hash wraps around 2^64 by design: no overflow warnings
+        fns = [_quiet(globals()[name]) for name in _ENTRIES]
+    return types.SimpleNamespace(**dict(zip(_ENTRIES, fns)))
+
+
+def _quiet(fn):
+    @functools.wraps(fn)
+    def run(*args):
+        with np.errstate(over="ignore"):
+            return fn(*args)
+    return run
+
+
+class _Pool:
+    """Rows of states with their masses and an open-addressing table."""
+
+    def __init__(self, cap, ni, nf, k1):
+        self.I = np.zeros((cap, ni), np.int64)
+        self.F = np.zeros((cap, nf), np.float64)
+        self.P = np.zeros((cap, k1))
+        self.Q = np.zeros((cap, k1))
+        self.cnt = np.zeros(1, np.int64)
+        size = 1 << int(2 * cap - 1).bit_length()
+        self.k1 = np.zeros(size, np.int64)
+        self.k2 = np.zeros(size, np.int64)
+        self.v = np.full(size, -1, np.int64)
+        self.sl = np.zeros(cap, np.int64)
+
+    def args(self):
+        return (self.I, self.F, self.P, self.Q, self.cnt, self.k1, self.k2, self.v, self.sl)
+
+
+class _Memo:
+    """The tails' memo (nodes and values) and the depth-first stack."""
+
+    def __init__(self, cap, ni, nf, k1, depth=4096):
+        size = 1 << int(2 * cap - 1).bit_length()
+        self.k1 = np.zeros(size, np.int64)
+        self.k2 = np.zeros(size, np.int64)
+        self.v = np.full(size, -1, np.int64)
+        self.st = np.zeros(cap, np.int8)
+        self.mass = np.zeros(cap)
+        self.NQ = np.zeros((cap, k1))
+        self.NV = np.zeros((cap, k1))
+        self.cnt = np.zeros(1, np.int64)
+        self.SI = np.zeros((depth, ni), np.int64)
+        self.SF = np.zeros((depth, nf), np.float64)
+        self.sbr = np.zeros(depth, np.int64)
+        self.srow = np.zeros(depth, np.int64)
+        self.sdt = np.zeros(depth)
+        self.smass = np.zeros(depth)
+        self.SQ = np.zeros((depth, k1))
+        self.SV = np.zeros((depth, k1))
+
+    def grow(self, reinsert):
+        """Twice the node capacity (keys rehashed, values kept)."""
+        cap = 2 * self.NQ.shape[0]
+        n = int(self.cnt[0])
+        size = 1 << int(2 * cap - 1).bit_length()
+        k1 = np.zeros(size, np.int64)
+        k2 = np.zeros(size, np.int64)
+        v = np.full(size, -1, np.int64)
+        reinsert(self.k1, self.k2, self.v, k1, k2, v)
+        self.k1, self.k2, self.v = k1, k2, v
+        for name in ("st", "mass", "NQ", "NV"):
+            old = getattr(self, name)
+            new = np.zeros((cap,) + old.shape[1:], old.dtype)
+            new[:n] = old[:n]
+            setattr(self, name, new)
+
+    def args(self):
+        return (self.k1, self.k2, self.v, self.st, self.mass, self.NQ, self.NV, self.cnt,
+                self.SI, self.SF, self.sbr, self.srow, self.sdt, self.smass, self.SQ,
+                self.SV)
+
+
+BIG = 1 << 40
+"""Segments of the unbounded transfer of the level phase (never reached)."""
+
+
+def handoff_margin(params, last_len: int, mss: int) -> int:
+    """m0: the level N - m0 is the last one a size-N transfer shares with the unbounded
+    one (module docstring): 1, or 2 with a short last segment (its length decides the
+    transition that sends it, and Early Retransmit's test in the level before), and
+    dup_t + 1 under the paper's tail rule (snd_una >= N - dup_t)."""
+    m0 = 2 if last_len != mss else 1
+    if params.tail_retransmit:
+        m0 = max(m0, params.dup_t + 1)
+    return m0
+
+
+class LevelResult:
+    """What :func:`solve` gives for one size.
+
+    ``done_p[k]``, ``done_pt[k]``: probability and probability x latency (seconds) of the
+    paths with k losses (last bin: K or more) that the DP followed to the end;
+    ``continued_s``: probability x latency of the paths dropped under ``eps`` or not
+    folded (mass ``dropped``), continued as the average kept path; ``extra_s``: for a
+    size beyond the stationary level, (N - N_ref) x the per-packet increment (seconds),
+    added to the reference size's result (``extrapolated`` True; its loss-count vectors
+    are the reference's); ``est``: mass whose RTO estimator left its minimum; ``folded``:
+    mass folded into kept states (summed over levels); ``states``: level states
+    expanded."""
+
+    __slots__ = ("done_p", "done_pt", "dropped", "continued_s", "extra_s", "extrapolated",
+                 "est", "folded", "states")
+
+    def __init__(self, done_p, done_pt, dropped, continued_s, est, folded, states,
+                 extra_s=0.0, extrapolated=False):
+        self.done_p = done_p
+        self.done_pt = done_pt
+        self.dropped = dropped
+        self.continued_s = continued_s
+        self.extra_s = extra_s
+        self.extrapolated = extrapolated
+        self.est = est
+        self.folded = folded
+        self.states = states
+
+    @property
+    def expected_s(self) -> float:
+        """E[T] on the rounds time model, seconds."""
+        return float(self.done_pt.sum()) + self.continued_s + self.extra_s
+
+
+STATIONARY_WINDOW = 10
+"""Levels over which the per-level increment's drift is measured (:func:`solve`)."""
+STATIONARY_TV = 1e-3
+"""Largest total-variation move of the level distribution between two levels that can
+count as stationary (folding keeps it from going to 0)."""
+
+
+def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps=None,
+          compiled=True, pool=4096, memo=1 << 16, stats=None):
+    """The level DP for file sizes ``sizes`` (bytes).
+
+    ``consts(size_bytes)`` gives the engine's (C, CF) for a size (rounds time model).
+    Levels above ``max_states`` states are folded (:func:`fold_level`). With ``tol``, the
+    level distribution (relative to snd_max) counts as stationary once it moves by less
+    than :data:`STATIONARY_TV` (total variation) from one level to the next and the
+    per-level increment of the mean elapsed time drifts so little over
+    :data:`STATIONARY_WINDOW` levels that, carried on to the largest size, the drift adds
+    up to less than ``tol`` of the elapsed time. Every larger size is then the reference
+    size handed off there plus (N - N_ref) x the increment (exact for a stationary
+    distribution). Returns
+    {size: :class:`LevelResult`}; ``stats`` (a dict) receives per-level diagnostics."""
+    k = kernels(compiled)
+    advance, tail, reinsert_k, classes_k, hashes_k = (k.advance_level, k.tail_level,
+                                                      k.reinsert, k.classes, k.row_hashes)
+    teps = eps if tail_eps is None else tail_eps
+    mss = params.mss_bytes
+    k1 = k_max + 1
+    p = float(params.p)
+    Cl, CFl = consts(BIG * mss)
+    ni, nf = n_int(int(Cl[C_EVMAX])), n_float(int(Cl[C_EVMAX]))
+    groups = {}
+    for size in sizes:
+        n = -(-size // mss)
+        last = size - (n - 1) * mss
+        groups.setdefault(last, []).append((size, n))
+    handoff = {}
+    tails = {}
+    for last, members in groups.items():
+        m0 = handoff_margin(params, last, mss)
+        Ct, CFt = consts((NE - 1) * mss + last)
+        tails[last] = (Ct, CFt, _Memo(memo, ni, nf, k1), m0)
+        for size, n in members:
+            handoff.setdefault(max(n - m0, 0), []).append((last, size, n))
+    top = max(handoff)
+    cur = _Pool(pool, ni, nf, k1)
+    I0, F0 = new_state(Cl, CFl, params.w0, params.w_ss)
+    cur.I[0] = I0
+    cur.F[0] = F0
+    cur.P[0, 0] = 1.0
+    cur.cnt[0] = 1
+    out, pa, pb = (_Pool(pool, ni, nf, k1) for _ in range(3))
+    drop = np.zeros(5)
+    lv_drop = []  # per level: (dropped mass, its P x time, survivors' mass, their P x time)
+    expanded = 0
+    folded = 0.0
+    rolled = 0.0
+    means = []  # survivors' mean elapsed time per level
+    stationary = False
+    prev = None
+    res = {}
+
+    def finish(last, n, n_cur):
+        Ct, CFt, mm, _m0 = tails[last]
+        while True:
+            acc = np.zeros((3, k1))
+            st = tail(Ct, CFt, p, teps, NE - n, cur.I, cur.F, cur.P, cur.Q, n_cur,
+                      *mm.args(), acc)
+            if st == 0:
+                break
+            if st != 1:
+                raise RuntimeError(f"packet model: a state needs more event slots or "
+                                   f"stack than allocated (status {st})")
+            mm.st[mm.st == 3] = 0
+            mm.grow(reinsert_k)
+        ep, et = acc[0], acc[1]
+        cont = 0.0
+        if lv_drop and ep.sum() > 0.0:
+            mean_end = et.sum() / ep.sum()
+            for dm, dpt, sm, spt in lv_drop:
+                if dm > 0.0:
+                    cont += dpt + dm * (mean_end - spt / sm)
+        return LevelResult(ep, et, sum(x[0] for x in lv_drop), cont, float(acc[2, 0]),
+                           folded, expanded)
+
+    for L in range(top + 1):
+        n_cur = int(cur.cnt[0])
+        if stats is not None:
+            stats.setdefault("level_states", []).append(n_cur)
+        for last, size, n in handoff.get(L, ()):
+            res[size] = finish(last, n, n_cur)
+        if L == top:
+            break
+        if stationary:
+            inc = float(np.mean(np.diff(means[-STATIONARY_WINDOW - 1:])))
+            refs = {}
+            for H in sorted(h for h in handoff if h > L):
+                for last, size, n in handoff[H]:
+                    if last not in refs:
+                        n_ref = L + tails[last][3]
+                        refs[last] = (n_ref, finish(last, n_ref, n_cur))
+                    n_ref, r = refs[last]
+                    res[size] = LevelResult(r.done_p, r.done_pt, r.dropped, r.continued_s,
+                                            r.est, r.folded, r.states,
+                                            extra_s=(n - n_ref) * inc, extrapolated=True)
+            if stats is not None:
+                stats["stationary_level"] = L
+                stats["increment_s"] = inc
+            break
+        Cl[C_LIM] = L + 1
+        while True:
+            st = advance(Cl, CFl, p, eps, cur.I, cur.F, cur.P, cur.Q, n_cur,
+                         *out.args(), *pa.args(), *pb.args(), drop)
+            if st == 0:
+                break
+            if st != 1:
+                raise RuntimeError(f"packet model: a state needs more event slots than "
+                                   f"allocated (status {st})")
+            cap = 2 * out.I.shape[0]
+            out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
+        expanded += n_cur
+        dm, dq = float(drop[0]), float(drop[1])
+        if max_states and out.cnt[0] > max_states:
+            fm, fq = fold_level(out, max_states, classes_k, mss)
+            dm += fm
+            dq += fq
+            folded += out.folded
+        lv_drop.append((dm, dq, float(cur.P[:n_cur].sum()), float(cur.Q[:n_cur].sum())))
+        cur, out = out, cur
+        nn = int(cur.cnt[0])
+        pp = cur.P[:nn].sum(axis=1)
+        means.append(float(cur.Q[:nn].sum() / pp.sum()))
+        rolled += float(drop[4])
+        if stats is not None:
+            stats["children"] = stats.get("children", 0) + int(drop[2])
+        if tol:
+            hh = np.empty(nn, np.int64)
+            hashes_k(Cl, CFl, cur.I, cur.F, nn, hh)
+            if prev is not None:
+                tv = distance(prev[0], prev[1], hh, pp)
+                if stats is not None:
+                    stats.setdefault("tv", []).append(tv)
+                w = STATIONARY_WINDOW
+                if tv < STATIONARY_TV and len(means) > 2 * w + 1:
+                    inc = np.diff(means[-2 * w - 1:])
+                    drift = abs(inc[w:].mean() - inc[:w].mean()) / w  # per level
+                    left = top - (L + 1)
+                    stationary = drift * left * left / 2.0 < tol * means[-1]
+            prev = (hh, pp)
+    if stats is not None:
+        stats["memo_nodes"] = sum(int(t[2].cnt[0]) for t in tails.values())
+        stats["folded"] = folded
+        stats["rolled"] = rolled
+    return res
+
+
+def fold_level(pool, keep, classes_k, mss):
+    """Bound a level to its ``keep`` most probable states (in place). Each other state's
+    mass joins the kept states of its coarse signature (:func:`classes`: first the fine
+    one, else the coarse one) in proportion to their masses, so its paths continue as
+    the average kept path of that signature, with their own elapsed time; what matches
+    no kept signature is returned as (mass, mass x elapsed time) for the level's mean
+    continuation. ``pool.folded`` is the mass folded."""
+    n = int(pool.cnt[0])
+    P, Q = pool.P[:n], pool.Q[:n]
+    m = P.sum(axis=1)
+    order = np.argsort(-m, kind="stable")
+    kept, rest = order[:keep], order[keep:]
+    cls = np.empty((3, n), np.int64)
+    classes_k(pool.I, pool.F, n, mss, cls)
+    left = np.zeros(n, bool)
+    left[rest] = True
+    pool.folded = 0.0
+    for tier in range(3):
+        ids = rest[left[rest]]
+        if ids.size == 0:
+            break
+        u, inv = np.unique(cls[tier, np.concatenate([kept, ids])], return_inverse=True)
+        ik, idr = inv[:kept.size], inv[kept.size:]
+        km = np.bincount(ik, m[kept], minlength=u.size)
+        dm = np.bincount(idr, m[ids], minlength=u.size)
+
+        ok = km[idr] > 0.0
+        left[ids[ok]] = False
+        qd = Q[ids].sum(axis=1)
+        pool.folded += float(dm[km > 0.0].sum())
+        dq = np.bincount(idr, qd, minlength=u.size)
+        has = (km > 0.0) & (dm > 0.0)
+        f = np.where(has, dm / np.where(km > 0.0, km, 1.0), 0.0)
+        g = np.where(has, dq / np.where(km > 0.0, km, 1.0), 0.0)
+        Pk = P[kept]
+        Q[kept] += Pk * g[ik][:, None]
+        P[kept] = Pk * (1.0 + f[ik][:, None])
+        m[kept] = P[kept].sum(axis=1)
+    ids = rest[left[rest]]
+    mass, mt = float(m[ids].sum()), float(Q[ids].sum())
+    kept = np.sort(kept)
+    for a in (pool.I, pool.F, pool.P, pool.Q):
+        a[:kept.size] = a[kept]
+    pool.cnt[0] = kept.size
+    return mass, mt

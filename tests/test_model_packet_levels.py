@@ -1,0 +1,188 @@
+"""The level DP of the packet model (latency_model.model._packet_levels, issue 18).
+
+Its answers are checked against independent ones: the object engine's scripted paths
+(the flat engine must be the same state machine, bit for bit), the per-size tree DP
+(the same expectation computed another way), the geometric closed form of one segment,
+and the simulator (slow suite).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from latency_model.model import _packet_flat as FL
+from latency_model.model import _packet_levels as LV
+from latency_model.model import packet as PM
+from latency_model.params import TcpParams, apply_variant
+
+MSS = 500
+PATH = PM.PathConfig()
+
+
+def _flat_scripted(prm, size, drops, cut, compiled=True):
+    C, CF = PM._flat_consts(prm, PATH)(size)
+    I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
+    lost = np.zeros(int(C[FL.C_N]), np.int64)
+    for seg, k in drops.items():
+        lost[seg] += k
+    return LV.kernels(compiled).scripted(C, CF, I, F, lost, cut)
+
+
+def _random_patterns(count, seed):
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        var = ("newreno", "lt", "proposal", "er")[trial % 4]
+        rw = (4, 10, 30)[int(rng.integers(0, 3))]
+        w0 = min(int(rng.integers(1, 11)), rw)
+        prm = apply_variant(TcpParams(p=0.1, b=1 + trial % 2, w0=w0, rwnd=rw,
+                                      w_ss=(3, 30)[int(rng.integers(0, 2))]), var)
+        n = int(rng.integers(1, 41))
+        size = n * MSS - (int(rng.integers(0, 400)) if trial % 3 == 0 else 0)
+        drops = {int(s): int(rng.integers(1, 4))
+                 for s in rng.integers(0, n, size=int(rng.integers(0, 6)))}
+        yield prm, size, drops
+
+
+def test_flat_engine_is_the_object_engine_bit_for_bit():
+    # 400 random patterns (variants, b, W0, rwnd, W_SS, short last segments, segments lost
+    # up to 3 times): the same floating-point operations, so the same bits; cut at every
+    # level and resumed (as the level DP runs it), the same path to 1e-9 s.
+    for prm, size, drops in _random_patterns(400, 3):
+        ref = PM.scripted_latency(prm, size_bytes=size, drops=drops, serialisation="rounds")
+        assert _flat_scripted(prm, size, drops, False) == ref, (prm, size, drops)
+        assert _flat_scripted(prm, size, drops, True) == pytest.approx(ref, abs=1e-9)
+
+
+def test_pure_and_compiled_kernels_agree():
+    # the pure-Python twin runs the same code: same paths, same DP result
+    for prm, size, drops in _random_patterns(8, 5):
+        assert _flat_scripted(prm, size, drops, True, compiled=False) == \
+            _flat_scripted(prm, size, drops, True)
+    prm = apply_variant(TcpParams(p=0.2, b=2, w0=2), "proposal")
+    sizes = [MSS, 3 * MSS, 5 * MSS - 100]
+    kw = dict(eps=1e-7, k_max=3, tail_eps=1e-7, max_states=40, tol=None)
+    pure = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, compiled=False, **kw)
+    comp = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, compiled=True, **kw)
+    for s in sizes:
+        assert pure[s].expected_s == comp[s].expected_s
+        assert np.array_equal(pure[s].done_p, comp[s].done_p)
+
+
+@pytest.mark.parametrize("variant, b, w0, p", [
+    ("newreno", 2, 2, 0.1), ("newreno", 1, 10, 0.05), ("lt", 1, 4, 0.1),
+    ("lt", 2, 1, 0.2), ("proposal", 1, 4, 0.1), ("proposal", 2, 2, 0.2),
+    ("er", 2, 4, 0.1), ("er", 1, 1, 0.05),
+])
+def test_level_dp_equals_the_tree_dp(variant, b, w0, p):
+    # The same expectation over loss patterns, organised by levels relative to snd_max
+    # (merging paths of different histories) instead of per size: with no folding and
+    # truncation at 1e-11 both are exact to ~1e-6 (measured <= 4.2e-6 relative on these;
+    # the level DP continues its dropped mass, the tree DP drops it).
+    prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+    sizes = [1, 2, 3, 5, 8, 11]
+    lv = PM.expected_latency(prm, size_packets=sizes, method="levels", max_states=0,
+                             eps=1e-11, stationary_tol=None)
+    tr = PM.expected_latency(prm, size_packets=sizes, method="tree", max_states=0,
+                             eps=1e-11)
+    for x, y in zip(lv, tr):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+        assert x.loss_count_pmf == pytest.approx(y.loss_count_pmf, rel=1e-6, abs=1e-12)
+        assert x.conditional_latency_s == pytest.approx(y.conditional_latency_s, rel=1e-5)
+
+
+def test_short_last_segments_hand_off_one_level_earlier():
+    # a short last segment decides the transition that sends it: sizes 1..6 packets less
+    # 120 B against the tree DP
+    prm = apply_variant(TcpParams(p=0.1, b=1, w0=3), "er")
+    sizes = [k * MSS - 120 for k in range(1, 7)] + [4 * MSS]
+    lv = PM.expected_latency(prm, size_bytes=sizes, method="levels", max_states=0,
+                             eps=1e-11, stationary_tol=None)
+    tr = PM.expected_latency(prm, size_bytes=sizes, method="tree", max_states=0, eps=1e-11)
+    for x, y in zip(lv, tr):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+
+
+def test_one_segment_is_the_geometric_closed_form_on_the_level_dp():
+    # n = 1: k losses in a row cost sum_{j<k} min(2^j, 60) s of timer; P(k) = p^k (1 - p)
+    p = 0.2
+    prm = TcpParams(p=p, b=1, w0=1)
+    r = PM.expected_latency(prm, size_packets=[1], method="levels", eps=1e-15)[0]
+    ks = np.arange(200)
+    waits = np.concatenate([[0.0], np.cumsum(np.minimum(2.0 ** ks, 60.0))])[:200]
+    s = (MSS + 40) * 8 / 100e6
+    exact = float(np.sum(p ** ks * (1 - p) * (waits + s + 0.1)))
+    assert r.expected_latency_s == pytest.approx(exact, rel=1e-9)
+
+
+def test_key_reductions_are_exact():
+    # cwnd >= rwnd and ssthresh under cwnd (outside recovery and back-off) and the
+    # partial-ACK flag outside recovery are keyed as irrelevant: the same answer as the
+    # full key, with a small rwnd so that cwnd reaches it
+    prm = apply_variant(TcpParams(p=0.1, b=1, w0=2, rwnd=4), "lt")
+    sizes = [3 * MSS, 9 * MSS, 16 * MSS]
+    kw = dict(eps=1e-12, k_max=3, tail_eps=1e-12, tol=None)
+    try:
+        LV._REDUCE = False
+        full = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, compiled=False, **kw)
+    finally:
+        LV._REDUCE = True
+    red = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, compiled=False, **kw)
+    for s in sizes:  # merging other paths shifts what falls under eps: ~1e-9 apart
+        assert red[s].expected_s == pytest.approx(full[s].expected_s, rel=1e-7)
+
+
+def test_stationary_extrapolation_matches_the_levels_it_skips():
+    # once the level distribution is stationary (here from level 85), E[T(N)] grows by
+    # a constant per packet: the extrapolated 140 packets equal the level-by-level value
+    # to the stationary_tol given (the projected drift of the increment: 1e-3; measured
+    # 8.8e-4 apart, same folding)
+    prm = TcpParams(p=0.2, b=2, w0=2)
+    kw = dict(size_packets=[40, 140], method="levels", max_states=300, eps=1e-6)
+    ext = PM.expected_latency(prm, stationary_tol=1e-3, **kw)
+    full = PM.expected_latency(prm, stationary_tol=None, **kw)
+    assert [r.extrapolated for r in ext] == [False, True]
+    assert not any(r.extrapolated for r in full)
+    assert ext[0].expected_latency_s == full[0].expected_latency_s
+    assert ext[1].expected_latency_s == pytest.approx(full[1].expected_latency_s, rel=2e-3)
+    assert np.isnan(ext[1].conditional_latency_s).all()
+
+
+def test_folding_bounds_the_level_and_reports_its_mass():
+    prm = TcpParams(p=0.1, b=2, w0=2)
+    st = {}
+    LV.solve(PM._flat_consts(prm, PATH), prm, [30 * MSS], eps=1e-7, k_max=3, max_states=200,
+             stats=st)
+    assert max(st["level_states"]) <= 200 and st["folded"] > 0.0
+
+
+def test_method_choice_and_refusals():
+    prm = TcpParams(p=0.1, rwnd=80, w0=2)
+    r = PM.expected_latency(prm, size_packets=[3])[0]  # auto: the tree above MAX_RWND
+    assert r.expected_latency_s > 0
+    with pytest.raises(ValueError, match="rwnd <= 61"):
+        PM.expected_latency(prm, size_packets=[3], method="levels")
+    with pytest.raises(ValueError, match="quantiles"):
+        PM.expected_latency(TcpParams(p=0.1), size_packets=[3], method="levels",
+                            quantiles=True)
+    with pytest.raises(ValueError, match="method"):
+        PM.expected_latency(TcpParams(p=0.1), size_packets=[3], method="fast")
+    with pytest.raises(ValueError, match="stationary_tol"):
+        PM.expected_latency(TcpParams(p=0.1), size_packets=[3], stationary_tol=2.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, b, w0, p, n", [
+    ("newreno", 2, 2, 0.05, 60), ("proposal", 1, 4, 0.1, 40), ("lt", 2, 10, 0.02, 100),
+])
+def test_long_transfers_agree_with_the_simulator(variant, b, w0, p, n):
+    # 3 standard errors of 20,000 runs, plus 1 % for the folding (docs/model.md section 3
+    # measures it below 1 % at these sizes)
+    from latency_model.sim import SimConfig, simulate
+
+    prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+    r = PM.expected_latency(prm, size_packets=[n])[0]
+    s = simulate(prm, size_packets=[n], runs=20000, seed=17, config=SimConfig(),
+                 engine="compiled").results[0]
+    se = (s.ci95_s[1] - s.ci95_s[0]) / (2 * 1.959964)
+    assert abs(r.expected_latency_s - s.mean_latency_s) <= 3 * se + 0.01 * s.mean_latency_s
