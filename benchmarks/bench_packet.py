@@ -2,15 +2,18 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_packet.py [--max-packets 20] [--max-states 300]
+    .venv/bin/python benchmarks/bench_packet.py [--max-packets 1000] [--p 0.01 0.2]
     .venv/bin/python benchmarks/bench_packet.py --map [--p 0.01 0.1] [--variants newreno]
+    .venv/bin/python benchmarks/bench_packet.py --method tree --max-packets 20
 
-Default: one ``expected_latency`` call for sizes 1..max_packets (one shared DP) at
-p = 0.01, 0.05, 0.1, 0.2 (b = 2, W0 = 2, NewReno); prints CPU seconds (process time: this
-VM is shared, wall time varies 2-3x), the states expanded and E[T] at the largest size.
+Default: one ``expected_latency`` call for sizes 1..max_packets (one DP for all sizes) at
+p = 0.01, 0.05, 0.1, 0.2 (b = 2, W0 = 2, NewReno); prints CPU seconds (process time:
+this VM is shared, wall time varies), the level where the distribution became
+stationary (sizes beyond it are extrapolated), the folded mass and E[T] at a few sizes.
+The numba kernels are compiled (or loaded from numba's cache) before the clock starts.
 
 ``--map``: the accuracy map's model side, one call per (variant, b, p) with sizes 1..40,
-60, 100, 200 (issue 18: ~1,300 cells, target < 10 s); prints each call's CPU time and the
+60, 100, 200 (issue 18: the whole map in < 10 s); prints each call's CPU time and the
 total, so a partial run (``--p``, ``--variants``) can be scaled to the whole map.
 """
 
@@ -23,11 +26,13 @@ from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
 
 MAP_SIZES = list(range(1, 41)) + [60, 100, 200]
+SHOW = (10, 20, 40, 100, 200, 1000)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--max-packets", type=int, default=20)
+    ap.add_argument("--max-packets", type=int, default=1000)
+    ap.add_argument("--method", choices=("levels", "tree"), default="levels")
     ap.add_argument("--max-states", type=int, default=None,
                     help="max_states (default: the model's)")
     ap.add_argument("--map", action="store_true", help="the accuracy map's model side")
@@ -35,7 +40,10 @@ def main() -> None:
     ap.add_argument("--b", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--variants", nargs="+", default=["newreno", "lt", "proposal"])
     a = ap.parse_args()
-    kw = {} if a.max_states is None else {"max_states": a.max_states}
+    kw = {"method": a.method}
+    if a.max_states is not None:
+        kw["max_states"] = a.max_states
+    PM.expected_latency(TcpParams(p=0.1), size_packets=[3], **kw)  # compile / load kernels
     if a.map:
         total = 0.0
         cells = 0
@@ -48,9 +56,9 @@ def main() -> None:
                     dt = time.process_time() - t
                     total += dt
                     cells += len(MAP_SIZES)
-                    print(f"{variant:8s} b={b} p={p:<5}: {dt:7.2f} s CPU, states "
-                          f"{res[-1].states:,}, E[T] at 200 packets "
-                          f"{res[-1].expected_latency_s:.4f} s", flush=True)
+                    print(f"{variant:8s} b={b} p={p:<5}: {dt:7.2f} s CPU, E[T] at 200 packets "
+                          f"{res[-1].expected_latency_s:.4f} s, folded "
+                          f"{res[-1].aggregated_mass:.3f}", flush=True)
         print(f"map: {cells} cells, {total:.1f} s CPU")
         return
     sizes = list(range(1, a.max_packets + 1))
@@ -59,9 +67,12 @@ def main() -> None:
         t = time.process_time()
         res = PM.expected_latency(prm, size_packets=sizes, **kw)
         dt = time.process_time() - t
-        print(f"p={p:<5} sizes 1..{a.max_packets}: {dt:7.2f} s CPU, states "
-              f"{sum(r.states for r in res):,}, E[T] at {sizes[-1]} packets "
-              f"{res[-1].expected_latency_s:.4f} s", flush=True)
+        first = next((r.size_bytes // prm.mss_bytes for r in res if r.extrapolated), None)
+        shown = ", ".join(f"{n}: {res[n - 1].expected_latency_s:.4f}" for n in SHOW
+                          if n <= len(res))
+        print(f"p={p:<5} sizes 1..{a.max_packets}: {dt:7.2f} s CPU; extrapolated from "
+              f"{first} packets; folded {res[-1].aggregated_mass:.3f}; E[T] (s) {shown}",
+              flush=True)
 
 
 if __name__ == "__main__":

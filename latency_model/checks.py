@@ -333,17 +333,20 @@ def _loss_terms(p: float, size_packets: float) -> float:
 
 
 def packet_model_seconds(p: float, max_size_packets: float) -> float:
-    """Rough CPU seconds of the packet model (:mod:`latency_model.model.packet`) for sizes up
-    to ``max_size_packets`` at loss rate ``p``, one call.
+    """Rough CPU seconds of the packet model (:mod:`latency_model.model.packet`, its
+    default level DP) for sizes up to ``max_size_packets`` at loss rate ``p``, one call.
 
-    Measured (docs/model.md, section 4; this machine, within a factor of about 2): sizes
-    1..20 in one call take 1.2 s at p = 0.01, 7 s at 0.05, 12 s at 0.1, 21 s at 0.2; sizes 40,
-    60, 100 at p = 0.01 take 160 s. The cost grows faster than any power of the size at
-    larger p (the loss patterns that have not re-merged), so this underestimates beyond
-    about 60 packets: it only decides whether to warn.
+    Measured (docs/model.md, section 4; this machine, within a factor of about 2): the
+    level DP costs about 0.5 s per level (one level per packet) once a level holds its
+    ``max_states`` states, and stops at the level where its distribution turns
+    stationary, about 25 / p packets in (sizes beyond are extrapolated): 40 packets at
+    p = 0.1 take 26 s, 1..1000 packets 81 s at p = 0.1, 166 s at 0.05, 600 s at 0.01.
+    It only decides whether to warn.
     """
     n = max(float(max_size_packets), 1.0)
-    return 0.05 * n * (1.0 + 100.0 * p) * max(n / 20.0, 1.0) ** 1.5
+    if p <= 0.0:
+        return 0.01 * n
+    return 0.5 + 0.5 * min(n, 25.0 / p)
 
 
 def model_cost(p: float, mss_bytes: float, max_size_bytes: float, n_sizes: int) -> tuple[float, float]:

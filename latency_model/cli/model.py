@@ -151,7 +151,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
         raise CliError(f"--time-model is the fluid model's option; --model {args.model} has none")
     if args.law != "paper":
         raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
-    if args.model == "packet":  # its cost grows combinatorially with size and p: say so first
+    if args.model == "packet":  # its cost grows with size (and at low p): say so first
         from ..checks import PROCESS_BYTES, packet_model_seconds
 
         top = max(sizes) / base.mss_bytes

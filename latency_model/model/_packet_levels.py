@@ -35,7 +35,7 @@ import numpy as np
 
 from ..accel import compile_twins
 from ._packet_flat import (
-    ACK, C_EVMAX, C_LIM, C_N, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO, F_SSTH, I_BACKOFF,
+    ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO, F_SSTH, I_BACKOFF,
     I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT, I_PARTIAL,
     I_PEND, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
     _ack_now, copy_row,
@@ -172,7 +172,7 @@ def _child_masses(P, Q, w, dt, lost, cp, cq):
         cq[kk] += w * (Q[k] + P[k] * dt)
 
 
-def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
+def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
                   OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
                   AI, AF, AP, AQ, acnt, ak1, ak2, av, asl,
                   BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl, drop):
@@ -180,9 +180,10 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
 
     A and B are the branch-point pools of the sub-DP within the level. A branch point whose
     total mass is below ``eps`` goes on to the next level with no further loss (its mass
-    in ``drop[4]``); a level state below ``eps`` is dropped (``drop[0:2]``: mass, mass x
-    elapsed time, summed over loss counts; ``drop[2:4]``: children and sub-steps). Returns 0, 1 if a pool is full (the caller enlarges them and
-    calls again) or 2 if a state ran out of event slots."""
+    in ``drop[4]``); a level state below ``deps`` is dropped (``drop[0:2]``: mass, mass x
+    elapsed time, summed over loss counts; ``drop[2:4]``: children and sub-steps).
+    Returns 0, 1 if a pool is full (the caller enlarges them and calls again) or 2 if a
+    state ran out of event slots."""
     k1 = PM.shape[1]
     cp = np.empty(k1)
     cq = np.empty(k1)
@@ -268,7 +269,7 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
     n = 0
     for i in range(ocnt[0]):
         m = OP[i].sum()
-        if m < eps:
+        if m < deps:
             drop[0] += m
             drop[1] += OQ[i].sum()
             continue
@@ -475,27 +476,48 @@ def reinsert(ok1, ok2, ov, hk1, hk2, hv):
             hv[s] = r
 
 
-def classes(IS, FS, n, mss, out):
-    """Two coarse signatures of rows 0..n-1 (for folding, :func:`fold_level`):
-    ``out[0]``: snd_una and rcv_nxt relative to snd_max, the number of held segments,
-    recovery, back-off, the partial-ACK flag, duplicate ACKs (capped at 15);
-    ``out[1]``: snd_una relative to snd_max, recovery, back-off."""
+def class_keys(C, CF, I, F):
+    """Coarse signatures of one state for folding (:func:`fold_level`), finest first.
+    Every tier keeps what a loss changes: the windows (cwnd and ssthresh in whole
+    packets, with the reductions of :func:`state_hash`), recovery and back-off, the
+    segments held by the receiver, the data segments in flight and snd_una relative to
+    snd_max; a fold never moves probability to a state that has not lost as much (which
+    would erase a loss). Tier 1: these; tier 0: also rcv_nxt, the partial-ACK flag,
+    duplicate ACKs (capped at 15) and the pending ACK events; tier 2: only recovery,
+    back-off and snd_una relative to snd_max (for improbable states)."""
+    mss = C[C_MSS]
+    sm = I[I_SMAX]
+    held = 0
+    b = I[I_BUF]
+    while b != 0:
+        b &= b - 1
+        held += 1
+    nd = 0
+    na = 0
+    for j in range(I[I_NEV]):
+        kind = I[N_I0 + j] & 3
+        if kind == DATA:
+            nd += 1
+        elif kind == ACK:
+            na += 1
+    quiet = I[I_INREC] == 0 and I[I_BACKOFF] == 0
+    cw = F[F_CWND]
+    ss = F[F_SSTH]
+    cwk = np.int64(-1) if (quiet and cw >= CF[CF_RWND]) else np.int64(cw // mss)
+    ssk = np.int64(-1) if (quiet and cw >= ss) else np.int64(ss // mss)
+    c1 = ((cwk + 2) * 256 + ssk + 2) * 2 + I[I_INREC]
+    c1 = ((((c1 * 64 + I[I_BACKOFF]) * 128 + held) * 128 + nd) * 128) + (sm - I[I_UNA])
+    dup = I[I_DUP] if I[I_DUP] < 15 else 15
+    partial = I[I_PARTIAL] if I[I_INREC] else 0
+    c0 = (((c1 * 128 + (sm - I[I_RCV])) * 2 + partial) * 16 + dup) * 128 + na
+    c2 = (I[I_INREC] * 64 + I[I_BACKOFF]) * 128 + (sm - I[I_UNA])
+    return c0, c1, c2
+
+
+def classes(C, CF, IS, FS, n, out):
+    """:func:`class_keys` of rows 0..n-1 into ``out[0:3]``."""
     for i in range(n):
-        I = IS[i]
-        sm = I[I_SMAX]
-        held = 0
-        b = I[I_BUF]
-        while b != 0:
-            b &= b - 1
-            held += 1
-        dup = I[I_DUP] if I[I_DUP] < 15 else 15
-        a = (sm - I[I_UNA]) * 64 + (sm - I[I_RCV])
-        out[0, i] = ((((a * 64 + held) * 2 + I[I_INREC]) * 64 + I[I_BACKOFF]) * 2
-                     + I[I_PARTIAL]) * 16 + dup
-        out[1, i] = out[0, i]
-        out[0, i] = (out[0, i] * 128 + np.int64(FS[i, F_CWND] // mss)) * 128 + np.int64(
-            FS[i, F_SSTH] // mss)
-        out[2, i] = (((sm - I[I_UNA]) * 2 + I[I_INREC]) * 64 + I[I_BACKOFF])
+        out[0, i], out[1, i], out[2, i] = class_keys(C, CF, IS[i], FS[i])
 
 
 def row_hashes(C, CF, IS, FS, n, out):
@@ -552,7 +574,7 @@ _HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find",
             "_new_ack", "_dup_ack", "on_ack", "_ack_now", "on_segment", "_rebase",
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
             "_lookup", "_clear", "_clear_table", "_add", "_child_masses", "_lossfree",
-            "_accumulate", "tail_values")
+            "_accumulate", "class_keys", "tail_values")
 
 
 _ENTRIES = ("advance_level", "tail_level", "reinsert", "classes", "row_hashes", "scripted")
@@ -702,7 +724,7 @@ count as stationary (folding keeps it from going to 0)."""
 
 
 def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps=None,
-          compiled=True, pool=4096, memo=1 << 16, stats=None):
+          fold_light=True, compiled=True, pool=4096, memo=1 << 16, stats=None):
     """The level DP for file sizes ``sizes`` (bytes).
 
     ``consts(size_bytes)`` gives the engine's (C, CF) for a size (rounds time model).
@@ -719,6 +741,7 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
     advance, tail, reinsert_k, classes_k, hashes_k = (k.advance_level, k.tail_level,
                                                       k.reinsert, k.classes, k.row_hashes)
     teps = eps if tail_eps is None else tail_eps
+    light, deps = (eps, 0.0) if fold_light else (0.0, eps)
     mss = params.mss_bytes
     k1 = k_max + 1
     p = float(params.p)
@@ -804,7 +827,7 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
             break
         Cl[C_LIM] = L + 1
         while True:
-            st = advance(Cl, CFl, p, eps, cur.I, cur.F, cur.P, cur.Q, n_cur,
+            st = advance(Cl, CFl, p, eps, deps, cur.I, cur.F, cur.P, cur.Q, n_cur,
                          *out.args(), *pa.args(), *pb.args(), drop)
             if st == 0:
                 break
@@ -815,11 +838,15 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
             out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
         expanded += n_cur
         dm, dq = float(drop[0]), float(drop[1])
-        if max_states and out.cnt[0] > max_states:
-            fm, fq = fold_level(out, max_states, classes_k, mss)
+        if light or (max_states and out.cnt[0] > max_states):
+            fm, fq = fold_level(out, max_states, light, classes_k, Cl, CFl)
             dm += fm
             dq += fq
             folded += out.folded
+            if stats is not None:
+                t = stats.setdefault("fold_tiers", [0.0, 0.0, 0.0])
+                for i in range(3):
+                    t[i] += out.tiers[i]
         lv_drop.append((dm, dq, float(cur.P[:n_cur].sum()), float(cur.Q[:n_cur].sum())))
         cur, out = out, cur
         nn = int(cur.cnt[0])
@@ -849,36 +876,46 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
     return res
 
 
-def fold_level(pool, keep, classes_k, mss):
-    """Bound a level to its ``keep`` most probable states (in place). Each other state's
-    mass joins the kept states of its coarse signature (:func:`classes`: first the fine
-    one, else the coarse one) in proportion to their masses, so its paths continue as
-    the average kept path of that signature, with their own elapsed time; what matches
-    no kept signature is returned as (mass, mass x elapsed time) for the level's mean
-    continuation. ``pool.folded`` is the mass folded."""
+def fold_level(pool, keep, light, classes_k, C, CF):
+    """Bound a level (in place): the states beyond its ``keep`` most probable ones and
+    those lighter than ``light`` fold into kept states of their coarse signature
+    (:func:`classes`, the finest tier that has one) in proportion to the kept masses, so
+    their paths continue as the average kept path of that signature, from their own
+    elapsed time. A heavy state whose windows and phase no kept state has stays (the
+    level can exceed ``keep``); a light one is tried on the last, coarsest tier and, if
+    it matches nothing, dropped. Returns the dropped (mass, mass x elapsed time);
+    ``pool.folded`` is the mass folded, ``pool.tiers`` per tier."""
     n = int(pool.cnt[0])
     P, Q = pool.P[:n], pool.Q[:n]
     m = P.sum(axis=1)
     order = np.argsort(-m, kind="stable")
-    kept, rest = order[:keep], order[keep:]
+    rest = np.zeros(n, bool)
+    rest[order[keep:] if keep else []] = True
+    rest |= m < light
+    kept = np.flatnonzero(~rest)
+    rest = np.flatnonzero(rest)
     cls = np.empty((3, n), np.int64)
-    classes_k(pool.I, pool.F, n, mss, cls)
+    classes_k(C, CF, pool.I, pool.F, n, cls)
     left = np.zeros(n, bool)
     left[rest] = True
+    is_light = m < light
     pool.folded = 0.0
+    pool.tiers = [0.0, 0.0, 0.0]
     for tier in range(3):
         ids = rest[left[rest]]
-        if ids.size == 0:
+        if tier == 2:
+            ids = ids[is_light[ids]]
+        if ids.size == 0 or kept.size == 0:
             break
         u, inv = np.unique(cls[tier, np.concatenate([kept, ids])], return_inverse=True)
         ik, idr = inv[:kept.size], inv[kept.size:]
         km = np.bincount(ik, m[kept], minlength=u.size)
         dm = np.bincount(idr, m[ids], minlength=u.size)
-
         ok = km[idr] > 0.0
         left[ids[ok]] = False
         qd = Q[ids].sum(axis=1)
         pool.folded += float(dm[km > 0.0].sum())
+        pool.tiers[tier] += float(dm[km > 0.0].sum())
         dq = np.bincount(idr, qd, minlength=u.size)
         has = (km > 0.0) & (dm > 0.0)
         f = np.where(has, dm / np.where(km > 0.0, km, 1.0), 0.0)
@@ -887,10 +924,10 @@ def fold_level(pool, keep, classes_k, mss):
         Q[kept] += Pk * g[ik][:, None]
         P[kept] = Pk * (1.0 + f[ik][:, None])
         m[kept] = P[kept].sum(axis=1)
-    ids = rest[left[rest]]
-    mass, mt = float(m[ids].sum()), float(Q[ids].sum())
-    kept = np.sort(kept)
+    gone = rest[left[rest] & is_light[rest]]
+    out = (float(m[gone].sum()), float(Q[gone].sum()))
+    kept = np.sort(np.concatenate([kept, rest[left[rest] & ~is_light[rest]]]))
     for a in (pool.I, pool.F, pool.P, pool.Q):
         a[:kept.size] = a[kept]
     pool.cnt[0] = kept.size
-    return mass, mt
+    return out

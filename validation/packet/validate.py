@@ -2,14 +2,15 @@
 
 Usage::
 
-    .venv/bin/python validation/packet/validate.py [--runs 4000] [--grid core large]
+    .venv/bin/python validation/packet/validate.py [--runs 4000] [--grid core]
+    .venv/bin/python validation/packet/validate.py --runs 10000 --grid long
     .venv/bin/python validation/packet/validate.py --summary   # only read the CSV and summarise
 
 Resumable: cells already in the CSV (``--out``, default validation/packet/results.csv) are
 skipped. The model is called once per (variant, b, W0, p) with all the missing sizes of
-that combination (one shared DP, ``latency_model.model.packet.expected_latency`` with its
-defaults); its CPU time is recorded on the call's largest size (``model_time_s``, 0 on
-the others). The simulator's mean and 95 % CI come from ``simulate(..., runs,
+that combination (one DP, ``latency_model.model.packet.expected_latency`` with its
+defaults: the level DP); its CPU time is recorded on the call's largest size
+(``model_time_s``, 0 on the others). The simulator's mean and 95 % CI come from ``simulate(..., runs,
 engine="compiled")`` with a seed fixed per cell. The summary prints the median / p90 / max
 of |model - sim| / sim, the cells inside the CI and those outside max(5 %, CI), overall
 and per size band.
@@ -18,10 +19,11 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 
 * ``core``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.001, 0.01, 0.05,
   0.2 x n = 1, 2, 3, 5, 10, 20 packets;
-* ``large``: NewReno, proposal x b = 1, 2 x W0 = 2, 10 x p = 0.001, 0.01 x n = 40, 60
-  packets. Larger sizes and p are out of the model's reach (docs/model.md, sections 3-4:
-  60 packets at p = 0.1 take minutes and the folding is biased there; 100-200 packets
-  are not attempted).
+* ``long``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 2, 10 x p = 0.001, 0.01, 0.02,
+  0.05, 0.1, 0.2 x n = 40, 60, 100, 200 packets.
+
+The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
+in results_tree.csv and summary_tree.txt; docs/model.md section 5 compares both.
 """
 
 from __future__ import annotations
@@ -39,13 +41,14 @@ from latency_model.params import TcpParams, apply_variant
 from latency_model.sim import SimConfig, simulate
 
 FIELDS = ["variant", "b", "w0", "p", "size_packets", "model_s", "sim_s", "ci_lo_s", "ci_hi_s",
-          "rel_err", "inside_ci", "states", "aggregated_mass", "dropped_mass", "model_time_s"]
+          "rel_err", "inside_ci", "states", "aggregated_mass", "dropped_mass", "model_time_s",
+          "runs", "extrapolated"]
 
 GRIDS = {
     "core": dict(variant=["newreno", "lt", "proposal", "er"], b=[1, 2], w0=[1, 4, 10],
                  p=[0.001, 0.01, 0.05, 0.2], size_packets=[1, 2, 3, 5, 10, 20]),
-    "large": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[2, 10], p=[0.001, 0.01],
-                  size_packets=[40, 60]),
+    "long": dict(variant=["newreno", "lt", "proposal", "er"], b=[1, 2], w0=[2, 10],
+                 p=[0.001, 0.01, 0.02, 0.05, 0.1, 0.2], size_packets=[40, 60, 100, 200]),
 }
 
 
@@ -93,7 +96,8 @@ def run(out: str, runs: int, grids: list) -> None:
                                     inside_ci=int(lo <= m <= hi), states=r.states,
                                     aggregated_mass=r.aggregated_mass,
                                     dropped_mass=r.dropped_mass,
-                                    model_time_s=round(mt, 3) if n == max(todo) else 0.0))
+                                    model_time_s=round(mt, 3) if n == max(todo) else 0.0,
+                                    runs=runs, extrapolated=int(r.extrapolated)))
                 fh.flush()
                 print(f"{variant} b={b} w0={w0} p={p} sizes {todo}: model {mt:.1f} s CPU",
                       flush=True)
@@ -115,7 +119,7 @@ def summary(out: str) -> None:
         rows = list(csv.DictReader(fh))
     print(f"all {_stats(rows)}; model time total "
           f"{sum(float(r['model_time_s']) for r in rows):.1f} s")
-    for lo, hi in ((1, 10), (11, 20), (21, 60)):
+    for lo, hi in ((1, 10), (11, 20), (21, 60), (61, 200)):
         band = [r for r in rows if lo <= int(r["size_packets"]) <= hi]
         if band:
             print(f"  n = {lo}..{hi}: {_stats(band)}")
@@ -136,7 +140,7 @@ def summary(out: str) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=4000)
-    ap.add_argument("--grid", nargs="+", default=["core", "large"], choices=sorted(GRIDS))
+    ap.add_argument("--grid", nargs="+", default=["core"], choices=sorted(GRIDS))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.csv"))
     ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
