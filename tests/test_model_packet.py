@@ -196,7 +196,7 @@ def test_scripted_paths_equal_the_simulator_on_random_loss_patterns():
 
 
 # Against the simulator (3 standard errors; the model is exact up to its dropped and
-# folded mass, both 0 or < 1e-7 here).
+# folded mass, both 0 or < 1e-7 here: only states lighter than eps fold).
 @pytest.mark.parametrize("variant, b, n", [("newreno", 2, 5), ("proposal", 1, 6), ("er", 2, 4),
                                             ("lt", 1, 8)])
 def test_agrees_with_the_simulator_within_three_standard_errors(variant, b, n):
@@ -204,7 +204,7 @@ def test_agrees_with_the_simulator_within_three_standard_errors(variant, b, n):
 
     prm = apply_variant(TcpParams(p=0.1, b=b, w0=2), variant)
     r = PM.expected_latency(prm, size_packets=[n], max_states=0, eps=1e-9)[0]  # no folding
-    assert r.aggregated_mass == 0.0 and r.dropped_mass < 1e-6
+    assert r.aggregated_mass < 1e-7 and r.dropped_mass < 1e-6
     s = simulate(prm, size_packets=[n], runs=20000, seed=11, config=SimConfig(),
                  engine="compiled").results[0]
     se = (s.ci95_s[1] - s.ci95_s[0]) / (2 * 1.959964)

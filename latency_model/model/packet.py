@@ -1,9 +1,13 @@
-"""Packet-level latency model: the exact expectation over loss patterns (issue 18).
+"""Packet-level latency model: the expectation over loss patterns (issue 18).
 
 The RFC sender and receiver (:mod:`._packet_engine`) are a deterministic function of
 which data transmissions the path drops, and each transmission is dropped
 independently with probability p (paper, Section 2). This module computes the
-latency's expectation over that Bernoulli tree by a forward dynamic programme:
+latency's expectation over that Bernoulli tree by a dynamic programme, in one of two
+forms (``method``): the *level DP* (the default; :mod:`._packet_levels`, docs/model.md
+section 2), which cuts the unbounded transfer at every new segment and keys states
+relative to snd_max so that 1000 packets are reachable, and the *tree DP* below (exact
+up to ``eps``, for short files, p = 0 and the 90th percentile):
 
 * a *state* is the whole system just before a data arrival (sender and receiver
   variables and the pending events, times relative to that instant);
@@ -627,8 +631,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
         mass is reported; default 1e-9). Level DP: branch points below it finish their
-        level with no further loss, and level states below it are dropped and continued
-        as the average kept path (default :data:`LEVELS_EPS`; docs/model.md section 2).
+        level with no further loss, and level states below it fold into the states of
+        their coarse signature (default :data:`LEVELS_EPS`; docs/model.md sections 2, 4:
+        both bias E[T] down, by 0.4-3 % at the default, more at larger p).
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
@@ -637,10 +642,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     bin_s : float
         Histogram bin, seconds (> 0).
     max_states : int, optional
-        States kept per level (>= 0; 0: no bound). The level DP folds the others into
-        kept states of the same coarse signature (default
-        :data:`LEVELS_MAX_STATES`); the tree DP keeps the others whose signature is new
-        (default :data:`TREE_MAX_STATES`). docs/model.md section 3 measures the bias.
+        States kept per level (>= 0; 0: no bound). Both DPs fold the others into kept
+        states of the same coarse signature and keep those whose signature is new (level
+        DP: default :data:`LEVELS_MAX_STATES`, signatures that keep the windows, phase
+        and damage; tree DP: :data:`TREE_MAX_STATES`). docs/model.md section 4 measures
+        the bias.
     tail_eps : float, optional
         Level DP: nodes of a file's end below this probability are finished with no
         further loss (> 0, < 1; default ``eps``).

@@ -20,7 +20,9 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 * ``core``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.001, 0.01, 0.05,
   0.2 x n = 1, 2, 3, 5, 10, 20 packets;
 * ``long``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 2, 10 x p = 0.001, 0.01, 0.02,
-  0.05, 0.1, 0.2 x n = 40, 60, 100, 200 packets.
+  0.05, 0.1, 0.2 x n = 40, 60, 100, 200 packets;
+* ``sample``: the part of ``long`` run so far: NewReno, proposal x b = 1, 2 x W0 = 2 x
+  p = 0.01, 0.05, 0.1, 0.2 x n = 40, 100, 200.
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
 in results_tree.csv and summary_tree.txt; docs/model.md section 5 compares both.
@@ -49,6 +51,8 @@ GRIDS = {
                  p=[0.001, 0.01, 0.05, 0.2], size_packets=[1, 2, 3, 5, 10, 20]),
     "long": dict(variant=["newreno", "lt", "proposal", "er"], b=[1, 2], w0=[2, 10],
                  p=[0.001, 0.01, 0.02, 0.05, 0.1, 0.2], size_packets=[40, 60, 100, 200]),
+    "sample": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[2],
+                   p=[0.01, 0.05, 0.1, 0.2], size_packets=[40, 100, 200]),
 }
 
 
