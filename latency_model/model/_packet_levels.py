@@ -35,8 +35,8 @@ import numpy as np
 
 from ..accel import compile_twins
 from ._packet_flat import (
-    ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO, F_SSTH, I_BACKOFF,
-    I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT, I_PARTIAL,
+    ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO, F_SSTH,
+    I_BACKOFF, I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT, I_PARTIAL,
     I_PEND, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
     _ack_now, copy_row,
     _arm, _bit, _cancel, _delete, _dup_ack, _end, _find, _flight, _new_ack, _push,
@@ -56,6 +56,16 @@ _REUSE = 2.0
 """A tail node's value is reused for a visit with up to this many times the mass it was
 computed at; a more probable visit recomputes it (its subtree's truncation under ``eps``
 is relative to the mass it was reached with)."""
+
+
+TRUNCATION = "mass x RTO / min RTO < eps"
+"""The truncation test of a branch point or tail node (:func:`advance_level`,
+:func:`tail_values`). Truncating finishes a path with no further loss, so the error it
+makes is the cost of the losses left out, and a loss costs in proportion to the RTO it
+may wait for: a state backed off k times (RTO 2^k x the minimum) is expanded down to a
+mass 2^k times smaller. Measured (docs/model.md section 4): NewReno, b = 1, W0 = 2,
+p = 0.2, 40 packets: 15.047 s -> 15.168 s (simulator 15.749 +- 0.143 s) for 28 % more
+time."""
 
 
 def _mix(h, x, m):
@@ -179,8 +189,8 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
     """Level L (rows 0..n_in-1 of IS/FS/PM/PT, snd_max = L) -> level L + 1 (pool O).
 
     A and B are the branch-point pools of the sub-DP within the level. A branch point whose
-    total mass is below ``eps`` goes on to the next level with no further loss (its mass
-    in ``drop[4]``); a level state below ``deps`` is dropped (``drop[0:2]``: mass, mass x
+    total mass, weighted by its RTO in units of the minimum (:data:`TRUNCATION`), is below
+    ``eps`` goes on to the next level with no further loss (its mass in ``drop[4]``); a level state below ``deps`` is dropped (``drop[0:2]``: mass, mass x
     elapsed time, summed over loss counts; ``drop[2:4]``: children and sub-steps).
     Returns 0, 1 if a pool is full (the caller enlarges them and calls again) or 2 if a
     state ran out of event slots."""
@@ -229,7 +239,7 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
         drop[3] += 1.0
         for j in range(xn):
             m = XP[j].sum()
-            if m < eps:  # improbable: to the next level with no further loss
+            if m * XF[j, F_RTO] < eps * CF[CF_MINRTO]:  # improbable: no further loss
                 copy_row(XI[j], XF[j], I, F)
                 dt = 0.0
                 while I[I_SMAX] < C[C_LIM]:
@@ -301,7 +311,8 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
     (seconds; the last bin holds K or more). Backward over the tail's tree with a memo
     (nodes ``nk1, nk2`` -> row ``nv``; ``nst``: 1 expanded, 2 truncated, 3 in progress;
     ``NQ``, ``NV`` their values and ``nmass`` the mass they were computed at): a node
-    reached with mass below ``eps`` is finished loss-free (its later losses are left
+    reached with mass below ``eps`` (weighted as in :func:`advance_level`) is finished
+    loss-free (its later losses are left
     out); a value is reused for visits with up to :data:`_REUSE` times its mass and
     recomputed for more probable ones, so a path's truncation is always relative to
     (nearly) its own probability. Depth-first with
@@ -348,7 +359,7 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                     r = n
                 nmass[r] = smass[d]
                 srow[d] = r
-                if smass[d] < eps:
+                if smass[d] * SF[d, F_RTO] < eps * CF[CF_MINRTO]:
                     t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
                     if t < 0.0:
                         return 2

@@ -630,10 +630,12 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         otherwise.
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
-        mass is reported; default 1e-9). Level DP: branch points below it finish their
-        level with no further loss, and level states below it fold into the states of
-        their coarse signature (default :data:`LEVELS_EPS`; docs/model.md sections 2, 4:
-        both bias E[T] down, by 0.4-3 % at the default, more at larger p).
+        mass is reported; default 1e-9). Level DP: branch points below it (in mass x
+        RTO / its minimum) finish their level with no further loss, and level states
+        below it fold into the states of their coarse signature (default
+        :data:`LEVELS_EPS`). Truncation biases E[T] down: docs/model.md section 4
+        measures 0.3-4 % at the default (most with b = 1 and p >= 0.05, where 1e-8 or
+        1e-9 is worth its 3-10x time).
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
