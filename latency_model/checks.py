@@ -336,12 +336,12 @@ def packet_model_seconds(p: float, max_size_packets: float) -> float:
     """Rough CPU seconds of the packet model (:mod:`latency_model.model.packet`, its
     default level DP) for sizes up to ``max_size_packets`` at loss rate ``p``, one call.
 
-    Measured (docs/model.md, section 4; this machine, within a factor of about 2): the
-    level DP costs about 0.5 s per level (one level per packet) once a level holds its
-    ``max_states`` states, and stops at the level where its distribution turns
-    stationary, about 25 / p packets in (sizes beyond are extrapolated): 40 packets at
-    p = 0.1 take 26 s, 1..1000 packets 81 s at p = 0.1, 166 s at 0.05, 600 s at 0.01.
-    It only decides whether to warn.
+    Measured (docs/model.md, section 5.2; this machine, within a factor of about 2): the
+    level DP costs up to about 0.5 s per level (one level per packet) once a level holds
+    its thousands of states, and stops at the level where its distribution turns
+    stationary, some 200-400 packets in at p = 0.05-0.2 (sizes beyond are
+    extrapolated): 1..1000 packets take 41 s at p = 0.2, 116 s at 0.1, 200 s at 0.05;
+    1..40 packets 3.5-28 s at b = 1. It only decides whether to warn.
     """
     n = max(float(max_size_packets), 1.0)
     if p <= 0.0:

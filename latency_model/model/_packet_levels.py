@@ -36,8 +36,8 @@ import numpy as np
 from ..accel import compile_twins
 from ._packet_flat import (
     ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO, F_SSTH,
-    I_BACKOFF, I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT, I_PARTIAL,
-    I_PEND, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
+    I_BACKOFF, I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT,
+    I_PARTIAL, I_PEND, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
     _ack_now, copy_row,
     _arm, _bit, _cancel, _delete, _dup_ack, _end, _find, _flight, _new_ack, _push,
     _rebase, _rtt_sample, _seg_len, _sent_slot, _transmit, deliver_head, n_float, n_int,
@@ -190,8 +190,9 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
 
     A and B are the branch-point pools of the sub-DP within the level. A branch point whose
     total mass, weighted by its RTO in units of the minimum (:data:`TRUNCATION`), is below
-    ``eps`` goes on to the next level with no further loss (its mass in ``drop[4]``); a level state below ``deps`` is dropped (``drop[0:2]``: mass, mass x
-    elapsed time, summed over loss counts; ``drop[2:4]``: children and sub-steps).
+    ``eps`` goes on to the next level with no further loss (its mass in ``drop[4]``); a
+    level state below ``deps`` is dropped (``drop[0:2]``: mass, mass x elapsed time,
+    summed over loss counts; ``drop[2:4]``: children and sub-steps).
     Returns 0, 1 if a pool is full (the caller enlarges them and calls again) or 2 if a
     state ran out of event slots."""
     k1 = PM.shape[1]
@@ -739,7 +740,9 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
     """The level DP for file sizes ``sizes`` (bytes).
 
     ``consts(size_bytes)`` gives the engine's (C, CF) for a size (rounds time model).
-    Levels above ``max_states`` states are folded (:func:`fold_level`). With ``tol``, the
+    Levels above ``max_states`` states are folded (:func:`fold_level`), and so are level
+    states lighter than ``eps`` (``fold_light``; else they are dropped and booked with
+    the level's mean continuation). With ``tol``, the
     level distribution (relative to snd_max) counts as stationary once it moves by less
     than :data:`STATIONARY_TV` (total variation) from one level to the next and the
     per-level increment of the mean elapsed time drifts so little over
