@@ -184,8 +184,9 @@ def test_method_choice_and_refusals():
     ("newreno", 2, 2, 0.05, 60), ("proposal", 1, 4, 0.1, 40), ("lt", 2, 10, 0.02, 100),
 ])
 def test_long_transfers_agree_with_the_simulator(variant, b, w0, p, n):
-    # 3 standard errors of 20,000 runs, plus 1 % for the folding (docs/model.md section 3
-    # measures it below 1 % at these sizes)
+    # 3 standard errors of 20,000 runs, plus 1 % for truncation and folding, which only
+    # lower E[T] (docs/model.md section 4 measures them: 0.5-3 % at 40 packets, p = 0.1,
+    # the most with b = 1; these cells' seeded runs fall inside this bound)
     from latency_model.sim import SimConfig, simulate
 
     prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
