@@ -21,7 +21,7 @@ up to ``eps``, for short files, p = 0 and the 90th percentile):
 * states below ``eps`` probability are dropped; their mass is reported
   (:attr:`PacketResult.dropped_mass`) and bounds the truncation error;
 * above ``max_states`` states per level the improbable ones are folded into a kept state
-  of the same coarse signature (the only approximation; docs/model.md, section 3);
+  of the same coarse signature (the only approximation; docs/model.md, section 3.1);
 * all sizes with the same last-segment length share one DP: the largest size's states
   serve every smaller size until its end first matters (:func:`_valid_from`), then that
   size continues on its own frontier (:func:`_solve_group`).
@@ -593,9 +593,9 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
 
 METHODS = ("auto", "levels", "tree")
 LEVELS_MAX_STATES = 8000
-"""Default states kept per level by the level DP (docs/model.md, section 3)."""
+"""Default states kept per level by the level DP (docs/model.md, section 4)."""
 LEVELS_EPS = 1e-7
-"""Default truncation of the level DP (docs/model.md, section 3)."""
+"""Default truncation of the level DP (docs/model.md, section 4)."""
 TREE_MAX_STATES = 3000
 """Default states kept exactly per level by the tree DP."""
 
@@ -806,10 +806,10 @@ def _flat_consts(params: TcpParams, path: PathConfig):
 def predict(params: TcpParams, sizes_bytes, **options):
     """The registry's ``packet`` model (:func:`expected_latency` as a ``Prediction``).
 
-    Cost (CPU, defaults, docs/model.md section 4): one call for sizes 1..20 takes 1 s at
-    p = 0.01 to 20-60 s at p = 0.2 (W0 = 10 the slowest); 40-60 packets take ~1 min at
-    p = 0.01 and 100 packets ~3 min; 60 packets and more at p >= 0.05 take many minutes
-    and are not validated. All sizes of one call share a DP, so pass them together.
+    Cost (CPU, defaults, level DP; docs/model.md section 5.2): one call for sizes 1..20
+    takes 0.2-1.1 s, 1..40 3.5-28 s, 40-200 packets 14-160 s, 1..1000 packets 41 s at
+    p = 0.2 to 861 s at p = 0.01. All sizes of one call share a DP, so pass them
+    together.
 
     Parameters
     ----------

@@ -22,10 +22,11 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 * ``long``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 2, 10 x p = 0.001, 0.01, 0.02,
   0.05, 0.1, 0.2 x n = 40, 60, 100, 200 packets;
 * ``sample``: the part of ``long`` run so far: NewReno, proposal x b = 1, 2 x W0 = 2 x
-  p = 0.01, 0.05, 0.1, 0.2 x n = 40, 100, 200.
+  p = 0.01, 0.05, 0.1, 0.2 x n = 40, 100, 200;
+* ``sample-w10``: LT, ER x b = 1, 2 x W0 = 10 x p = 0.02, 0.1 x n = 40, 100.
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
-in results_tree.csv and summary_tree.txt; docs/model.md section 5 compares both.
+in results_tree.csv and summary_tree.txt; docs/model.md section 6 reports both.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ GRIDS = {
                  p=[0.001, 0.01, 0.02, 0.05, 0.1, 0.2], size_packets=[40, 60, 100, 200]),
     "sample": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[2],
                    p=[0.01, 0.05, 0.1, 0.2], size_packets=[40, 100, 200]),
+    "sample-w10": dict(variant=["lt", "er"], b=[1, 2], w0=[10], p=[0.02, 0.1],
+                       size_packets=[40, 100]),
 }
 
 
