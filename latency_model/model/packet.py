@@ -633,9 +633,10 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
         RTO / its minimum) finish their level with no further loss, and level states
         below it fold into the states of their coarse signature (default
-        :data:`LEVELS_EPS`). Truncation biases E[T] down: docs/model.md section 4
-        measures 0.3-4 % at the default (most with b = 1 and p >= 0.05, where 1e-8 or
-        1e-9 is worth its 3-10x time).
+        :data:`LEVELS_EPS`). Truncation and folding bias E[T] down: docs/model.md
+        sections 4 and 6.2 measure up to 2 % with W0 = 2, b = 2, up to 7 % with b = 1
+        and up to 17 % with W0 = 10 at p = 0.1, 40-200 packets; 1e-8 or 1e-9 with
+        ``max_states=0`` or 32000 reduces it at 3-10x the time.
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
