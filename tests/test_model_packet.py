@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _loss_patterns import random_patterns
 
 from latency_model.growth import StandardRule
 from latency_model.model import packet as PM
@@ -179,20 +180,10 @@ def test_scripted_paths_equal_the_simulator_on_random_loss_patterns():
     from latency_model.sim import SimConfig
     from latency_model.sim.transfer import run_transfer
 
-    rng = np.random.default_rng(7)
-    for trial in range(120):
-        var = ("newreno", "lt", "proposal", "er")[trial % 4]
-        rw = (4, 10, 30)[int(rng.integers(0, 3))]
-        w0 = min(int(rng.integers(1, 11)), rw)
-        prm = apply_variant(TcpParams(p=0.0, b=1 + trial % 2, w0=w0, rwnd=rw,
-                                      w_ss=(3, 30)[int(rng.integers(0, 2))]), var)
-        n = int(rng.integers(1, 31))
-        size = n * MSS - (int(rng.integers(0, 400)) if trial % 3 == 0 else 0)
-        drops = {int(s): int(rng.integers(1, 4))
-                 for s in rng.integers(0, n, size=int(rng.integers(0, 6)))}
+    for prm, size, drops in random_patterns(120, 7, p=0.0, max_packets=30):
         m = PM.scripted_latency(prm, size_bytes=size, drops=drops)
         s = run_transfer(prm, size_bytes=size, drops=drops, config=SimConfig()).completion_s
-        assert m == pytest.approx(s, abs=1e-9), (var, w0, rw, size, drops)
+        assert m == pytest.approx(s, abs=1e-9), (prm, size, drops)
 
 
 # Against the simulator (3 standard errors; the model is exact up to its dropped and

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _loss_patterns import random_patterns
 
 from latency_model.model import _packet_flat as FL
 from latency_model.model import _packet_levels as LV
@@ -29,26 +30,12 @@ def _flat_scripted(prm, size, drops, cut, compiled=True):
     return LV.kernels(compiled).scripted(C, CF, I, F, lost, cut)
 
 
-def _random_patterns(count, seed):
-    rng = np.random.default_rng(seed)
-    for trial in range(count):
-        var = ("newreno", "lt", "proposal", "er")[trial % 4]
-        rw = (4, 10, 30)[int(rng.integers(0, 3))]
-        w0 = min(int(rng.integers(1, 11)), rw)
-        prm = apply_variant(TcpParams(p=0.1, b=1 + trial % 2, w0=w0, rwnd=rw,
-                                      w_ss=(3, 30)[int(rng.integers(0, 2))]), var)
-        n = int(rng.integers(1, 41))
-        size = n * MSS - (int(rng.integers(0, 400)) if trial % 3 == 0 else 0)
-        drops = {int(s): int(rng.integers(1, 4))
-                 for s in rng.integers(0, n, size=int(rng.integers(0, 6)))}
-        yield prm, size, drops
-
 
 def test_flat_engine_is_the_object_engine_bit_for_bit():
     # 400 random patterns (variants, b, W0, rwnd, W_SS, short last segments, segments lost
     # up to 3 times): the same floating-point operations, so the same bits; cut at every
     # level and resumed (as the level DP runs it), the same path to 1e-9 s.
-    for prm, size, drops in _random_patterns(400, 3):
+    for prm, size, drops in random_patterns(400, 3, p=0.1, max_packets=40):
         ref = PM.scripted_latency(prm, size_bytes=size, drops=drops, serialisation="rounds")
         assert _flat_scripted(prm, size, drops, False) == ref, (prm, size, drops)
         assert _flat_scripted(prm, size, drops, True) == pytest.approx(ref, abs=1e-9)
@@ -56,7 +43,7 @@ def test_flat_engine_is_the_object_engine_bit_for_bit():
 
 def test_pure_and_compiled_kernels_agree():
     # the pure-Python twin runs the same code: same paths, same DP result
-    for prm, size, drops in _random_patterns(8, 5):
+    for prm, size, drops in random_patterns(8, 5, p=0.1, max_packets=40):
         assert _flat_scripted(prm, size, drops, True, compiled=False) == \
             _flat_scripted(prm, size, drops, True)
     prm = apply_variant(TcpParams(p=0.2, b=2, w0=2), "proposal")

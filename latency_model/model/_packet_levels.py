@@ -58,14 +58,15 @@ computed at; a more probable visit recomputes it (its subtree's truncation under
 is relative to the mass it was reached with)."""
 
 
-TRUNCATION = "mass x RTO / min RTO < eps"
-"""The truncation test of a branch point or tail node (:func:`advance_level`,
-:func:`tail_values`). Truncating finishes a path with no further loss, so the error it
-makes is the cost of the losses left out, and a loss costs in proportion to the RTO it
-may wait for: a state backed off k times (RTO 2^k x the minimum) is expanded down to a
-mass 2^k times smaller. Measured (docs/model.md section 4): NewReno, b = 1, W0 = 2,
-p = 0.2, 40 packets: 15.047 s -> 15.168 s (simulator 15.749 +- 0.143 s) for 28 % more
-time."""
+def _negligible(mass, F, CF, eps):
+    """Truncation test of a branch point or tail node (:func:`advance_level`,
+    :func:`tail_values`): mass x RTO / min RTO < eps. Truncating finishes a path with no
+    further loss, so its error is the cost of the losses left out, and a loss costs in
+    proportion to the RTO it may wait for: a state backed off k times (RTO 2^k x the
+    minimum) is expanded down to a mass 2^k times smaller. Measured (docs/model.md
+    section 4): NewReno, b = 1, W0 = 2, p = 0.2, 40 packets: 15.047 s -> 15.168 s
+    (simulator 15.749 +- 0.143 s) for 28 % more time."""
+    return mass * F[F_RTO] < eps * CF[CF_MINRTO]
 
 
 def _mix(h, x, m):
@@ -170,6 +171,16 @@ def _add(IS, FS, PM, PT, cnt, hk1, hk2, hv, sl, I, F, P, Q, h1, h2):
     return True
 
 
+def _place(C, CF, I, F, cp, cq, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
+           YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl):
+    """Merge a child into the next level (pool O) if its send reached the level limit,
+    else into the branch-point pool Y. False when the pool is full."""
+    h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
+    if I[I_SMAX] >= C[C_LIM]:
+        return _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2)
+    return _add(YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl, I, F, cp, cq, h1, h2)
+
+
 def _child_masses(P, Q, w, dt, lost, cp, cq):
     """Masses of a branch: cp = w P, cq = w (Q + P dt), one loss-count bin up if lost."""
     k1 = P.shape[0]
@@ -182,19 +193,17 @@ def _child_masses(P, Q, w, dt, lost, cp, cq):
         cq[kk] += w * (Q[k] + P[k] * dt)
 
 
-def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
+def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
                   OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
                   AI, AF, AP, AQ, acnt, ak1, ak2, av, asl,
                   BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl, drop):
     """Level L (rows 0..n_in-1 of IS/FS/PM/PT, snd_max = L) -> level L + 1 (pool O).
 
-    A and B are the branch-point pools of the sub-DP within the level. A branch point whose
-    total mass, weighted by its RTO in units of the minimum (:data:`TRUNCATION`), is below
-    ``eps`` goes on to the next level with no further loss (its mass in ``drop[4]``); a
-    level state below ``deps`` is dropped (``drop[0:2]``: mass, mass x elapsed time,
-    summed over loss counts; ``drop[2:4]``: children and sub-steps).
-    Returns 0, 1 if a pool is full (the caller enlarges them and calls again) or 2 if a
-    state ran out of event slots."""
+    A and B are the branch-point pools of the sub-DP within the level. A negligible branch
+    point (:func:`_negligible`) goes on to the next level with no further loss (its mass in
+    ``drop[2]``; ``drop[0:2]``: children and sub-steps). Light level states are folded
+    afterwards (:func:`fold_level`). Returns 0, 1 if a pool is full (the caller enlarges
+    them and calls again) or 2 if a state ran out of event slots."""
     k1 = PM.shape[1]
     cp = np.empty(k1)
     cq = np.empty(k1)
@@ -203,11 +212,7 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
     _clear(ocnt, ov, osl)
     _clear(acnt, av, asl)
     _clear(bcnt, bv, bsl)
-    drop[0] = 0.0
-    drop[1] = 0.0
-    drop[2] = 0.0
-    drop[3] = 0.0
-    drop[4] = 0.0
+    drop[:] = 0.0
     for i in range(n_in):
         copy_row(IS[i], FS[i], I, F)
         resume(C, CF, I, F)
@@ -220,11 +225,8 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
         if I[I_FAIL]:
             return 2
         _child_masses(PM[i], PT[i], 1.0, dt, False, cp, cq)
-        h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
-        if I[I_SMAX] >= C[C_LIM]:
-            if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
-                return 1
-        elif not _add(AI, AF, AP, AQ, acnt, ak1, ak2, av, asl, I, F, cp, cq, h1, h2):
+        if not _place(C, CF, I, F, cp, cq, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
+                      AI, AF, AP, AQ, acnt, ak1, ak2, av, asl):
             return 1
     cur = 0  # 0: A holds the branch points, 1: B
     while True:
@@ -237,10 +239,10 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
         if xn == 0:
             break
         _clear(ycnt, yv, ysl)
-        drop[3] += 1.0
+        drop[1] += 1.0
         for j in range(xn):
             m = XP[j].sum()
-            if m * XF[j, F_RTO] < eps * CF[CF_MINRTO]:  # improbable: no further loss
+            if _negligible(m, XF[j], CF, eps):  # improbable: no further loss
                 copy_row(XI[j], XF[j], I, F)
                 dt = 0.0
                 while I[I_SMAX] < C[C_LIM]:
@@ -249,7 +251,7 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
                     if I[I_FAIL]:
                         return 2
                 _child_masses(XP[j], XQ[j], 1.0, dt, False, cp, cq)
-                drop[4] += m
+                drop[2] += m
                 h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
                 if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
                     return 1
@@ -258,38 +260,22 @@ def advance_level(C, CF, p, eps, deps, IS, FS, PM, PT, n_in,
                 w = p if lost else 1.0 - p
                 if w == 0.0:
                     continue
-                drop[2] += 1.0
+                drop[0] += 1.0
                 copy_row(XI[j], XF[j], I, F)
                 deliver_head(C, CF, I, F, lost == 1)
                 dt = run_to_branch(C, CF, I, F)
                 if I[I_FAIL]:
                     return 2
                 _child_masses(XP[j], XQ[j], w, dt, lost == 1, cp, cq)
-                h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
-                if I[I_SMAX] >= C[C_LIM]:
-                    if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
-                        return 1
-                elif not _add(YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl, I, F, cp, cq, h1, h2):
+                if not _place(C, CF, I, F, cp, cq, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
+                              YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl):
                     return 1
         cur = 1 - cur
     # the branch pools stay non-empty: empty them for the next call
     _clear(acnt, av, asl)
     _clear(bcnt, bv, bsl)
-    # drop improbable level states (compacting the pool; its table is emptied first)
+    # the level's rows are folded and compacted next (fold_level): empty its table
     _clear_table(ocnt[0], ov, osl)
-    n = 0
-    for i in range(ocnt[0]):
-        m = OP[i].sum()
-        if m < deps:
-            drop[0] += m
-            drop[1] += OQ[i].sum()
-            continue
-        if n != i:
-            copy_row(OI[i], OF[i], OI[n], OF[n])
-            OP[n, :] = OP[i]
-            OQ[n, :] = OQ[i]
-        n += 1
-    ocnt[0] = n
     return 0
 
 
@@ -360,7 +346,7 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                     r = n
                 nmass[r] = smass[d]
                 srow[d] = r
-                if smass[d] * SF[d, F_RTO] < eps * CF[CF_MINRTO]:
+                if _negligible(smass[d], SF[d], CF, eps):
                     t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
                     if t < 0.0:
                         return 2
@@ -585,8 +571,8 @@ _HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find",
             "_sent_slot", "_transmit", "_flight", "send_allowed", "_rtt_sample", "on_rto",
             "_new_ack", "_dup_ack", "on_ack", "_ack_now", "on_segment", "_rebase",
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
-            "_lookup", "_clear", "_clear_table", "_add", "_child_masses", "_lossfree",
-            "_accumulate", "class_keys", "tail_values")
+            "_lookup", "_clear", "_clear_table", "_add", "_place", "_child_masses", "_lossfree",
+            "_accumulate", "class_keys", "_negligible", "tail_values")
 
 
 _ENTRIES = ("advance_level", "tail_level", "reinsert", "classes", "row_hashes", "scripted")
@@ -736,26 +722,23 @@ count as stationary (folding keeps it from going to 0)."""
 
 
 def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps=None,
-          fold_light=True, compiled=True, pool=4096, memo=1 << 16, stats=None):
+          compiled=True, pool=4096, memo=1 << 16, stats=None):
     """The level DP for file sizes ``sizes`` (bytes).
 
     ``consts(size_bytes)`` gives the engine's (C, CF) for a size (rounds time model).
-    Levels above ``max_states`` states are folded (:func:`fold_level`), and so are level
-    states lighter than ``eps`` (``fold_light``; else they are dropped and booked with
-    the level's mean continuation). With ``tol``, the
-    level distribution (relative to snd_max) counts as stationary once it moves by less
-    than :data:`STATIONARY_TV` (total variation) from one level to the next and the
-    per-level increment of the mean elapsed time drifts so little over
-    :data:`STATIONARY_WINDOW` levels that, carried on to the largest size, the drift adds
-    up to less than ``tol`` of the elapsed time. Every larger size is then the reference
-    size handed off there plus (N - N_ref) x the increment (exact for a stationary
-    distribution). Returns
+    Every level is folded (:func:`fold_level`): its states beyond the ``max_states`` most
+    probable and those lighter than ``eps``. With ``tol``, the level distribution
+    (relative to snd_max) counts as stationary once it moves by less than
+    :data:`STATIONARY_TV` (total variation) from one level to the next and the per-level
+    increment of the mean elapsed time drifts so little over :data:`STATIONARY_WINDOW`
+    levels that, carried on to the largest size, the drift adds up to less than ``tol``
+    of the elapsed time. Every larger size is then the reference size handed off there
+    plus (N - N_ref) x the increment (exact for a stationary distribution). Returns
     {size: :class:`LevelResult`}; ``stats`` (a dict) receives per-level diagnostics."""
     k = kernels(compiled)
     advance, tail, reinsert_k, classes_k, hashes_k = (k.advance_level, k.tail_level,
                                                       k.reinsert, k.classes, k.row_hashes)
     teps = eps if tail_eps is None else tail_eps
-    light, deps = (eps, 0.0) if fold_light else (0.0, eps)
     mss = params.mss_bytes
     k1 = k_max + 1
     p = float(params.p)
@@ -782,7 +765,7 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
     cur.P[0, 0] = 1.0
     cur.cnt[0] = 1
     out, pa, pb = (_Pool(pool, ni, nf, k1) for _ in range(3))
-    drop = np.zeros(5)
+    drop = np.zeros(3)
     lv_drop = []  # per level: (dropped mass, its P x time, survivors' mass, their P x time)
     expanded = 0
     folded = 0.0
@@ -841,7 +824,7 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
             break
         Cl[C_LIM] = L + 1
         while True:
-            st = advance(Cl, CFl, p, eps, deps, cur.I, cur.F, cur.P, cur.Q, n_cur,
+            st = advance(Cl, CFl, p, eps, cur.I, cur.F, cur.P, cur.Q, n_cur,
                          *out.args(), *pa.args(), *pb.args(), drop)
             if st == 0:
                 break
@@ -851,24 +834,16 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
             cap = 2 * out.I.shape[0]
             out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
         expanded += n_cur
-        dm, dq = float(drop[0]), float(drop[1])
-        if light or (max_states and out.cnt[0] > max_states):
-            fm, fq = fold_level(out, max_states, light, classes_k, Cl, CFl)
-            dm += fm
-            dq += fq
-            folded += out.folded
-            if stats is not None:
-                t = stats.setdefault("fold_tiers", [0.0, 0.0, 0.0])
-                for i in range(3):
-                    t[i] += out.tiers[i]
+        dm, dq = fold_level(out, max_states, eps, classes_k, Cl, CFl)
+        folded += out.folded
         lv_drop.append((dm, dq, float(cur.P[:n_cur].sum()), float(cur.Q[:n_cur].sum())))
         cur, out = out, cur
         nn = int(cur.cnt[0])
         pp = cur.P[:nn].sum(axis=1)
         means.append(float(cur.Q[:nn].sum() / pp.sum()))
-        rolled += float(drop[4])
+        rolled += float(drop[2])
         if stats is not None:
-            stats["children"] = stats.get("children", 0) + int(drop[2])
+            stats["children"] = stats.get("children", 0) + int(drop[0])
         if tol:
             hh = np.empty(nn, np.int64)
             hashes_k(Cl, CFl, cur.I, cur.F, nn, hh)
@@ -898,23 +873,23 @@ def fold_level(pool, keep, light, classes_k, C, CF):
     elapsed time. A heavy state whose windows and phase no kept state has stays (the
     level can exceed ``keep``); a light one is tried on the last, coarsest tier and, if
     it matches nothing, dropped. Returns the dropped (mass, mass x elapsed time);
-    ``pool.folded`` is the mass folded, ``pool.tiers`` per tier."""
+    ``pool.folded`` is the mass folded."""
     n = int(pool.cnt[0])
     P, Q = pool.P[:n], pool.Q[:n]
     m = P.sum(axis=1)
-    order = np.argsort(-m, kind="stable")
-    rest = np.zeros(n, bool)
-    rest[order[keep:] if keep else []] = True
-    rest |= m < light
+    is_light = m < light
+    rest = is_light.copy()
+    if keep and n > keep:
+        rest[np.argsort(-m, kind="stable")[keep:]] = True
+    pool.folded = 0.0
+    if not rest.any():
+        return 0.0, 0.0
     kept = np.flatnonzero(~rest)
     rest = np.flatnonzero(rest)
     cls = np.empty((3, n), np.int64)
     classes_k(C, CF, pool.I, pool.F, n, cls)
     left = np.zeros(n, bool)
     left[rest] = True
-    is_light = m < light
-    pool.folded = 0.0
-    pool.tiers = [0.0, 0.0, 0.0]
     for tier in range(3):
         ids = rest[left[rest]]
         if tier == 2:
@@ -929,7 +904,6 @@ def fold_level(pool, keep, light, classes_k, C, CF):
         left[ids[ok]] = False
         qd = Q[ids].sum(axis=1)
         pool.folded += float(dm[km > 0.0].sum())
-        pool.tiers[tier] += float(dm[km > 0.0].sum())
         dq = np.bincount(idr, qd, minlength=u.size)
         has = (km > 0.0) & (dm > 0.0)
         f = np.where(has, dm / np.where(km > 0.0, km, 1.0), 0.0)

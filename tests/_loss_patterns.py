@@ -1,0 +1,28 @@
+"""Random loss patterns for the packet model's engine tests (scripted paths against the
+simulator, the flat engine against the object engine): every variant, b = 1, 2, W0 1..10,
+rwnd 4/10/30, W_SS 3/30, short last segments, up to 5 segments lost up to 3 times each."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from latency_model.params import TcpParams, apply_variant
+
+MSS = 500
+
+
+def random_patterns(count: int, seed: int, *, p: float, max_packets: int):
+    """``count`` tuples (params, size in bytes, {segment: times lost}), reproducible from
+    ``seed``; ``p`` only goes into the parameters (the pattern fixes the losses)."""
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        var = ("newreno", "lt", "proposal", "er")[trial % 4]
+        rw = (4, 10, 30)[int(rng.integers(0, 3))]
+        w0 = min(int(rng.integers(1, 11)), rw)
+        prm = apply_variant(TcpParams(p=p, b=1 + trial % 2, w0=w0, rwnd=rw,
+                                      w_ss=(3, 30)[int(rng.integers(0, 2))]), var)
+        n = int(rng.integers(1, max_packets + 1))
+        size = n * MSS - (int(rng.integers(0, 400)) if trial % 3 == 0 else 0)
+        drops = {int(s): int(rng.integers(1, 4))
+                 for s in rng.integers(0, n, size=int(rng.integers(0, 6)))}
+        yield prm, size, drops
