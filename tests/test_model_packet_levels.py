@@ -136,19 +136,19 @@ def test_stationary_extrapolation_matches_the_levels_it_skips():
 
 
 def test_folding_bounds_the_level_and_keeps_the_mass():
-    # folding moves probability between states, never loses it: the finished mass plus
-    # the dropped one is 1 (to rounding); the levels shrink to max_states plus the
-    # states whose windows and phase no kept state shares (measured: at most 3,707
-    # states a level against 6,197 unfolded)
+    # folding moves probability between states, never loses it: the finished mass is 1
+    # (to rounding); the levels shrink to max_states plus the states whose signature
+    # (windows, phase, missing segments) no kept state shares (measured: at most 5,076
+    # states a level against 6,247 unfolded)
     prm = TcpParams(p=0.1, b=2, w0=2)
     st, st0 = {}, {}
     kw = dict(eps=1e-7, k_max=3, tol=None)
     r = LV.solve(PM._flat_consts(prm, PATH), prm, [30 * MSS], max_states=200, stats=st, **kw)
     LV.solve(PM._flat_consts(prm, PATH), prm, [30 * MSS], max_states=0, stats=st0, **kw)
     r = r[30 * MSS]
-    assert float(r.done_p.sum()) + r.dropped == pytest.approx(1.0, abs=1e-9)
+    assert float(r.done_p.sum()) == pytest.approx(1.0, abs=1e-9)
     assert st["folded"] > 0.0
-    assert max(st["level_states"]) < 0.7 * max(st0["level_states"])
+    assert max(st["level_states"]) < 0.85 * max(st0["level_states"])
 
 
 def test_method_choice_and_refusals():

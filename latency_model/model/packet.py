@@ -124,6 +124,7 @@ class PacketResult:
         from ``expected_latency_s``, which is therefore a lower bound plus at most
         ``dropped_mass`` x their remaining latency; with ``complete=True`` they are
         booked loss-free instead), plus with ``tiers=2`` the mass finished loss-free.
+        Tree DP only: the level DP drops nothing (0).
     states : int
         States expanded for this size (a cost measure; a state of the shared DP counts
         for every size it serves, so the sum over sizes overstates the work).
@@ -596,6 +597,10 @@ LEVELS_MAX_STATES = 8000
 """Default states kept per level by the level DP (docs/model.md, section 4)."""
 LEVELS_EPS = 1e-7
 """Default truncation of the level DP (docs/model.md, section 4)."""
+LEVELS_TAIL_EPS_RATIO = 0.1
+"""Default ``tail_eps`` of the level DP as a fraction of ``eps``: a file's end is solved
+ten times deeper than a level (docs/model.md, section 4: +1.7 % on LT, b = 1, W0 = 10,
+p = 0.1, 40 packets, toward the simulator, for 4-40 % more time)."""
 TREE_MAX_STATES = 3000
 """Default states kept exactly per level by the tree DP."""
 
@@ -634,9 +639,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         RTO / its minimum) finish their level with no further loss, and level states
         below it fold into the states of their coarse signature (default
         :data:`LEVELS_EPS`). Truncation and folding bias E[T] down: docs/model.md
-        sections 4 and 6.2 measure up to 2 % with W0 = 2, b = 2, up to 7 % with b = 1
-        and up to 17 % with W0 = 10 at p = 0.1, 40-200 packets; 1e-8 or 1e-9 with
-        ``max_states=0`` or 32000 reduces it at 3-10x the time.
+        sections 4 and 6.2 measure it (within 3.5 % with W0 = 2 at 40-200 packets, up to
+        7 % with W0 = 10 at p = 0.1); a smaller eps reduces it at 3-5x the time a
+        decade.
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
@@ -652,7 +657,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         the bias.
     tail_eps : float, optional
         Level DP: nodes of a file's end below this probability are finished with no
-        further loss (> 0, < 1; default ``eps``).
+        further loss (> 0, < 1; default ``eps`` x :data:`LEVELS_TAIL_EPS_RATIO`).
     stationary_tol : float or None
         Level DP: once the level distribution is stationary (it moves by less than 1e-3
         in total variation per level, and the drift of the per-packet increment, carried
@@ -725,9 +730,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     out = []
     if method == "levels":
         eps = LEVELS_EPS if eps is None else eps
+        tail_eps = eps * LEVELS_TAIL_EPS_RATIO if tail_eps is None else tail_eps
         solved = LV.solve(_flat_consts(params, path), params, sorted(set(sizes)), eps=eps,
-                          k_max=k_max, tail_eps=eps if tail_eps is None else tail_eps,
-                          tol=stationary_tol,
+                          k_max=k_max, tail_eps=tail_eps, tol=stationary_tol,
                           max_states=(LEVELS_MAX_STATES if max_states is None
                                       else max_states))
         for size in sizes:
@@ -745,7 +750,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                                   + shift, np.nan)
             out.append(PacketResult(size_bytes=size, expected_latency_s=mean,
                                     conditional_latency_s=lk, loss_count_pmf=pk,
-                                    p90_latency_s=float("nan"), dropped_mass=r.dropped,
+                                    p90_latency_s=float("nan"), dropped_mass=0.0,
                                     states=r.states, rto_above_min_mass=r.est,
                                     aggregated_mass=r.folded, extrapolated=r.extrapolated))
         return out
