@@ -5,7 +5,7 @@ docs/model.md section 2 derives the construction; in short:
 * **Levels.** The unbounded transfer (no file end) is cut at every instant snd_max grows
   by one segment (``C[C_LIM]``): a *level* L is the distribution of the whole system just
   after segment L - 1 first left. Every path passes through every level once, so a level's
-  probability sums to one (less what was dropped), and two states at different levels
+  probability sums to one (nothing is dropped), and two states at different levels
   whose variables agree relative to snd_max have the same future: levels are keyed
   relative to snd_max (:func:`state_hash`), which merges paths of different histories.
 * **Within a level** the data arrivals are the branch points (delivered with 1 - p, lost

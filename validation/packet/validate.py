@@ -23,7 +23,10 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
   0.05, 0.1, 0.2 x n = 40, 60, 100, 200 packets;
 * ``sample``: the part of ``long`` run so far: NewReno, proposal x b = 1, 2 x W0 = 2 x
   p = 0.01, 0.05, 0.1, 0.2 x n = 40, 100, 200;
-* ``sample-w10``: LT, ER x b = 1, 2 x W0 = 10 x p = 0.02, 0.1 x n = 40, 100.
+* ``sample-w10``: LT, ER x b = 1, 2 x W0 = 10 x p = 0.02, 0.1 x n = 40, 100;
+* ``sample-lt-er``: LT, ER x b = 1, 2 x W0 = 2 x p = 0.02, 0.1 x n = 40, 100, 200;
+* ``sample-w1-w4``: NewReno, proposal x b = 1, 2 x W0 = 1, 4 x p = 0.001, 0.1 x n = 40,
+  100.
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
 in results_tree.csv and summary_tree.txt; docs/model.md section 6 reports both.
@@ -56,6 +59,10 @@ GRIDS = {
                    p=[0.01, 0.05, 0.1, 0.2], size_packets=[40, 100, 200]),
     "sample-w10": dict(variant=["lt", "er"], b=[1, 2], w0=[10], p=[0.02, 0.1],
                        size_packets=[40, 100]),
+    "sample-lt-er": dict(variant=["lt", "er"], b=[1, 2], w0=[2], p=[0.02, 0.1],
+                         size_packets=[40, 100, 200]),
+    "sample-w1-w4": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[1, 4],
+                         p=[0.001, 0.1], size_packets=[40, 100]),
 }
 
 
