@@ -337,16 +337,17 @@ def packet_model_seconds(p: float, max_size_packets: float) -> float:
     default level DP) for sizes up to ``max_size_packets`` at loss rate ``p``, one call.
 
     Measured (docs/model.md, section 5.2; this machine, within a factor of about 2): the
-    level DP costs up to about 0.5 s per level (one level per packet) once a level holds
+    level DP costs up to about 1 s per level (one level per packet) once a level holds
     its thousands of states, and stops at the level where its distribution turns
-    stationary, some 200-400 packets in at p = 0.05-0.2 (sizes beyond are
-    extrapolated): 1..1000 packets take 41 s at p = 0.2, 116 s at 0.1, 200 s at 0.05;
-    1..40 packets 3.5-28 s at b = 1. It only decides whether to warn.
+    stationary, some 130-230 packets in at p = 0.1-0.2 (sizes beyond are
+    extrapolated; at p <= 0.05 it runs every level): 1..1000 packets take 60 s at
+    p = 0.2, 266 s at 0.1, 580 s at 0.05, 1114 s at 0.01. It only decides whether to
+    warn.
     """
     n = max(float(max_size_packets), 1.0)
     if p <= 0.0:
         return 0.01 * n
-    return 0.5 + 0.5 * min(n, 25.0 / p)
+    return 0.5 + 0.8 * min(n, 25.0 / p)
 
 
 def model_cost(p: float, mss_bytes: float, max_size_bytes: float, n_sizes: int) -> tuple[float, float]:
