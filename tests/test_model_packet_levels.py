@@ -182,3 +182,28 @@ def test_long_transfers_agree_with_the_simulator(variant, b, w0, p, n):
                  engine="compiled").results[0]
     se = (s.ci95_s[1] - s.ci95_s[0]) / (2 * 1.959964)
     assert abs(r.expected_latency_s - s.mean_latency_s) <= 3 * se + 0.01 * s.mean_latency_s
+
+
+@pytest.mark.parametrize("b", [1, 2])
+def test_folding_signatures_tell_a_lost_segment_from_a_delivered_one(b):
+    # the first segment lost at the head of the link against the same segment delivered
+    # (its ACK, or delayed-ACK timer, still to come): windows, in-flight data, held
+    # segments and snd_una are equal, so only the missing count tells them apart; a
+    # signature without it folded the loss away (docs/model.md section 4). Every tier
+    # must separate them, and each must count one missing segment on the lost side.
+    prm = TcpParams(p=0.1, b=b, w0=1)
+    C, CF = PM._flat_consts(prm, PATH)(20 * MSS)
+    I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
+    FL.resume(C, CF, I, F)
+    FL.run_to_branch(C, CF, I, F)
+    keys = {}
+    for lost in (False, True):
+        I2, F2 = I.copy(), F.copy()
+        FL.deliver_head(C, CF, I2, F2, lost)
+        with np.errstate(over="ignore"):  # the tier-0 hash wraps, as compiled
+            keys[lost] = LV.class_keys(C, CF, I2, F2)
+        assert I2[FL.I_UNA] == 0 and I2[FL.I_SMAX] == 1
+    assert len(keys[True]) == LV.NTIERS
+    for tier in range(LV.NTIERS):
+        assert keys[True][tier] != keys[False][tier], tier
+    assert keys[True][LV.NTIERS - 1] - keys[False][LV.NTIERS - 1] == 1  # missing: 1 vs 0
