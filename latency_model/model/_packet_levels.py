@@ -201,7 +201,7 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
 
     A and B are the branch-point pools of the sub-DP within the level. A negligible branch
     point (:func:`_negligible`) goes on to the next level with no further loss (its mass in
-    ``drop[2]``; ``drop[0:2]``: children and sub-steps). Light level states are folded
+    ``drop[1]``; ``drop[0]``: children expanded). Light level states are folded
     afterwards (:func:`fold_level`). Returns 0, 1 if a pool is full (the caller enlarges
     them and calls again) or 2 if a state ran out of event slots."""
     k1 = PM.shape[1]
@@ -239,7 +239,6 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
         if xn == 0:
             break
         _clear(ycnt, yv, ysl)
-        drop[1] += 1.0
         for j in range(xn):
             m = XP[j].sum()
             if _negligible(m, XF[j], CF, eps):  # improbable: no further loss
@@ -251,7 +250,7 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
                     if I[I_FAIL]:
                         return 2
                 _child_masses(XP[j], XQ[j], 1.0, dt, False, cp, cq)
-                drop[2] += m
+                drop[1] += m
                 h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
                 if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
                     return 1
@@ -735,7 +734,7 @@ STATIONARY_TV = 1e-3
 count as stationary (folding keeps it from going to 0)."""
 
 
-def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps=None,
+def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None,
           compiled=True, pool=4096, memo=1 << 16, stats=None):
     """The level DP for file sizes ``sizes`` (bytes).
 
@@ -752,7 +751,6 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
     k = kernels(compiled)
     advance, tail, reinsert_k, classes_k, hashes_k = (k.advance_level, k.tail_level,
                                                       k.reinsert, k.classes, k.row_hashes)
-    teps = eps if tail_eps is None else tail_eps
     mss = params.mss_bytes
     k1 = k_max + 1
     p = float(params.p)
@@ -779,7 +777,7 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
     cur.P[0, 0] = 1.0
     cur.cnt[0] = 1
     out, pa, pb = (_Pool(pool, ni, nf, k1) for _ in range(3))
-    drop = np.zeros(3)
+    drop = np.zeros(2)
     expanded = 0
     folded = 0.0
     rolled = 0.0
@@ -792,7 +790,7 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
         Ct, CFt, mm, _m0 = tails[last]
         while True:
             acc = np.zeros((3, k1))
-            st = tail(Ct, CFt, p, teps, NE - n, cur.I, cur.F, cur.P, cur.Q, n_cur,
+            st = tail(Ct, CFt, p, tail_eps, NE - n, cur.I, cur.F, cur.P, cur.Q, n_cur,
                       *mm.args(), acc)
             if st == 0:
                 break
@@ -844,7 +842,7 @@ def solve(consts, params, sizes, *, eps, k_max, max_states=0, tol=None, tail_eps
         nn = int(cur.cnt[0])
         pp = cur.P[:nn].sum(axis=1)
         means.append(float(cur.Q[:nn].sum() / pp.sum()))
-        rolled += float(drop[2])
+        rolled += float(drop[1])
         if stats is not None:
             stats["children"] = stats.get("children", 0) + int(drop[0])
         if tol:

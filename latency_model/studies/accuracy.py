@@ -97,8 +97,8 @@ MODEL_TIMEOUT_S = 10.0
 
 MODEL_MAX_PACKETS = {"packet": 20}
 """Largest file size, packets, a model is asked for on the map (deterministic, unlike the time
-limit): the packet model's level DP takes at most about 1 s for sizes up to 20 packets and
-3-30 s up to 40 at p = 0.05-0.2 (b = 1; docs/model.md section 5), minutes to 200 packets.
+limit): the packet model's level DP takes up to a few seconds for sizes up to 20 packets
+and minutes to 200 packets (docs/model.md sections 5.2 and 6.2).
 Cells above are reported in ``not_computed`` with this reason."""
 
 QUICK_MAX_PACKETS = {"packet": 8}

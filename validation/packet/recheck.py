@@ -7,9 +7,10 @@ Usage::
 At p = 0.2 the latency is heavy-tailed (RTO back-off up to 60 s) and the grid's runs give a CI
 that is both wide and, by its normal approximation, too optimistic. This script takes the
 ``--top`` cells with the largest |model - sim| / sim that lie outside the simulator's
-95 % CI (sizes >= ``--min-size``) and re-runs the simulator with ``--runs`` runs (new seed; compiled engine), keeping
-the model value of the CSV. Output: validation/packet/recheck.csv and a printed table
-(the tree DP's recheck of 2026-11-25 is kept in recheck_tree.csv).
+95 % CI (sizes >= ``--min-size``) and re-runs the simulator with ``--runs`` runs (new
+seed; compiled engine), keeping the model value of the CSV. Output:
+validation/packet/recheck.csv and a printed table (the tree DP's recheck of 2026-11-25
+is kept in recheck_tree.csv).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def main() -> None:
         m = float(r["model_s"])
         lo, hi = s.ci95_s
         row = dict(variant=r["variant"], b=r["b"], w0=r["w0"], p=r["p"], size_packets=n,
-                   model_s=m, sim_grid_s=float(r["sim_s"]), grid_runs=int(r["runs"]), sim_s=s.mean_latency_s,
+                   model_s=m, sim_grid_s=float(r["sim_s"]), grid_runs=int(r["runs"]),
+                   sim_s=s.mean_latency_s,
                    ci_lo_s=lo, ci_hi_s=hi, runs=a.runs,
                    rel_err=(m - s.mean_latency_s) / s.mean_latency_s,
                    inside_ci=int(lo <= m <= hi))
