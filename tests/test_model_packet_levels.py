@@ -207,3 +207,46 @@ def test_folding_signatures_tell_a_lost_segment_from_a_delivered_one(b):
     for tier in range(LV.NTIERS):
         assert keys[True][tier] != keys[False][tier], tier
     assert keys[True][LV.NTIERS - 1] - keys[False][LV.NTIERS - 1] == 1  # missing: 1 vs 0
+
+
+def test_light_branch_points_fold_into_probable_ones_of_their_signature():
+    # _fold_branches (a level's sub-step): every negligible branch point whose signature
+    # (tier 1, else 2, else 3) a probable one has folds into it, masses added per loss
+    # count, so no probability, elapsed time or loss count is lost; the light ones left
+    # (finished loss-free by advance_level) match no probable one even on tier 3
+    rng = np.random.default_rng(18)
+    prm = TcpParams(p=0.2, b=1, w0=10)
+    C, CF = PM._flat_consts(prm, PATH)(LV.BIG * MSS)
+    C[FL.C_LIM] = 1 << 30
+    I0, F0 = FL.new_state(C, CF, prm.w0, prm.w_ss)
+    FL.resume(C, CF, I0, F0)
+    FL.run_to_branch(C, CF, I0, F0)
+    rows = []
+    for _ in range(300):  # branch points after up to 12 random arrivals
+        I, F = I0.copy(), F0.copy()
+        for _ in range(int(rng.integers(0, 13))):
+            FL.deliver_head(C, CF, I, F, bool(rng.random() < 0.3))
+            FL.run_to_branch(C, CF, I, F)
+        rows.append((I, F))
+    xn = len(rows)
+    XI = np.array([r[0] for r in rows])
+    XF = np.array([r[1] for r in rows])
+    eps = 1e-7
+    XP = rng.random((xn, 3)) * np.where(rng.random(xn) < 0.5, 1e-10, 1e-3)[:, None]
+    XQ = XP * rng.random((xn, 3)) * 5.0
+    P0, Q0 = XP.copy(), XQ.copy()
+    light = np.array([LV._negligible(XP[j].sum(), XF[j], CF, eps) for j in range(xn)])
+    with np.errstate(over="ignore"):  # the signature hash wraps, as compiled
+        sig = np.array([LV.class_keys(C, CF, XI[j], XF[j]) for j in range(xn)])
+        gone = LV._fold_branches(C, CF, eps, XI, XF, XP, XQ, xn)
+    assert light.sum() > 50 and gone.sum() > 10
+    assert not (gone & ~light).any()  # only light ones fold
+    np.testing.assert_allclose(XP[~gone].sum(axis=0), P0.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(XQ[~gone].sum(axis=0), Q0.sum(axis=0), rtol=1e-12)
+    changed = ~np.isclose(XP, P0).all(axis=1)
+    assert not (changed & light).any()  # targets are probable ones
+    heavy3 = set(sig[~light, 3])
+    for j in np.flatnonzero(light & ~gone):  # the rest had nowhere to go
+        assert sig[j, 3] not in heavy3
+    for j in np.flatnonzero(gone):
+        assert sig[j, 3] in heavy3

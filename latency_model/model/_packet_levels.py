@@ -193,6 +193,53 @@ def _child_masses(P, Q, w, dt, lost, cp, cq):
         cq[kk] += w * (Q[k] + P[k] * dt)
 
 
+def _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn):
+    """Fold each negligible branch point of a sub-step (rows 0..xn-1) into the most
+    probable non-negligible one with its signature (:func:`class_keys`, tiers 1 to 3,
+    the finest that has one), masses added per loss count: its paths go on *with* their
+    later losses, as that branch point's do, instead of being finished loss-free.
+    Returns the rows folded away (the others are expanded or finished loss-free)."""
+    gone = np.zeros(xn, np.bool_)
+    light = np.zeros(xn, np.bool_)
+    sig = np.empty((4, xn), np.int64)
+    for j in range(xn):
+        light[j] = _negligible(XP[j].sum(), XF[j], CF, eps)
+        sig[0, j], sig[1, j], sig[2, j], sig[3, j] = class_keys(C, CF, XI[j], XF[j])
+    nb = 16
+    while nb < 4 * xn:
+        nb *= 2
+    mask = nb - 1
+    tk = np.zeros(nb, np.int64)
+    tr = np.full(nb, -1, np.int64)
+    for tier in range(1, 4):
+        tr[:] = -1
+        for j in range(xn):
+            if light[j]:
+                continue
+            c = sig[tier, j]
+            s = c & mask
+            while tr[s] >= 0 and tk[s] != c:
+                s = (s + 1) & mask
+            if tr[s] < 0:
+                tk[s] = c
+                tr[s] = j
+            elif XP[j].sum() > XP[tr[s]].sum():
+                tr[s] = j
+        for j in range(xn):
+            if not light[j] or gone[j]:
+                continue
+            c = sig[tier, j]
+            s = c & mask
+            while tr[s] >= 0 and tk[s] != c:
+                s = (s + 1) & mask
+            r = tr[s]
+            if r >= 0:
+                XP[r] += XP[j]
+                XQ[r] += XQ[j]
+                gone[j] = True
+    return gone
+
+
 def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
                   OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
                   AI, AF, AP, AQ, acnt, ak1, ak2, av, asl,
@@ -200,9 +247,10 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
     """Level L (rows 0..n_in-1 of IS/FS/PM/PT, snd_max = L) -> level L + 1 (pool O).
 
     A and B are the branch-point pools of the sub-DP within the level. A negligible branch
-    point (:func:`_negligible`) goes on to the next level with no further loss (its mass in
-    ``drop[1]``; ``drop[0]``: children expanded). Light level states are folded
-    afterwards (:func:`fold_level`). Returns 0, 1 if a pool is full (the caller enlarges
+    point (:func:`_negligible`) folds into a probable one of its signature
+    (:func:`_fold_branches`) or, if the sub-step has none, goes on to the next level with
+    no further loss (its mass in ``drop[1]``; ``drop[0]``: children expanded). Light
+    level states are folded afterwards (:func:`fold_level`). Returns 0, 1 if a pool is full (the caller enlarges
     them and calls again) or 2 if a state ran out of event slots."""
     k1 = PM.shape[1]
     cp = np.empty(k1)
@@ -239,7 +287,10 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
         if xn == 0:
             break
         _clear(ycnt, yv, ysl)
+        gone = _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn)
         for j in range(xn):
+            if gone[j]:
+                continue
             m = XP[j].sum()
             if _negligible(m, XF[j], CF, eps):  # improbable: no further loss
                 copy_row(XI[j], XF[j], I, F)
@@ -588,7 +639,7 @@ _HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find",
             "_new_ack", "_dup_ack", "on_ack", "_ack_now", "on_segment", "_rebase",
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
             "_lookup", "_clear", "_clear_table", "_add", "_place", "_child_masses", "_lossfree",
-            "_accumulate", "class_keys", "_negligible", "tail_values")
+            "_accumulate", "class_keys", "_negligible", "tail_values", "_fold_branches")
 
 
 _ENTRIES = ("advance_level", "tail_level", "reinsert", "classes", "row_hashes", "scripted")

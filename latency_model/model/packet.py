@@ -636,9 +636,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
-        RTO / its minimum) finish their level with no further loss, and level states
-        below it fold into the states of their coarse signature (default
-        :data:`LEVELS_EPS`). Truncation biases E[T] down, folding either way:
+        RTO / its minimum) fold into a probable branch point of their signature or, if
+        there is none, finish their level with no further loss, and level states below
+        it fold into the states of their coarse signature (default :data:`LEVELS_EPS`). Truncation biases E[T] down, folding either way:
         docs/model.md sections 4, 5.2 and 6.2 measure them (within 3.4 % with W0 <= 4
         at 40-200 packets, up to 5.2 % low with W0 = 10 at p = 0.1, +1.9 % at 1000
         packets and p = 0.01); a smaller eps reduces truncation at 3-5x the time a

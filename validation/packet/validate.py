@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python validation/packet/validate.py [--runs 4000] [--grid core]
     .venv/bin/python validation/packet/validate.py --runs 10000 --grid long
     .venv/bin/python validation/packet/validate.py --summary   # only read the CSV and summarise
+    .venv/bin/python validation/packet/validate.py --table     # docs/model.md 6.2's table
 
 Resumable: cells already in the CSV (``--out``, default validation/packet/results.csv) are
 skipped. The model is called once per (variant, b, W0, p) with all the missing sizes of
@@ -13,7 +14,9 @@ defaults: the level DP); its CPU time is recorded on the call's largest size
 (``model_time_s``, 0 on the others). The simulator's mean and 95 % CI come from ``simulate(..., runs,
 engine="compiled")`` with a seed fixed per cell. The summary prints the median / p90 / max
 of |model - sim| / sim, the cells inside the CI and those outside max(5 %, CI), overall
-and per size band.
+and per size band. ``--sims-from OLD.csv`` re-runs only the model: the simulated columns of
+the cells OLD.csv has (with the same ``--runs``) are reused, as the simulator and each
+cell's seed are fixed, so a new run would give the same numbers.
 
 Grids (issue 18's accuracy grid as far as the model's speed allows):
 
@@ -26,7 +29,9 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 * ``sample-w10``: LT, ER x b = 1, 2 x W0 = 10 x p = 0.02, 0.1 x n = 40, 100;
 * ``sample-lt-er``: LT, ER x b = 1, 2 x W0 = 2 x p = 0.02, 0.1 x n = 40, 100, 200;
 * ``sample-w1-w4``: NewReno, proposal x b = 1, 2 x W0 = 1, 4 x p = 0.001, 0.1 x n = 40,
-  100.
+  100;
+* ``sample-w6-w10``: NewReno, proposal x b = 1, 2 x W0 = 6, 10 x p = 0.05, 0.2 x n = 40,
+  100 (large first windows under heavy loss, where the model errs low).
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
 in results_tree.csv and summary_tree.txt; docs/model.md section 6 reports both.
@@ -63,6 +68,8 @@ GRIDS = {
                          size_packets=[40, 100, 200]),
     "sample-w1-w4": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[1, 4],
                          p=[0.001, 0.1], size_packets=[40, 100]),
+    "sample-w6-w10": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[6, 10],
+                          p=[0.05, 0.2], size_packets=[40, 100]),
 }
 
 
@@ -76,7 +83,13 @@ def cell_key(c) -> tuple:
     return (c["variant"], int(c["b"]), float(c["w0"]), float(c["p"]), int(c["size_packets"]))
 
 
-def run(out: str, runs: int, grids: list) -> None:
+def run(out: str, runs: int, grids: list, sims_from: str | None = None) -> None:
+    known = {}  # simulated columns to reuse: the simulator and each cell's seed are fixed
+    if sims_from:
+        with open(sims_from) as fh:
+            for row in csv.DictReader(fh):
+                if int(row["runs"]) == runs:
+                    known[cell_key(row)] = row
     done = set()
     if os.path.exists(out):
         with open(out) as fh:
@@ -99,14 +112,19 @@ def run(out: str, runs: int, grids: list) -> None:
                 mt = time.process_time() - t
                 seed = sum(ord(ch) for ch in variant) * 1000003 + b * 1009 + int(w0 * 101) \
                     + int(p * 1e6)
-                sims = simulate(prm, size_packets=todo, runs=runs, seed=seed, config=SimConfig(),
-                                engine="compiled").results
-                for n, r, s in zip(todo, res, sims):
-                    lo, hi = s.ci95_s
+                keys = [cell_key(dict(cell, size_packets=n)) for n in todo]
+                if all(k in known for k in keys):
+                    sims = [(float(known[k]["sim_s"]), float(known[k]["ci_lo_s"]),
+                             float(known[k]["ci_hi_s"])) for k in keys]
+                else:
+                    sims = [(s.mean_latency_s, *s.ci95_s) for s in simulate(
+                        prm, size_packets=todo, runs=runs, seed=seed, config=SimConfig(),
+                        engine="compiled").results]
+                for n, r, (sm, lo, hi) in zip(todo, res, sims):
                     m = r.expected_latency_s
-                    w.writerow(dict(cell, size_packets=n, model_s=m, sim_s=s.mean_latency_s,
+                    w.writerow(dict(cell, size_packets=n, model_s=m, sim_s=sm,
                                     ci_lo_s=lo, ci_hi_s=hi,
-                                    rel_err=(m - s.mean_latency_s) / s.mean_latency_s,
+                                    rel_err=(m - sm) / sm,
                                     inside_ci=int(lo <= m <= hi), states=r.states,
                                     aggregated_mass=r.aggregated_mass,
                                     dropped_mass=r.dropped_mass,
@@ -151,13 +169,61 @@ def summary(out: str) -> None:
               f"dropped {float(r['dropped_mass']):.1e}")
 
 
+BANDS = [
+    ("all", lambda n, w0, b, p: True),
+    ("n = 1..20", lambda n, w0, b, p: n <= 20),
+    ("n = 40..200", lambda n, w0, b, p: n >= 40),
+    ("40-200, W0 <= 4", lambda n, w0, b, p: n >= 40 and w0 <= 4),
+    ("40-200, W0 = 2, b = 2", lambda n, w0, b, p: n >= 40 and w0 == 2 and b == 2),
+    ("40-200, W0 = 2, b = 1", lambda n, w0, b, p: n >= 40 and w0 == 2 and b == 1),
+    ("40-100, W0 = 1, 4", lambda n, w0, b, p: n >= 40 and w0 in (1, 4)),
+    ("40-100, W0 = 6", lambda n, w0, b, p: n >= 40 and w0 == 6),
+    ("40-100, W0 = 10, p <= 0.05", lambda n, w0, b, p: n >= 40 and w0 == 10 and p <= 0.05),
+    ("40-100, W0 = 10, p = 0.1", lambda n, w0, b, p: n >= 40 and w0 == 10 and p == 0.1),
+    ("40-100, W0 = 10, p = 0.2", lambda n, w0, b, p: n >= 40 and w0 == 10 and p == 0.2),
+]
+
+
+def table(out: str) -> None:
+    """docs/model.md section 6.2's table: one markdown row per band and per p."""
+    with open(out) as fh:
+        rows = list(csv.DictReader(fh))
+    key = [(int(r["size_packets"]), float(r["w0"]), int(r["b"]), float(r["p"])) for r in rows]
+    bands = list(BANDS) + [(f"p = {q:g}", (lambda q: lambda n, w0, b, p: p == q)(q))
+                           for q in sorted({k[3] for k in key})]
+    print("| cells | median abs. error | p90 | max | inside the 95 % CI | outside max(5 %, CI) "
+          "| mean signed |")
+    print("|---|---|---|---|---|---|---|")
+    for name, sel in bands:
+        band = [r for r, k in zip(rows, key) if sel(*k)]
+        if not band:
+            continue
+        err = np.array([float(r["rel_err"]) for r in band])
+        a = np.abs(err)
+        inside = np.array([int(r["inside_ci"]) for r in band], bool)
+        half = np.array([(float(r["ci_hi_s"]) - float(r["ci_lo_s"])) / 2 / float(r["sim_s"])
+                         for r in band])
+        ok = (a <= np.maximum(0.05, half)) | inside
+        print(f"| {name} ({len(band)}) | {100 * np.median(a):.2f} % | "
+              f"{100 * np.quantile(a, 0.9):.1f} % | {100 * a.max():.1f} % | {inside.sum()} | "
+              f"{(~ok).sum()} | {100 * err.mean():+.2f} % |")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=4000)
     ap.add_argument("--grid", nargs="+", default=["core"], choices=sorted(GRIDS))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.csv"))
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--table", action="store_true",
+                    help="print docs/model.md section 6.2's markdown table of --out, only")
+    ap.add_argument("--sims-from", default=None,
+                    help="a results CSV whose simulated columns are reused for the cells it "
+                         "has with the same --runs (re-running only the model)")
     a = ap.parse_args()
+    if a.table:
+        table(a.out)
+        raise SystemExit(0)
     if not a.summary:
-        run(a.out, a.runs, a.grid)
+        run(a.out, a.runs, a.grid, a.sims_from)
     summary(a.out)
