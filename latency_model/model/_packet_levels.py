@@ -250,8 +250,9 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
     point (:func:`_negligible`) folds into a probable one of its signature
     (:func:`_fold_branches`) or, if the sub-step has none, goes on to the next level with
     no further loss (its mass in ``drop[1]``; ``drop[0]``: children expanded). Light
-    level states are folded afterwards (:func:`fold_level`). Returns 0, 1 if a pool is full (the caller enlarges
-    them and calls again) or 2 if a state ran out of event slots."""
+    level states are folded afterwards (:func:`fold_level`). Returns 0, 1 if a pool is
+    full (the caller enlarges them and calls again) or 2 if a state ran out of event
+    slots."""
     k1 = PM.shape[1]
     cp = np.empty(k1)
     cq = np.empty(k1)

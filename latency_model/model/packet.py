@@ -638,11 +638,12 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
         RTO / its minimum) fold into a probable branch point of their signature or, if
         there is none, finish their level with no further loss, and level states below
-        it fold into the states of their coarse signature (default :data:`LEVELS_EPS`). Truncation biases E[T] down, folding either way:
-        docs/model.md sections 4, 5.2 and 6.2 measure them (within 3.4 % with W0 <= 4
-        at 40-200 packets, up to 5.2 % low with W0 = 10 at p = 0.1, +1.9 % at 1000
-        packets and p = 0.01); a smaller eps reduces truncation at 3-5x the time a
-        decade.
+        it fold into the states of their coarse signature (default :data:`LEVELS_EPS`).
+        Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2
+        and 6.2 measure them (within 2.9 % with W0 <= 4 at 40-200 packets, up to 4.1 %
+        low with W0 = 10 at p = 0.1 and 3.8-13.9 % low with W0 = 6-10 at p = 0.2 and
+        40-100 packets, +1.9 % at 1000 packets and p = 0.01); a smaller eps reduces
+        truncation at 3-5x the time a decade.
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
