@@ -201,42 +201,41 @@ def _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn):
     Returns the rows folded away (the others are expanded or finished loss-free)."""
     gone = np.zeros(xn, np.bool_)
     light = np.zeros(xn, np.bool_)
-    sig = np.empty((4, xn), np.int64)
     for j in range(xn):
         light[j] = _negligible(XP[j].sum(), XF[j], CF, eps)
+    if not light.any():
+        return gone
+    sig = np.empty((4, xn), np.int64)
+    for j in range(xn):
         sig[0, j], sig[1, j], sig[2, j], sig[3, j] = class_keys(C, CF, XI[j], XF[j])
     nb = 16
     while nb < 4 * xn:
         nb *= 2
-    mask = nb - 1
-    tk = np.zeros(nb, np.int64)
-    tr = np.full(nb, -1, np.int64)
+    hk1 = np.zeros(nb, np.int64)
+    hk2 = np.zeros(nb, np.int64)
+    hv = np.empty(nb, np.int64)
+    best = np.empty(xn, np.int64)  # per signature: its most probable branch point
     for tier in range(1, 4):
-        tr[:] = -1
+        hv[:] = -1
+        ng = 0
         for j in range(xn):
             if light[j]:
                 continue
-            c = sig[tier, j]
-            s = c & mask
-            while tr[s] >= 0 and tk[s] != c:
-                s = (s + 1) & mask
-            if tr[s] < 0:
-                tk[s] = c
-                tr[s] = j
-            elif XP[j].sum() > XP[tr[s]].sum():
-                tr[s] = j
+            g = _lookup(hk1, hk2, hv, sig[tier, j], 0)
+            if g < 0:
+                hk1[-g - 1] = sig[tier, j]
+                hv[-g - 1] = ng
+                best[ng] = j
+                ng += 1
+            elif XP[j].sum() > XP[best[g]].sum():
+                best[g] = j
         for j in range(xn):
-            if not light[j] or gone[j]:
-                continue
-            c = sig[tier, j]
-            s = c & mask
-            while tr[s] >= 0 and tk[s] != c:
-                s = (s + 1) & mask
-            r = tr[s]
-            if r >= 0:
-                XP[r] += XP[j]
-                XQ[r] += XQ[j]
-                gone[j] = True
+            if light[j] and not gone[j]:
+                g = _lookup(hk1, hk2, hv, sig[tier, j], 0)
+                if g >= 0:
+                    XP[best[g]] += XP[j]
+                    XQ[best[g]] += XQ[j]
+                    gone[j] = True
     return gone
 
 

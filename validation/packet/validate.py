@@ -135,12 +135,19 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None) -> None:
                       flush=True)
 
 
-def _stats(rows) -> str:
-    err = np.array([abs(float(r["rel_err"])) for r in rows])
+def _measures(rows):
+    """Signed relative errors, inside the 95 % CI, and within max(5 %, CI half-width) or
+    inside the CI (the issue's target), one entry per row."""
+    signed = np.array([float(r["rel_err"]) for r in rows])
     inside = np.array([int(r["inside_ci"]) for r in rows], bool)
     half = np.array([(float(r["ci_hi_s"]) - float(r["ci_lo_s"])) / 2 / float(r["sim_s"])
                      for r in rows])
-    ok = (err <= np.maximum(0.05, half)) | inside
+    return signed, inside, (np.abs(signed) <= np.maximum(0.05, half)) | inside
+
+
+def _stats(rows) -> str:
+    signed, inside, ok = _measures(rows)
+    err = np.abs(signed)
     return (f"cells {len(rows)}: median |err| {np.median(err):.4f}, p90 "
             f"{np.quantile(err, 0.9):.4f}, max {err.max():.4f}; inside the 95% CI "
             f"{inside.sum()}; outside max(5%, CI) {(~ok).sum()}")
@@ -198,12 +205,8 @@ def table(out: str) -> None:
         band = [r for r, k in zip(rows, key) if sel(*k)]
         if not band:
             continue
-        err = np.array([float(r["rel_err"]) for r in band])
+        err, inside, ok = _measures(band)
         a = np.abs(err)
-        inside = np.array([int(r["inside_ci"]) for r in band], bool)
-        half = np.array([(float(r["ci_hi_s"]) - float(r["ci_lo_s"])) / 2 / float(r["sim_s"])
-                         for r in band])
-        ok = (a <= np.maximum(0.05, half)) | inside
         print(f"| {name} ({len(band)}) | {100 * np.median(a):.2f} % | "
               f"{100 * np.quantile(a, 0.9):.1f} % | {100 * a.max():.1f} % | {inside.sum()} | "
               f"{(~ok).sum()} | {100 * err.mean():+.2f} % |")
