@@ -186,6 +186,53 @@ def test_scripted_paths_equal_the_simulator_on_random_loss_patterns():
         assert m == pytest.approx(s, abs=1e-9), (prm, size, drops)
 
 
+def test_the_engine_replays_the_simulators_random_losses(monkeypatch):
+    # The scripted patterns above lose the first k transmissions of a segment; the random
+    # process the model branches on also loses later ones (a go-back-N resend of a
+    # segment already delivered, a second retransmission). Record the simulator's own
+    # loss decisions at p = 0.2, transmission by transmission, and replay them on the
+    # model's engine (arrivals are FIFO, so the i-th arrival is the i-th transmission):
+    # the same segments in the same order and the same latency (1e-9 s).
+    from latency_model.model import _packet_engine as E
+    from latency_model.sim import SimConfig
+    from latency_model.sim import transfer as TR
+    from latency_model.sim.link import RandomLoss
+
+    seq = []
+
+    class Recorded(RandomLoss):
+        __slots__ = ()
+
+        def drop_data(self, seg):
+            lost = RandomLoss.drop_data(self, seg)
+            seq.append((seg, lost))
+            return lost
+
+    monkeypatch.setattr(TR, "RandomLoss", Recorded)
+    rng = np.random.default_rng(23)
+    most = 0
+    for i in range(60):
+        variant = ["newreno", "lt", "proposal", "er"][i % 4]
+        prm = apply_variant(TcpParams(p=0.2, b=1 + i % 2, w0=int(rng.integers(1, 11))),
+                            variant)
+        n = int(rng.integers(5, 31))
+        seq.clear()
+        sim = TR.run_transfer(prm, size_packets=n, config=SimConfig(),
+                              rng=np.random.default_rng(i)).completion_s
+        c = PM._const(prm, n * prm.mss_bytes, PM._path_args(None, {}), True)
+        st, total = PM._start(c, prm)
+        j = 0
+        while not st.done:
+            seg, lost = seq[j]
+            assert st.events[0][2] == seg, (prm, n, i, j)
+            E.deliver_head(c, st, lost)
+            j += 1
+            total += E.run_to_branch(c, st)
+        assert total == pytest.approx(sim, abs=1e-9), (prm, n, i)
+        most = max(most, sum(lost for _, lost in seq[:j]))
+    assert most >= 8  # heavy paths were exercised
+
+
 # Against the simulator (3 standard errors; the model is exact up to its dropped and
 # folded mass, both 0 or < 1e-7 here: only states lighter than eps fold).
 @pytest.mark.parametrize("variant, b, n", [("newreno", 2, 5), ("proposal", 1, 6), ("er", 2, 4),

@@ -17,7 +17,8 @@ docs/model.md section 2 derives the construction; in short:
   ``N - m0`` (m0 from :func:`handoff_margin`) is handed to a finite transfer. All sizes'
   tails are solved backwards on one memo (:func:`tail_values`): a tail state is
   renumbered so that the file end is segment ``NE`` (:func:`._packet_flat.shift`), and
-  equal states of different sizes share their expected remaining time.
+  equal states of different sizes share their expected remaining time. A truncated tail
+  node borrows the later losses of a probable node of its signature.
 * **Exact reductions of the key.** cwnd at or above rwnd outside recovery and back-off
   sends and grows as rwnd does, and ssthresh is not read again before it is rewritten
   when cwnd >= ssthresh outside recovery and back-off: both are keyed as "irrelevant".
@@ -130,6 +131,15 @@ def _lookup(hk1, hk2, hv, h1, h2):
         if hk1[j] == h1 and hk2[j] == h2:
             return r
         j = (j + 1) & mask
+
+
+def _slot(hk1, hk2, hv, h1, h2):
+    """Slot of (h1, h2) in an open-addressing table, or the empty slot where it would go."""
+    mask = hv.shape[0] - 1
+    j = h1 & mask
+    while hv[j] >= 0 and not (hk1[j] == h1 and hk2[j] == h2):
+        j = (j + 1) & mask
+    return j
 
 
 def _clear(cnt, hv, sl):
@@ -340,26 +350,42 @@ def _lossfree(C, CF, I, F):
     return t
 
 
-def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, ncnt,
-                SI, SF, sbr, srow, sdt, smass, SQ, SV, out_q, out_v):
+def tail_signature(C, CF, I, F, tier):
+    """Signature of a tail node for borrowing (:func:`tail_values`): a tier of
+    :func:`class_keys` (:data:`TAIL_TIERS`) and the segments not yet sent (file end -
+    snd_max), as two hash words."""
+    c = class_keys(C, CF, I, F)[tier]
+    rem = C[C_N] - I[I_SMAX]
+    return _mix(_mix(c, rem, _M1), tier, _S1), _mix(_mix(c, rem, _M2), tier, _S2)
+
+
+def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV,
+                ncnt, NL, gk1, gk2, gv, SI, SF, sbr, srow, sdt, smass, SQ, SV, sl0, out_q,
+                out_v):
     """Expected remaining time of the branch-point state (I0, F0), by loss count.
 
     ``out_q[j]`` = P(j more losses), ``out_v[j]`` = E[remaining time; j more losses]
     (seconds; the last bin holds K or more). Backward over the tail's tree with a memo
-    (nodes ``nk1, nk2`` -> row ``nv``; ``nst``: 1 expanded, 2 truncated, 3 in progress;
-    ``NQ``, ``NV`` their values and ``nmass`` the mass they were computed at): a node
-    reached with mass below ``eps`` (weighted as in :func:`advance_level`) is finished
-    loss-free (its later losses are left
-    out); a value is reused for visits with up to :data:`_REUSE` times its mass and
-    recomputed for more probable ones, so a path's truncation is always relative to
-    (nearly) its own probability. Depth-first with
-    an explicit stack (``SI``..``SV``, one frame per depth). Returns 0, 1 if the memo is
-    full, 2 if the stack is too shallow or a state ran out of event slots."""
+    (nodes ``nk1, nk2`` -> row ``nv``; ``nst``: 1 expanded, 2 truncated, 3 in progress,
+    4 truncated and borrowed;
+    ``NQ``, ``NV`` their values, ``NL`` their loss-free remaining time and ``nmass`` the
+    mass they were computed at): a node reached with mass below ``eps`` (weighted as in
+    :func:`advance_level`) is truncated. With ``borrow`` it takes the later losses of the
+    most probable expanded node of its signature (:func:`tail_signature`; table ``gk1,
+    gk2`` -> ``gv``) from its own loss-free time, V = V_g + (L - L_g) Q_g (``nst`` 4);
+    without one (or without ``borrow``) it is finished loss-free (``nst`` 2: its later
+    losses are left out). A value is reused for visits with up to :data:`_REUSE` times its
+    mass and recomputed for more probable ones, so a path's truncation is always relative
+    to (nearly) its own probability. Depth-first with an explicit stack (``SI``..``SV``,
+    ``sl0``: the loss-free time through each frame's delivered branch; one frame per
+    depth). Returns 0, 1 if the memo is full, 2 if the stack is too shallow or a state ran
+    out of event slots."""
     depth_max = SI.shape[0]
     cap = NQ.shape[0]
     k1 = NQ.shape[1]
     cq = np.empty(k1)
     cv = np.empty(k1)
+    cl = 0.0  # the returned node's loss-free remaining time
     SI[0, :] = I0
     SF[0, :] = F0
     smass[0] = mass0
@@ -378,10 +404,13 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                 cv[:] = 0.0
                 cq[0] = 1.0
                 cv[0] = t
+                cl = t
                 ret = True
-            elif r >= 0 and (nst[r] == 1 or nst[r] == 2) and smass[d] <= _REUSE * nmass[r]:
+            elif (r >= 0 and (nst[r] == 1 or nst[r] == 2 or nst[r] == 4)
+                  and smass[d] <= _REUSE * nmass[r]):
                 cq[:] = NQ[r]
                 cv[:] = NV[r]
+                cl = NL[r]
                 ret = True
             else:
                 if r < 0:
@@ -400,13 +429,29 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                     t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
                     if t < 0.0:
                         return 2
-                    NQ[r, :] = 0.0
-                    NV[r, :] = 0.0
-                    NQ[r, 0] = 1.0
-                    NV[r, 0] = t
-                    nst[r] = 2
+                    g = -1
+                    if borrow:
+                        for tier in TAIL_TIERS:
+                            g1, g2 = tail_signature(C, CF, SI[d], SF[d], tier)
+                            g = _lookup(gk1, gk2, gv, g1, g2)
+                            if g >= 0 and nst[g] == 1:
+                                break
+                    if g >= 0 and nst[g] == 1:
+                        # borrow: the expanded node's later losses, from this node's
+                        # own loss-free time
+                        NQ[r, :] = NQ[g]
+                        NV[r, :] = NV[g] + (t - NL[g]) * NQ[g]
+                        nst[r] = 4
+                    else:
+                        nst[r] = 2
+                        NQ[r, :] = 0.0
+                        NV[r, :] = 0.0
+                        NQ[r, 0] = 1.0
+                        NV[r, 0] = t
+                    NL[r] = t
                     cq[:] = NQ[r]
                     cv[:] = NV[r]
+                    cl = t
                     ret = True
                 else:
                     nst[r] = 3
@@ -421,10 +466,22 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                 r = srow[d]
                 NQ[r, :] = SQ[d]
                 NV[r, :] = SV[d]
+                NL[r] = sl0[d]
                 nst[r] = 1
                 cq[:] = SQ[d]
                 cv[:] = SV[d]
+                cl = sl0[d]
                 ret = True
+                if borrow:  # the most probable expanded node of a signature lends
+                    for tier in TAIL_TIERS:
+                        g1, g2 = tail_signature(C, CF, SI[d], SF[d], tier)
+                        j = _slot(gk1, gk2, gv, g1, g2)
+                        if gv[j] < 0:
+                            gk1[j] = g1
+                            gk2[j] = g2
+                            gv[j] = r
+                        elif nst[gv[j]] != 1 or nmass[gv[j]] < nmass[r]:
+                            gv[j] = r
             else:
                 if d + 1 >= depth_max:
                     return 2
@@ -441,6 +498,8 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                     cv[:] = 0.0
                     cq[0] = 1.0
                     _accumulate(SQ[d], SV[d], cq, cv, b, dt, p)
+                    if b == 0:
+                        sl0[d] = dt
                     sbr[d] = b + 1
                 else:
                     smass[d + 1] = smass[d] * (p if b == 1 else 1.0 - p)
@@ -454,6 +513,8 @@ def tail_values(C, CF, p, eps, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV, 
             out_v[:] = cv
             return 0
         _accumulate(SQ[d], SV[d], cq, cv, sbr[d], sdt[d], p)
+        if sbr[d] == 0:
+            sl0[d] = sdt[d] + cl
         sbr[d] += 1
 
 
@@ -470,9 +531,9 @@ def _accumulate(SQ, SV, cq, cv, b, dt, p):
 
 
 
-def tail_level(C, CF, p, eps, delta, IS, FS, PM, PT, n_in,
-               nk1, nk2, nv, nst, nmass, NQ, NV, ncnt,
-               SI, SF, sbr, srow, sdt, smass, SQ, SV, acc):
+def tail_level(C, CF, p, eps, borrow, delta, IS, FS, PM, PT, n_in,
+               nk1, nk2, nv, nst, nmass, NQ, NV, ncnt, NL, gk1, gk2, gv,
+               SI, SF, sbr, srow, sdt, smass, SQ, SV, sl0, acc):
     """Hand a level's states (rows 0..n_in-1) to the finite transfer and add their
     expected latency: ``acc[0, k]`` += P(k losses in all), ``acc[1, k]`` += E[T; k
     losses], ``acc[2, 0]`` += mass whose RTO estimator left its minimum. ``delta``
@@ -498,8 +559,9 @@ def tail_level(C, CF, p, eps, delta, IS, FS, PM, PT, n_in,
             ov[:] = 0.0
             oq[0] = 1.0
         else:
-            st = tail_values(C, CF, p, eps, I, F, P.sum(), nk1, nk2, nv, nst, nmass, NQ,
-                             NV, ncnt, SI, SF, sbr, srow, sdt, smass, SQ, SV, oq, ov)
+            st = tail_values(C, CF, p, eps, borrow, I, F, P.sum(), nk1, nk2, nv, nst,
+                             nmass, NQ, NV, ncnt, NL, gk1, gk2, gv, SI, SF, sbr, srow,
+                             sdt, smass, SQ, SV, sl0, oq, ov)
             if st != 0:
                 return st
         for a in range(k1):
@@ -534,9 +596,12 @@ def class_keys(C, CF, I, F):
     lost as much (which would erase a loss; without the missing count a segment lost at
     the head of the link looked like one delivered whose ACK is still to come: LT,
     b = 1, W0 = 10, p = 0.1, 40 packets 1.3238 s -> 1.4106 s, simulator 1.5497 s).
-    Tier 1: these; tier 0: also rcv_nxt, the partial-ACK flag, duplicate ACKs (capped at
-    15) and the pending ACK events; tiers 2 and 3, for improbable states only: recovery,
-    back-off and the missing count, with and then without snd_una relative to snd_max."""
+    Tier 1: these, whether NewReno's recovery point is still ahead (recover >= snd_una:
+    no new fast retransmit) and, when backed off, whether a resent segment is outstanding
+    (its ACK gives no RTT sample, so the back-off stays); tier 0: also rcv_nxt, the
+    partial-ACK flag, duplicate ACKs (capped at 15) and the pending ACK events; tiers 2
+    and 3, for improbable states only: recovery, back-off, the two flags and the missing
+    count, with and then without snd_una relative to snd_max."""
     mss = C[C_MSS]
     sm = I[I_SMAX]
     held = 0
@@ -569,12 +634,22 @@ def class_keys(C, CF, I, F):
     ssk = np.int64(-1) if (quiet and cw >= ss) else np.int64(ss // mss)
     c1 = ((cwk + 2) * 256 + ssk + 2) * 2 + I[I_INREC]
     c1 = ((((c1 * 64 + I[I_BACKOFF]) * 128 + held) * 128 + nd) * 128) + (sm - I[I_UNA])
+    # NewReno's recovery point still ahead (no new fast retransmit: RFC 6582 3.2 step 1)
+    # and, when backed off, a resent segment outstanding (no RTT sample, so the back-off
+    # stays: Karn, RFC 6298 5)
+    blocked = np.int64(1) if I[I_RECOVER] >= I[I_UNA] else np.int64(0)
+    rx = np.int64(0)
+    if I[I_BACKOFF] > 0:
+        for s in range(I[I_UNA], sm):
+            if I[I_RETX] & _bit(s):
+                rx = np.int64(1)
+                break
     dup = I[I_DUP] if I[I_DUP] < 15 else 15
     partial = I[I_PARTIAL] if I[I_INREC] else 0
     c0 = (((c1 * 128 + (sm - I[I_RCV])) * 2 + partial) * 16 + dup) * 128 + na
-    c0 = _mix(c0, np.int64(miss), _M1)  # no room left in 63 bits: hashed in
-    c1 = c1 * 64 + miss
-    c3 = (I[I_INREC] * 64 + I[I_BACKOFF]) * 64 + miss
+    c0 = _mix(c0, np.int64((blocked * 2 + rx) * 64 + miss), _M1)  # no room left: hashed
+    c1 = (c1 * 4 + blocked * 2 + rx) * 64 + miss
+    c3 = ((I[I_INREC] * 64 + I[I_BACKOFF]) * 4 + blocked * 2 + rx) * 64 + miss
     c2 = c3 * 128 + (sm - I[I_UNA])
     return c0, c1, c2, c3
 
@@ -639,7 +714,8 @@ _HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find",
             "_new_ack", "_dup_ack", "on_ack", "_ack_now", "on_segment", "_rebase",
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
             "_lookup", "_clear", "_clear_table", "_add", "_place", "_child_masses", "_lossfree",
-            "_accumulate", "class_keys", "_negligible", "tail_values", "_fold_branches")
+            "_accumulate", "class_keys", "_negligible", "tail_values", "_fold_branches",
+            "_slot", "tail_signature")
 
 
 _ENTRIES = ("advance_level", "tail_level", "reinsert", "classes", "row_hashes", "scripted")
@@ -700,7 +776,12 @@ class _Memo:
         self.mass = np.zeros(cap)
         self.NQ = np.zeros((cap, k1))
         self.NV = np.zeros((cap, k1))
+        self.NL = np.zeros(cap)
         self.cnt = np.zeros(1, np.int64)
+        self.gk1 = np.zeros(2 * size, np.int64)  # signature -> its lending node
+        self.gk2 = np.zeros(2 * size, np.int64)  # (two tiers: two per node; a power of 2)
+        self.gv = np.full(2 * size, -1, np.int64)
+        self.sl0 = np.zeros(depth)
         self.SI = np.zeros((depth, ni), np.int64)
         self.SF = np.zeros((depth, nf), np.float64)
         self.sbr = np.zeros(depth, np.int64)
@@ -720,7 +801,12 @@ class _Memo:
         v = np.full(size, -1, np.int64)
         reinsert(self.k1, self.k2, self.v, k1, k2, v)
         self.k1, self.k2, self.v = k1, k2, v
-        for name in ("st", "mass", "NQ", "NV"):
+        g1 = np.zeros(2 * size, np.int64)
+        g2 = np.zeros(2 * size, np.int64)
+        gv = np.full(2 * size, -1, np.int64)
+        reinsert(self.gk1, self.gk2, self.gv, g1, g2, gv)
+        self.gk1, self.gk2, self.gv = g1, g2, gv
+        for name in ("st", "mass", "NQ", "NV", "NL"):
             old = getattr(self, name)
             new = np.zeros((cap,) + old.shape[1:], old.dtype)
             new[:n] = old[:n]
@@ -728,8 +814,8 @@ class _Memo:
 
     def args(self):
         return (self.k1, self.k2, self.v, self.st, self.mass, self.NQ, self.NV, self.cnt,
-                self.SI, self.SF, self.sbr, self.srow, self.sdt, self.smass, self.SQ,
-                self.SV)
+                self.NL, self.gk1, self.gk2, self.gv, self.SI, self.SF, self.sbr, self.srow,
+                self.sdt, self.smass, self.SQ, self.SV, self.sl0)
 
 
 BIG = 1 << 40
@@ -786,7 +872,7 @@ count as stationary (folding keeps it from going to 0)."""
 
 
 def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None,
-          compiled=True, pool=4096, memo=1 << 16, stats=None):
+          tail_borrow=True, compiled=True, pool=4096, memo=1 << 16, stats=None):
     """The level DP for file sizes ``sizes`` (bytes).
 
     ``consts(size_bytes)`` gives the engine's (C, CF) for a size (rounds time model).
@@ -797,8 +883,11 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
     increment of the mean elapsed time drifts so little over :data:`STATIONARY_WINDOW`
     levels that, carried on to the largest size, the drift adds up to less than ``tol``
     of the elapsed time. Every larger size is then the reference size handed off there
-    plus (N - N_ref) x the increment (exact for a stationary distribution). Returns
-    {size: :class:`LevelResult`}; ``stats`` (a dict) receives per-level diagnostics."""
+    plus (N - N_ref) x the increment (exact for a stationary distribution).
+    ``tail_borrow``: truncated tail nodes borrow the later losses of a probable node of
+    their signature (:func:`tail_values`) instead of finishing loss-free. Returns
+    {size: :class:`LevelResult`}; ``stats`` (a dict) receives per-level diagnostics
+    (with the tails' truncated and borrowing node counts)."""
     k = kernels(compiled)
     advance, tail, reinsert_k, classes_k, hashes_k = (k.advance_level, k.tail_level,
                                                       k.reinsert, k.classes, k.row_hashes)
@@ -841,8 +930,8 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
         Ct, CFt, mm, _m0 = tails[last]
         while True:
             acc = np.zeros((3, k1))
-            st = tail(Ct, CFt, p, tail_eps, NE - n, cur.I, cur.F, cur.P, cur.Q, n_cur,
-                      *mm.args(), acc)
+            st = tail(Ct, CFt, p, tail_eps, tail_borrow, NE - n, cur.I, cur.F, cur.P, cur.Q,
+                      n_cur, *mm.args(), acc)
             if st == 0:
                 break
             if st != 1:
@@ -912,10 +1001,15 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
             prev = (hh, pp)
     if stats is not None:
         stats["memo_nodes"] = sum(int(t[2].cnt[0]) for t in tails.values())
+        stats["tail_truncated"] = sum(int(np.sum(t[2].st == 2)) for t in tails.values())
+        stats["tail_borrowed"] = sum(int(np.sum(t[2].st == 4)) for t in tails.values())
         stats["folded"] = folded
         stats["rolled"] = rolled
     return res
 
+
+TAIL_TIERS = (1, 3)
+"""The :func:`class_keys` tiers of :func:`tail_signature`, finest first."""
 
 NTIERS = 4
 """Folding tiers of :func:`class_keys`, finest first."""
