@@ -640,9 +640,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         there is none, finish their level with no further loss, and level states below
         it fold into the states of their coarse signature (default :data:`LEVELS_EPS`).
         Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2
-        and 6.2 measure them (within 2.9 % with W0 <= 4 at 40-200 packets, up to 4.1 %
-        low with W0 = 10 at p = 0.1 and 3.8-13.9 % low with W0 = 6-10 at p = 0.2 and
-        40-100 packets, +1.9 % at 1000 packets and p = 0.01); a smaller eps reduces
+        and 6.2 measure them (within 4.6 % at p <= 0.1, 3.7-9.4 % low with W0 = 6-10 at
+        p = 0.2 and 40-100 packets, 5.7 % low with LT, b = 1, at p = 0.2 and 100 packets,
+        +1.9 % at 1000 packets and p = 0.01); a smaller eps reduces
         truncation at 3-5x the time a decade.
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
@@ -658,8 +658,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         and damage; tree DP: :data:`TREE_MAX_STATES`). docs/model.md section 4 measures
         the bias.
     tail_eps : float, optional
-        Level DP: nodes of a file's end below this probability are finished with no
-        further loss (> 0, < 1; default ``eps`` x :data:`LEVELS_TAIL_EPS_RATIO`).
+        Level DP: nodes of a file's end below this probability (in mass x RTO / its
+        minimum) take the later losses of the most probable node of their signature, from
+        their own loss-free remaining time, or, if there is none, finish with no further
+        loss (> 0, < 1; default ``eps`` x :data:`LEVELS_TAIL_EPS_RATIO`; docs/model.md
+        section 2, equation 2').
     stationary_tol : float or None
         Level DP: once the level distribution is stationary (it moves by less than 1e-3
         in total variation per level, and the drift of the per-packet increment, carried

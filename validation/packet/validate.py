@@ -31,7 +31,11 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 * ``sample-w1-w4``: NewReno, proposal x b = 1, 2 x W0 = 1, 4 x p = 0.001, 0.1 x n = 40,
   100;
 * ``sample-w6-w10``: NewReno, proposal x b = 1, 2 x W0 = 6, 10 x p = 0.05, 0.2 x n = 40,
-  100 (large first windows under heavy loss, where the model errs low).
+  100 (large first windows under heavy loss, where the model errs low);
+* ``sample-lt-er-p``: LT, ER x b = 1, 2 x W0 = 2 x p = 0.01, 0.05, 0.2 x n = 40, 100;
+* ``sample-w-mid``: NewReno, ER x b = 1, 2 x W0 = 3, 5, 8 x p = 0.01, 0.1 x n = 10, 40;
+* ``sample-long-w``: NewReno, proposal x b = 1, 2 x W0 = 1, 10 x p = 0.001, 0.01 x
+  n = 200.
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
 in results_tree.csv and summary_tree.txt; docs/model.md section 6 reports both.
@@ -70,6 +74,12 @@ GRIDS = {
                          p=[0.001, 0.1], size_packets=[40, 100]),
     "sample-w6-w10": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[6, 10],
                           p=[0.05, 0.2], size_packets=[40, 100]),
+    "sample-lt-er-p": dict(variant=["lt", "er"], b=[1, 2], w0=[2], p=[0.01, 0.05, 0.2],
+                           size_packets=[40, 100]),
+    "sample-w-mid": dict(variant=["newreno", "er"], b=[1, 2], w0=[3, 5, 8], p=[0.01, 0.1],
+                         size_packets=[10, 40]),
+    "sample-long-w": dict(variant=["newreno", "proposal"], b=[1, 2], w0=[1, 10],
+                          p=[0.001, 0.01], size_packets=[200]),
 }
 
 
@@ -183,9 +193,10 @@ BANDS = [
     ("40-200, W0 <= 4", lambda n, w0, b, p: n >= 40 and w0 <= 4),
     ("40-200, W0 = 2, b = 2", lambda n, w0, b, p: n >= 40 and w0 == 2 and b == 2),
     ("40-200, W0 = 2, b = 1", lambda n, w0, b, p: n >= 40 and w0 == 2 and b == 1),
-    ("40-100, W0 = 1, 4", lambda n, w0, b, p: n >= 40 and w0 in (1, 4)),
+    ("40-200, W0 = 1, 4", lambda n, w0, b, p: n >= 40 and w0 in (1, 4)),
+    ("10-40, W0 = 3, 5, 8", lambda n, w0, b, p: w0 in (3, 5, 8)),
     ("40-100, W0 = 6", lambda n, w0, b, p: n >= 40 and w0 == 6),
-    ("40-100, W0 = 10, p <= 0.05", lambda n, w0, b, p: n >= 40 and w0 == 10 and p <= 0.05),
+    ("40-200, W0 = 10, p <= 0.05", lambda n, w0, b, p: n >= 40 and w0 == 10 and p <= 0.05),
     ("40-100, W0 = 10, p = 0.1", lambda n, w0, b, p: n >= 40 and w0 == 10 and p == 0.1),
     ("40-100, W0 = 10, p = 0.2", lambda n, w0, b, p: n >= 40 and w0 == 10 and p == 0.2),
 ]
