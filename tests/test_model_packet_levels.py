@@ -241,7 +241,7 @@ def test_truncated_tail_nodes_borrow_later_losses(variant, b, w0, p, n):
     # A tail node under tail_eps finished loss-free leaves its later losses out (E[T]
     # low); borrowing those of the most probable expanded node of its signature, from its
     # own loss-free time, keeps probability (sum 1) and recovers part of that (measured:
-    # 24-27 % of the gap at tail_eps 1e-4 and 1e-5 on these cells). Reference: no
+    # 29-32 % of the gap at tail_eps 1e-4 and 1e-5 on these cells). Reference: no
     # truncation that matters (tail_eps 1e-12, eps 1e-10, no folding).
     prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
     run = lambda **kw: LV.solve(PM._flat_consts(prm, PATH), prm, [n * MSS], eps=1e-10,  # noqa: E731

@@ -120,19 +120,6 @@ def state_hash(C, CF, I, F, base):
 
 # Open-addressing table: slots (k1, k2, row); row -1 is empty. ---------------------
 
-def _lookup(hk1, hk2, hv, h1, h2):
-    """Row of (h1, h2), or -(slot + 1) of the empty slot where it would go."""
-    mask = hv.shape[0] - 1
-    j = h1 & mask
-    while True:
-        r = hv[j]
-        if r < 0:
-            return -(j + 1)
-        if hk1[j] == h1 and hk2[j] == h2:
-            return r
-        j = (j + 1) & mask
-
-
 def _slot(hk1, hk2, hv, h1, h2):
     """Slot of (h1, h2) in an open-addressing table, or the empty slot where it would go."""
     mask = hv.shape[0] - 1
@@ -140,6 +127,12 @@ def _slot(hk1, hk2, hv, h1, h2):
     while hv[j] >= 0 and not (hk1[j] == h1 and hk2[j] == h2):
         j = (j + 1) & mask
     return j
+
+
+def _lookup(hk1, hk2, hv, h1, h2):
+    """Row of (h1, h2), or -(slot + 1) of the empty slot where it would go."""
+    j = _slot(hk1, hk2, hv, h1, h2)
+    return hv[j] if hv[j] >= 0 else -(j + 1)
 
 
 def _clear(cnt, hv, sl):
@@ -350,13 +343,17 @@ def _lossfree(C, CF, I, F):
     return t
 
 
-def tail_signature(C, CF, I, F, tier):
-    """Signature of a tail node for borrowing (:func:`tail_values`): a tier of
-    :func:`class_keys` (:data:`TAIL_TIERS`) and the segments not yet sent (file end -
-    snd_max), as two hash words."""
-    c = class_keys(C, CF, I, F)[tier]
+def tail_signature(C, CF, I, F, out):
+    """Signatures of a tail node for borrowing (:func:`tail_values`), one per tier of
+    :data:`TAIL_TIERS`, finest first, into ``out[i, 0:2]``: that tier of
+    :func:`class_keys` and the segments not yet sent (file end - snd_max), as two hash
+    words."""
+    keys = class_keys(C, CF, I, F)
     rem = C[C_N] - I[I_SMAX]
-    return _mix(_mix(c, rem, _M1), tier, _S1), _mix(_mix(c, rem, _M2), tier, _S2)
+    for i in range(len(TAIL_TIERS)):
+        c = keys[TAIL_TIERS[i]]
+        out[i, 0] = _mix(_mix(c, rem, _M1), TAIL_TIERS[i], _S1)
+        out[i, 1] = _mix(_mix(c, rem, _M2), TAIL_TIERS[i], _S2)
 
 
 def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, NQ, NV,
@@ -386,6 +383,7 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
     cq = np.empty(k1)
     cv = np.empty(k1)
     cl = 0.0  # the returned node's loss-free remaining time
+    sg = np.empty((len(TAIL_TIERS), 2), np.int64)  # a node's signatures
     SI[0, :] = I0
     SF[0, :] = F0
     smass[0] = mass0
@@ -429,14 +427,15 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
                     t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
                     if t < 0.0:
                         return 2
-                    g = -1
+                    g = -1  # the lender: an expanded node of the finest signature
                     if borrow:
-                        for tier in TAIL_TIERS:
-                            g1, g2 = tail_signature(C, CF, SI[d], SF[d], tier)
-                            g = _lookup(gk1, gk2, gv, g1, g2)
-                            if g >= 0 and nst[g] == 1:
+                        tail_signature(C, CF, SI[d], SF[d], sg)
+                        for ti in range(sg.shape[0]):
+                            h = _lookup(gk1, gk2, gv, sg[ti, 0], sg[ti, 1])
+                            if h >= 0 and nst[h] == 1:
+                                g = h
                                 break
-                    if g >= 0 and nst[g] == 1:
+                    if g >= 0:
                         # borrow: the expanded node's later losses, from this node's
                         # own loss-free time
                         NQ[r, :] = NQ[g]
@@ -473,15 +472,15 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
                 cl = sl0[d]
                 ret = True
                 if borrow:  # the most probable expanded node of a signature lends
-                    for tier in TAIL_TIERS:
-                        g1, g2 = tail_signature(C, CF, SI[d], SF[d], tier)
-                        j = _slot(gk1, gk2, gv, g1, g2)
+                    tail_signature(C, CF, SI[d], SF[d], sg)
+                    for ti in range(sg.shape[0]):
+                        j = _slot(gk1, gk2, gv, sg[ti, 0], sg[ti, 1])
                         if gv[j] < 0:
-                            gk1[j] = g1
-                            gk2[j] = g2
+                            gk1[j] = sg[ti, 0]
+                            gk2[j] = sg[ti, 1]
                             gv[j] = r
                         elif nst[gv[j]] != 1 or nmass[gv[j]] < nmass[r]:
-                            gv[j] = r
+                            gv[j] = r  # (a lender being recomputed is not available)
             else:
                 if d + 1 >= depth_max:
                     return 2

@@ -642,8 +642,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2
         and 6.2 measure them (within 4.6 % at p <= 0.1, 3.7-9.4 % low with W0 = 6-10 at
         p = 0.2 and 40-100 packets, 5.7 % low with LT, b = 1, at p = 0.2 and 100 packets,
-        +1.9 % at 1000 packets and p = 0.01); a smaller eps reduces
-        truncation at 3-5x the time a decade.
+        +1.9 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
+        the time a decade.
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
