@@ -138,8 +138,10 @@ def test_stationary_extrapolation_matches_the_levels_it_skips():
 def test_folding_bounds_the_level_and_keeps_the_mass():
     # folding moves probability between states, never loses it: the finished mass is 1
     # (to rounding); the levels shrink to max_states plus the states whose signature
-    # (windows, phase, missing segments) no kept state shares (measured: at most 5,076
-    # states a level against 6,247 unfolded)
+    # (windows, phase, missing segments, the retransmission timer's due time) no kept
+    # state shares: few here, since the due time splits most signatures (measured: at
+    # most 6,124 states a level and 34,822 over all levels, against 6,309 and 36,630
+    # unfolded; before the due time joined the signature, at most 5,076 a level)
     prm = TcpParams(p=0.1, b=2, w0=2)
     st, st0 = {}, {}
     kw = dict(eps=1e-7, tail_eps=1e-7, k_max=3, tol=None)
@@ -148,7 +150,8 @@ def test_folding_bounds_the_level_and_keeps_the_mass():
     r = r[30 * MSS]
     assert float(r.done_p.sum()) == pytest.approx(1.0, abs=1e-9)
     assert st["folded"] > 0.0
-    assert max(st["level_states"]) < 0.85 * max(st0["level_states"])
+    assert max(st["level_states"]) < max(st0["level_states"])
+    assert sum(st["level_states"]) < 0.97 * sum(st0["level_states"])
 
 
 def test_method_choice_and_refusals():
@@ -209,16 +212,23 @@ def test_folding_signatures_tell_a_lost_segment_from_a_delivered_one(b):
     assert keys[True][LV.NTIERS - 1] - keys[False][LV.NTIERS - 1] == 1  # missing: 1 vs 0
 
 
-def test_folding_signatures_tell_a_blocked_recovery_and_a_held_back_off():
-    # NewReno's recovery point still ahead (recover >= snd_una: no new fast retransmit,
-    # RFC 6582 3.2 step 1) and, when backed off, a resent segment outstanding (no RTT
-    # sample: the back-off stays, RFC 6298 5) decide whether the next losses cost a fast
-    # retransmit or a (doubled) timeout: tiers 1-3 must separate them.
+def _first_branch_point():
+    """(C, CF, I, F) at the first branch point of 20 packets, b = 2, W0 = 4, p = 0.1: four
+    segments in flight, the retransmission timer armed."""
     prm = TcpParams(p=0.1, b=2, w0=4)
     C, CF = PM._flat_consts(prm, PATH)(20 * MSS)
     I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
     FL.resume(C, CF, I, F)
     FL.run_to_branch(C, CF, I, F)
+    return C, CF, I, F
+
+
+def test_folding_signatures_tell_a_blocked_recovery_and_a_held_back_off():
+    # NewReno's recovery point still ahead (recover >= snd_una: no new fast retransmit,
+    # RFC 6582 3.2 step 1) and, when backed off, a resent segment outstanding (no RTT
+    # sample: the back-off stays, RFC 6298 5) decide whether the next losses cost a fast
+    # retransmit or a (doubled) timeout: tiers 1-3 must separate them.
+    C, CF, I, F = _first_branch_point()
     assert I[FL.I_SMAX] == 4 and I[FL.I_RECOVER] < I[FL.I_UNA] == 0
     blocked = I.copy()
     blocked[FL.I_RECOVER] = I[FL.I_SMAX] - 1
@@ -233,6 +243,29 @@ def test_folding_signatures_tell_a_blocked_recovery_and_a_held_back_off():
         assert k["free"][tier] != k["blocked"][tier], tier
         assert k["backed"][tier] != k["resent"][tier], tier
         assert k["free"][tier] != k["backed"][tier], tier
+
+
+def test_folding_signatures_tell_when_the_retransmission_timer_fires():
+    # Two states equal but for the retransmission timer's due time: if the flight is lost
+    # the sender waits for that timer, so their futures differ by the gap (folds across it
+    # made E[T] 3.2 % lower at NewReno, b = 1, W0 = 10, p = 0.2, 30 packets: docs/model.md
+    # section 4). Every tier must separate due times a round trip (2d) apart and keep
+    # together those within one round trip.
+    C, CF, I, F = _first_branch_point()
+    kinds = [I[FL.N_I0 + j] & 3 for j in range(I[FL.I_NEV])]
+    assert kinds.count(FL.RTO) == 1 and kinds[-1] == FL.RTO  # due last: 1 s from now
+    rtt = 2.0 * CF[FL.CF_D]
+    due = F[FL.OFF_EVT + I[FL.I_NEV] - 1]
+    assert int(due / rtt) == int((due + 1e-3) / rtt)  # the test's shift stays in the slot
+    near, later = F.copy(), F.copy()
+    near[FL.OFF_EVT + I[FL.I_NEV] - 1] = due + 1e-3
+    later[FL.OFF_EVT + I[FL.I_NEV] - 1] = due + rtt
+    with np.errstate(over="ignore"):  # the tier-0 hash wraps, as compiled
+        k = {name: LV.class_keys(C, CF, I, x)
+             for name, x in [("now", F), ("near", near), ("later", later)]}
+    for tier in range(LV.NTIERS):
+        assert k["now"][tier] == k["near"][tier], tier
+        assert k["now"][tier] != k["later"][tier], tier
 
 
 @pytest.mark.parametrize("variant, b, w0, p, n", [("newreno", 1, 4, 0.2, 8),

@@ -11,6 +11,11 @@ that is both wide and, by its normal approximation, too optimistic. This script 
 seed; compiled engine), keeping the model value of the CSV. Output:
 validation/packet/recheck.csv and a printed table (the tree DP's recheck of 2026-11-25
 is kept in recheck_tree.csv).
+
+``--rescore NEW.csv`` simulates nothing: it takes the cells of recheck.csv that NEW.csv
+(a ``validate.py`` output of a newer model) also has, replaces their model values by
+NEW.csv's and scores them against the same re-simulated means (output ``--out``, default
+recheck_rescored.csv).
 """
 
 from __future__ import annotations
@@ -32,8 +37,15 @@ def main() -> None:
     ap.add_argument("--min-size", type=int, default=2,
                     help="skip smaller sizes (n = 1 is exact by the closed form, tested)")
     ap.add_argument("--csv", default=os.path.join(HERE, "results.csv"))
-    ap.add_argument("--out", default=os.path.join(HERE, "recheck.csv"))
+    ap.add_argument("--out", default=None,
+                    help="default recheck.csv (recheck_rescored.csv with --rescore)")
+    ap.add_argument("--rescore", default=None, metavar="NEW_CSV",
+                    help="re-score recheck.csv's cells with NEW_CSV's model values")
     a = ap.parse_args()
+    if a.rescore:
+        rescore(a.rescore, a.out or os.path.join(HERE, "recheck_rescored.csv"))
+        return
+    a.out = a.out or os.path.join(HERE, "recheck.csv")
     with open(a.csv) as fh:
         rows = [r for r in csv.DictReader(fh)
                 if not int(r["inside_ci"]) and int(r["size_packets"]) >= a.min_size]
@@ -62,6 +74,36 @@ def main() -> None:
         w = csv.DictWriter(fh, fieldnames=list(out[0]))
         w.writeheader()
         w.writerows(out)
+
+
+def _key(r) -> tuple:
+    return (r["variant"], int(r["b"]), float(r["w0"]), float(r["p"]), int(r["size_packets"]))
+
+
+def rescore(new_csv: str, out_path: str) -> None:
+    """recheck.csv's re-simulated cells against the model values of ``new_csv``."""
+    with open(new_csv) as fh:
+        new = {_key(r): float(r["model_s"]) for r in csv.DictReader(fh)}
+    with open(os.path.join(HERE, "recheck.csv")) as fh:
+        old = [r for r in csv.DictReader(fh) if _key(r) in new]
+    out = []
+    for r in old:
+        m = new[_key(r)]
+        sim, lo, hi = float(r["sim_s"]), float(r["ci_lo_s"]), float(r["ci_hi_s"])
+        row = dict(r, model_before_s=r["model_s"], rel_err_before=r["rel_err"], model_s=m,
+                   rel_err=(m - sim) / sim, inside_ci=int(lo <= m <= hi))
+        out.append(row)
+        print(f"{r['variant']:8s} b={r['b']} w0={r['w0']} p={r['p']} n={r['size_packets']}: "
+              f"model {float(r['model_s']):.4f} -> {m:.4f}, sim({r['runs']}) {sim:.4f} "
+              f"[{lo:.4f}, {hi:.4f}] err {float(r['rel_err']):+.4f} -> {row['rel_err']:+.4f} "
+              f"{'inside' if row['inside_ci'] else 'OUTSIDE'}")
+    if out:
+        tmp = out_path + ".tmp"
+        with open(tmp, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(out[0]))
+            w.writeheader()
+            w.writerows(out)
+        os.replace(tmp, out_path)
 
 
 if __name__ == "__main__":
