@@ -137,11 +137,11 @@ def test_stationary_extrapolation_matches_the_levels_it_skips():
 
 def test_folding_bounds_the_level_and_keeps_the_mass():
     # folding moves probability between states, never loses it: the finished mass is 1
-    # (to rounding); the levels shrink to max_states plus the states whose signature
-    # (windows, phase, missing segments, the retransmission timer's due time) no kept
-    # state shares: few here, since the due time splits most signatures (measured: at
-    # most 6,124 states a level and 34,822 over all levels, against 6,309 and 36,630
-    # unfolded; before the due time joined the signature, at most 5,076 a level)
+    # (to rounding); the levels shrink to max_states plus the probable states whose
+    # tier-1 signature no kept state shares (up to LEVEL_CAP x max_states) and those whose
+    # tier-2 signature (windows, phase, missing segments; not the timer) none shares
+    # (measured: at most 5,481 states a level and 29,507 over all levels, against 6,208
+    # and 35,604 unfolded)
     prm = TcpParams(p=0.1, b=2, w0=2)
     st, st0 = {}, {}
     kw = dict(eps=1e-7, tail_eps=1e-7, k_max=3, tol=None)
@@ -150,8 +150,8 @@ def test_folding_bounds_the_level_and_keeps_the_mass():
     r = r[30 * MSS]
     assert float(r.done_p.sum()) == pytest.approx(1.0, abs=1e-9)
     assert st["folded"] > 0.0
-    assert max(st["level_states"]) < max(st0["level_states"])
-    assert sum(st["level_states"]) < 0.97 * sum(st0["level_states"])
+    assert max(st["level_states"]) < 0.95 * max(st0["level_states"])
+    assert sum(st["level_states"]) < 0.9 * sum(st0["level_states"])
 
 
 def test_method_choice_and_refusals():
@@ -249,8 +249,9 @@ def test_folding_signatures_tell_when_the_retransmission_timer_fires():
     # Two states equal but for the retransmission timer's due time: if the flight is lost
     # the sender waits for that timer, so their futures differ by the gap (folds across it
     # made E[T] 3.2 % lower at NewReno, b = 1, W0 = 10, p = 0.2, 30 packets: docs/model.md
-    # section 4). Every tier must separate due times a round trip (2d) apart and keep
-    # together those within one round trip.
+    # section 4). Tiers 0 and 1 must separate due times a round trip (2d) apart and keep
+    # together those within one round trip; tiers 2-4, which a state falls back on when
+    # no kept state shares its tier 1 (so that max_states still bounds a level), ignore it.
     C, CF, I, F = _first_branch_point()
     kinds = [I[FL.N_I0 + j] & 3 for j in range(I[FL.I_NEV])]
     assert kinds.count(FL.RTO) == 1 and kinds[-1] == FL.RTO  # due last: 1 s from now
@@ -265,7 +266,7 @@ def test_folding_signatures_tell_when_the_retransmission_timer_fires():
              for name, x in [("now", F), ("near", near), ("later", later)]}
     for tier in range(LV.NTIERS):
         assert k["now"][tier] == k["near"][tier], tier
-        assert k["now"][tier] != k["later"][tier], tier
+        assert (k["now"][tier] != k["later"][tier]) == (tier <= 1), tier
 
 
 @pytest.mark.parametrize("variant, b, w0, p, n", [("newreno", 1, 4, 0.2, 8),
@@ -292,9 +293,9 @@ def test_truncated_tail_nodes_borrow_later_losses(variant, b, w0, p, n):
 
 def test_light_branch_points_fold_into_probable_ones_of_their_signature():
     # _fold_branches (a level's sub-step): every negligible branch point whose signature
-    # (tier 1, else 2, else 3) a probable one has folds into it, masses added per loss
+    # (tier 1, else 2, 3, 4) a probable one has folds into it, masses added per loss
     # count, so no probability, elapsed time or loss count is lost; the light ones left
-    # (finished loss-free by advance_level) match no probable one even on tier 3
+    # (finished loss-free by advance_level) match no probable one even on tier 4
     rng = np.random.default_rng(18)
     prm = TcpParams(p=0.2, b=1, w0=10)
     C, CF = PM._flat_consts(prm, PATH)(LV.BIG * MSS)
@@ -326,8 +327,9 @@ def test_light_branch_points_fold_into_probable_ones_of_their_signature():
     np.testing.assert_allclose(XQ[~gone].sum(axis=0), Q0.sum(axis=0), rtol=1e-12)
     changed = ~np.isclose(XP, P0).all(axis=1)
     assert not (changed & light).any()  # targets are probable ones
-    heavy3 = set(sig[~light, 3])
+    coarsest = LV.NTIERS - 1
+    heavy = set(sig[~light, coarsest])
     for j in np.flatnonzero(light & ~gone):  # the rest had nowhere to go
-        assert sig[j, 3] not in heavy3
+        assert sig[j, coarsest] not in heavy
     for j in np.flatnonzero(gone):
-        assert sig[j, 3] in heavy3
+        assert sig[j, coarsest] in heavy

@@ -199,7 +199,7 @@ def _child_masses(P, Q, w, dt, lost, cp, cq):
 
 def _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn):
     """Fold each negligible branch point of a sub-step (rows 0..xn-1) into the most
-    probable non-negligible one with its signature (:func:`class_keys`, tiers 1 to 3,
+    probable non-negligible one with its signature (:func:`class_keys`, tiers 1 to 4,
     the finest that has one), masses added per loss count: its paths go on *with* their
     later losses, as that branch point's do, instead of being finished loss-free.
     Returns the rows folded away (the others are expanded or finished loss-free)."""
@@ -209,9 +209,9 @@ def _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn):
         light[j] = _negligible(XP[j].sum(), XF[j], CF, eps)
     if not light.any():
         return gone
-    sig = np.empty((4, xn), np.int64)
+    sig = np.empty((NTIERS, xn), np.int64)
     for j in range(xn):
-        sig[0, j], sig[1, j], sig[2, j], sig[3, j] = class_keys(C, CF, XI[j], XF[j])
+        sig[0, j], sig[1, j], sig[2, j], sig[3, j], sig[4, j] = class_keys(C, CF, XI[j], XF[j])
     nb = 16
     while nb < 4 * xn:
         nb *= 2
@@ -219,7 +219,7 @@ def _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn):
     hk2 = np.zeros(nb, np.int64)
     hv = np.empty(nb, np.int64)
     best = np.empty(xn, np.int64)  # per signature: its most probable branch point
-    for tier in range(1, 4):
+    for tier in range(1, NTIERS):
         hv[:] = -1
         ng = 0
         for j in range(xn):
@@ -588,7 +588,7 @@ def reinsert(ok1, ok2, ov, hk1, hk2, hv):
 
 def class_keys(C, CF, I, F):
     """Coarse signatures of one state for folding (:func:`fold_level`), finest first.
-    Tiers 0 and 1 keep what a loss changes: the windows (cwnd and ssthresh in whole
+    Tiers 0-2 keep what a loss changes: the windows (cwnd and ssthresh in whole
     packets, with the reductions of :func:`state_hash`), recovery and back-off, the
     segments held by the receiver, the data segments in flight, snd_una relative to
     snd_max and the *missing* segments (at or above rcv_nxt, neither held nor in flight:
@@ -596,16 +596,20 @@ def class_keys(C, CF, I, F):
     lost as much (which would erase a loss; without the missing count a segment lost at
     the head of the link looked like one delivered whose ACK is still to come: LT,
     b = 1, W0 = 10, p = 0.1, 40 packets 1.3238 s -> 1.4106 s, simulator 1.5497 s).
-    Tier 1: these, whether NewReno's recovery point is still ahead (recover >= snd_una:
-    no new fast retransmit), when backed off, whether a resent segment is outstanding
-    (its ACK gives no RTT sample, so the back-off stays), and when the retransmission
-    timer fires, in whole round trips (2d) from now: a state whose flight is lost waits
-    for that timer, so two states that differ only there have futures that differ by the
-    gap (without it: NewReno, b = 1, W0 = 10, p = 0.2, 30 packets 6.4389 s -> 6.6495 s
-    with it, simulator 6.7852 s; a grid of d or 2 RTT moved that by < 0.02 %); tier 0:
-    also rcv_nxt, the partial-ACK flag, duplicate ACKs (capped at 15) and the pending ACK
-    events; tiers 2 and 3, for improbable states only: recovery, back-off, the two flags,
-    the timer and the missing count, with and then without snd_una relative to snd_max."""
+    Tier 2: these, whether NewReno's recovery point is still ahead (recover >= snd_una:
+    no new fast retransmit) and, when backed off, whether a resent segment is outstanding
+    (its ACK gives no RTT sample, so the back-off stays). Tier 1: also when the
+    retransmission timer fires, in whole round trips (2d) from now: a state whose flight
+    is lost waits for that timer, so two states that differ only there have futures that
+    differ by the gap (NewReno, b = 1, W0 = 10, p = 0.2, 30 packets: 6.4389 s without it,
+    6.6495 s with it in every tier, simulator 6.7852 s); tier 2 is what a probable state
+    folds by when no kept state shares its tier 1 and the level is full
+    (:data:`LEVEL_CAP`), so the levels stay bounded as before (with the timer in every
+    tier few states found a match and a 100-packet call ran out of memory). Tier 0: tier
+    1 and rcv_nxt, the partial-ACK flag, duplicate ACKs (capped at 15) and the pending ACK
+    events. Tiers 3 and 4 (:data:`COARSE`), for improbable states only: recovery,
+    back-off, the two flags and the missing count, with and then without snd_una
+    relative to snd_max."""
     mss = C[C_MSS]
     sm = I[I_SMAX]
     held = 0
@@ -653,21 +657,21 @@ def class_keys(C, CF, I, F):
     for j in range(I[I_NEV]):
         if (I[N_I0 + j] & 3) == RTO:
             due = min(np.int64(F[OFF_EVT + j] / (2.0 * CF[CF_D])), np.int64(1022))
-    flags = (blocked * 2 + rx) * 1024 + due
     dup = I[I_DUP] if I[I_DUP] < 15 else 15
     partial = I[I_PARTIAL] if I[I_INREC] else 0
     c0 = (((c1 * 128 + (sm - I[I_RCV])) * 2 + partial) * 16 + dup) * 128 + na
-    c0 = _mix(c0, np.int64(flags * 64 + miss), _M1)  # no room left: hashed
-    c1 = (c1 * 4096 + flags) * 64 + miss
-    c3 = ((I[I_INREC] * 64 + I[I_BACKOFF]) * 4096 + flags) * 64 + miss
-    c2 = c3 * 128 + (sm - I[I_UNA])
-    return c0, c1, c2, c3
+    c0 = _mix(c0, np.int64(((blocked * 2 + rx) * 1024 + due) * 64 + miss), _M1)  # hashed
+    c2 = (c1 * 4 + blocked * 2 + rx) * 64 + miss
+    c1 = (c2 >> np.int64(6)) * 65536 + due * 64 + miss
+    c4 = ((I[I_INREC] * 64 + I[I_BACKOFF]) * 4 + blocked * 2 + rx) * 64 + miss
+    c3 = c4 * 128 + (sm - I[I_UNA])
+    return c0, c1, c2, c3, c4
 
 
 def classes(C, CF, IS, FS, n, out):
     """:func:`class_keys` of rows 0..n-1 into ``out[0:NTIERS]``."""
     for i in range(n):
-        out[0, i], out[1, i], out[2, i], out[3, i] = class_keys(C, CF, IS[i], FS[i])
+        out[0, i], out[1, i], out[2, i], out[3, i], out[4, i] = class_keys(C, CF, IS[i], FS[i])
 
 
 def row_hashes(C, CF, IS, FS, n, out):
@@ -788,9 +792,9 @@ class _Memo:
         self.NV = np.zeros((cap, k1))
         self.NL = np.zeros(cap)
         self.cnt = np.zeros(1, np.int64)
-        self.gk1 = np.zeros(2 * size, np.int64)  # signature -> its lending node
-        self.gk2 = np.zeros(2 * size, np.int64)  # (two tiers: two per node; a power of 2)
-        self.gv = np.full(2 * size, -1, np.int64)
+        self.gk1 = np.zeros(2 * size, np.int64)  # signature -> its lending node (up to
+        self.gk2 = np.zeros(2 * size, np.int64)  # len(TAIL_TIERS) = 3 per expanded node:
+        self.gv = np.full(2 * size, -1, np.int64)  # load <= 3/4; a power of 2)
         self.sl0 = np.zeros(depth)
         self.SI = np.zeros((depth, ni), np.int64)
         self.SF = np.zeros((depth, nf), np.float64)
@@ -1018,11 +1022,25 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
     return res
 
 
-TAIL_TIERS = (1, 3)
+TAIL_TIERS = (1, 2, 4)
 """The :func:`class_keys` tiers of :func:`tail_signature`, finest first."""
 
-NTIERS = 4
+NTIERS = 5
 """Folding tiers of :func:`class_keys`, finest first."""
+
+NO_TIMER = 2
+"""The :func:`class_keys` tier without the retransmission timer's due time."""
+
+COARSE = 3
+"""The first :func:`class_keys` tier that takes only improbable states (:func:`fold_level`)."""
+
+LEVEL_CAP = 2
+"""A state beyond the ``max_states`` most probable but not lighter than ``eps`` whose
+tier-1 signature (with the retransmission timer's due time) no kept state shares stays,
+the most probable first, while the level holds fewer than ``LEVEL_CAP x max_states``
+states; the others fold by tier 2, without the due time (:func:`fold_level`). Measured
+(docs/model.md section 4): with no cap, the proposal, b = 1, W0 = 10, p = 0.2, 40 and
+100 packets ran out of 23 GB; with a cap of 1 most of the due time's gain was lost."""
 
 
 def fold_level(pool, keep, light, classes_k, C, CF):
@@ -1031,7 +1049,8 @@ def fold_level(pool, keep, light, classes_k, C, CF):
     (:func:`classes`, the finest tier that has one) in proportion to the kept masses, so
     their paths continue as the average kept path of that signature, from their own
     elapsed time. A heavy state whose signature no kept state has stays (the level can
-    exceed ``keep``); a light one is tried on the coarser tiers and, if it matches no
+    exceed ``keep``; tier 1's due time is kept to :data:`LEVEL_CAP` x ``keep`` states);
+    a light one is tried on the coarser tiers and, if it matches no
     kept state even there, the heaviest light state of its coarsest signature stays and
     the others of that signature fold into it. No mass is dropped; ``pool.folded`` is
     the mass folded."""
@@ -1072,8 +1091,15 @@ def fold_level(pool, keep, light, classes_k, C, CF):
 
     for tier in range(NTIERS):
         ids = rest[left[rest]]
-        if tier >= 2:  # the coarse tiers take only light states
+        if tier >= COARSE:  # the coarse tiers take only light states
             ids = ids[is_light[ids]]
+        elif tier == NO_TIMER and keep:
+            # probable states no kept state shares tier 1 with stay, the most probable
+            # first, while the level holds fewer than LEVEL_CAP x keep states
+            heavy = ids[~is_light[ids]]
+            room = max(LEVEL_CAP * keep - kept.size, 0)
+            stay = heavy[np.argsort(-m[heavy], kind="stable")[:room]]
+            ids = np.setdiff1d(ids, stay, assume_unique=True)
         if ids.size == 0 or kept.size == 0:
             break
         left[ids[fold(kept, ids, tier)]] = False
