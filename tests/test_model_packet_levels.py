@@ -227,7 +227,7 @@ def test_folding_signatures_tell_a_blocked_recovery_and_a_held_back_off():
     # NewReno's recovery point still ahead (recover >= snd_una: no new fast retransmit,
     # RFC 6582 3.2 step 1) and, when backed off, a resent segment outstanding (no RTT
     # sample: the back-off stays, RFC 6298 5) decide whether the next losses cost a fast
-    # retransmit or a (doubled) timeout: tiers 1-3 must separate them.
+    # retransmit or a (doubled) timeout: tiers 1-4 must separate them.
     C, CF, I, F = _first_branch_point()
     assert I[FL.I_SMAX] == 4 and I[FL.I_RECOVER] < I[FL.I_UNA] == 0
     blocked = I.copy()
