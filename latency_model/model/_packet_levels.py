@@ -661,8 +661,9 @@ def class_keys(C, CF, I, F):
     partial = I[I_PARTIAL] if I[I_INREC] else 0
     c0 = (((c1 * 128 + (sm - I[I_RCV])) * 2 + partial) * 16 + dup) * 128 + na
     c0 = _mix(c0, np.int64(((blocked * 2 + rx) * 1024 + due) * 64 + miss), _M1)  # hashed
-    c2 = (c1 * 4 + blocked * 2 + rx) * 64 + miss
-    c1 = (c2 >> np.int64(6)) * 65536 + due * 64 + miss
+    base = c1 * 4 + blocked * 2 + rx
+    c1 = (base * 1024 + due) * 64 + miss
+    c2 = base * 64 + miss
     c4 = ((I[I_INREC] * 64 + I[I_BACKOFF]) * 4 + blocked * 2 + rx) * 64 + miss
     c3 = c4 * 128 + (sm - I[I_UNA])
     return c0, c1, c2, c3, c4
@@ -1037,8 +1038,8 @@ COARSE = 3
 LEVEL_CAP = 2
 """A state beyond the ``max_states`` most probable but not lighter than ``eps`` whose
 tier-1 signature (with the retransmission timer's due time) no kept state shares stays,
-the most probable first, while the level holds fewer than ``LEVEL_CAP x max_states``
-states; the others fold by tier 2, without the due time (:func:`fold_level`). Measured
+the most probable first, up to ``LEVEL_CAP x max_states`` states with the most probable
+ones; the others fold by tier 2, without the due time (:func:`fold_level`). Measured
 (docs/model.md section 4): with no cap, the proposal, b = 1, W0 = 10, p = 0.2, 40 and
 100 packets ran out of 23 GB; with a cap of 1 most of the due time's gain was lost."""
 
@@ -1094,11 +1095,11 @@ def fold_level(pool, keep, light, classes_k, C, CF):
         if tier >= COARSE:  # the coarse tiers take only light states
             ids = ids[is_light[ids]]
         elif tier == NO_TIMER and keep:
-            # probable states no kept state shares tier 1 with stay, the most probable
-            # first, while the level holds fewer than LEVEL_CAP x keep states
-            heavy = ids[~is_light[ids]]
+            # probable states that no kept state shares tier 1 with stay, the most
+            # probable first, up to LEVEL_CAP x keep states with the kept ones
+            probable = ids[~is_light[ids]]
             room = max(LEVEL_CAP * keep - kept.size, 0)
-            stay = heavy[np.argsort(-m[heavy], kind="stable")[:room]]
+            stay = probable[np.argsort(-m[probable], kind="stable")[:room]]
             ids = np.setdiff1d(ids, stay, assume_unique=True)
         if ids.size == 0 or kept.size == 0:
             break

@@ -639,9 +639,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         RTO / its minimum) fold into a probable branch point of their signature or, if
         there is none, finish their level with no further loss, and level states below
         it fold into the states of their coarse signature (default :data:`LEVELS_EPS`).
-        Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2
-        and 6.2 measure them (within 4.6 % at p <= 0.1, 3.7-9.4 % low with W0 = 6-10 at
-        p = 0.2 and 40-100 packets, 5.7 % low with LT, b = 1, at p = 0.2 and 100 packets,
+        Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2,
+        6.2, 6.3 measure them (within 4.6 % at p <= 0.1, 2.3-6.2 % low with W0 = 6-10 at
+        p = 0.2 and 40-100 packets, 3.0 % low with LT, b = 1, at p = 0.2 and 100 packets,
         +1.9 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
         the time a decade.
     k_max : int
