@@ -332,22 +332,27 @@ def _loss_terms(p: float, size_packets: float) -> float:
     return math.ceil(mean + 12.0 * math.sqrt(mean + 1.0) + 12.0)
 
 
-def packet_model_seconds(p: float, max_size_packets: float) -> float:
+def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: int = 2) -> float:
     """Rough CPU seconds of the packet model (:mod:`latency_model.model.packet`, its
-    default level DP) for sizes up to ``max_size_packets`` at loss rate ``p``, one call.
+    default level DP) for sizes up to ``max_size_packets`` at loss rate ``p``, one call,
+    with an initial window of ``w0`` packets and an ACK every ``b`` segments.
 
-    Measured (docs/model.md, section 5.2; this machine, within a factor of about 2): the
+    Measured (docs/model.md, section 5.2; this machine, within a factor of about 3): the
     level DP costs up to about 1 s per level (one level per packet) once a level holds
     its thousands of states, and stops at the level where its distribution turns
     stationary, some 130-230 packets in at p = 0.1-0.2 (sizes beyond are
     extrapolated; at p <= 0.05 it runs every level): 1..1000 packets take 60 s at
-    p = 0.2, 266 s at 0.1, 580 s at 0.05, 1114 s at 0.01. It only decides whether to
-    warn.
+    p = 0.2, 266 s at 0.1, 580 s at 0.05, 1114 s at 0.01 (W0 = 2, b = 2). A level holds
+    more states with a larger first window and with an ACK for every segment: the
+    validation runs (``validation/packet/results*.csv``, ``model_time_s``) take about
+    (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2, b = 1, 40 and
+    100 packets: 528-730 s; b = 2: 266-381 s). It only decides whether to warn.
     """
     n = max(float(max_size_packets), 1.0)
     if p <= 0.0:
         return 0.01 * n
-    return 0.5 + 0.8 * min(n, 25.0 / p)
+    scale = (2.0 + max(float(w0), 1.0)) / 4.0 * (2.0 if b == 1 else 1.0)
+    return 0.5 + 0.8 * min(n, 25.0 / p) * scale
 
 
 def model_cost(p: float, mss_bytes: float, max_size_bytes: float, n_sizes: int) -> tuple[float, float]:

@@ -152,6 +152,9 @@ def test_latency_packet_model_warns_before_a_long_computation(capsys, monkeypatc
     from latency_model.model import registry
 
     assert packet_model_seconds(0.1, 20) < 60 < packet_model_seconds(0.2, 200)
+    # a larger first window and an ACK per segment cost more (validation runs: W0 = 10,
+    # b = 1, p = 0.2, 40 packets took 497 s): announced too
+    assert packet_model_seconds(0.2, 40) < 60 < packet_model_seconds(0.2, 40, w0=10, b=1)
     monkeypatch.setattr(registry, "predict", lambda *a, **k: (_ for _ in ()).throw(ValueError("stop here")))
     code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "200", "--p", "0.2")
     assert code == 2

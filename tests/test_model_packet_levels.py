@@ -56,6 +56,27 @@ def test_pure_and_compiled_kernels_agree():
         assert np.array_equal(pure[s].done_p, comp[s].done_p)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_tails_memo_grows_without_changing_a_bit(compiled):
+    # A memo that starts at 64 nodes grows (node arrays enlarged in place, keys rehashed;
+    # the borrowing signatures' table apart) many times over; a grown memo holds the same
+    # nodes, values and lenders as one large from the start, so the results are the
+    # same bits.
+    prm = apply_variant(TcpParams(p=0.2, b=1, w0=4), "newreno")
+    sizes = [3 * MSS, 6 * MSS - 100]
+    kw = dict(eps=1e-5, k_max=3, tail_eps=1e-6, max_states=200, tol=None,
+              compiled=compiled)
+    small, big = {}, {}
+    grown = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, memo=64, stats=small, **kw)
+    ref = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, memo=1 << 18, stats=big, **kw)
+    assert small["memo_nodes"] == big["memo_nodes"] > 64 * 16
+    assert small["tail_signatures"] == big["tail_signatures"] > 4 * 128
+    for s in sizes:
+        assert grown[s].expected_s == ref[s].expected_s
+        assert np.array_equal(grown[s].done_p, ref[s].done_p)
+        assert np.array_equal(grown[s].done_pt, ref[s].done_pt)
+
+
 @pytest.mark.parametrize("variant, b, w0, p", [
     ("newreno", 2, 2, 0.1), ("newreno", 1, 10, 0.05), ("lt", 1, 4, 0.1),
     ("lt", 2, 1, 0.2), ("proposal", 1, 4, 0.1), ("proposal", 2, 2, 0.2),
@@ -135,6 +156,47 @@ def test_stationary_extrapolation_matches_the_levels_it_skips():
     assert np.isnan(ext[1].conditional_latency_s).all()
 
 
+def test_level_cap_bounds_the_states_kept_for_their_timer_alone():
+    # fold_level with given signatures (a stand-in for the classes kernel): 100 probable
+    # states, max_states 10. Every state has its own tier-1 signature (the timer's due
+    # time differs) and, but for five, the kept states' tier-2 one. The 10 most probable
+    # beyond the 10 kept stay (LEVEL_CAP = 2: 20 in all), the rest fold by tier 2 into
+    # the kept states in proportion to their masses; the five with a tier-2 (and coarser)
+    # signature of their own stay as well, whatever the cap, as they match no kept state.
+    # No probability and no elapsed time is lost.
+    n, keep = 100, 10
+    assert LV.LEVEL_CAP == 2
+    pool = LV._Pool(128, 4, 4, 3)
+    mass = np.linspace(1.0, 0.01, n) / 50.0
+    pool.I[:n, 0] = np.arange(n)
+    pool.P[:n, 0] = 0.7 * mass
+    pool.P[:n, 2] = 0.3 * mass
+    pool.Q[:n, 1] = mass * np.linspace(1.0, 3.0, n)
+    pool.cnt[0] = n
+    own = np.isin(np.arange(n), [25, 37, 56, 75, 94])
+    sig = np.empty((LV.NTIERS, n), np.int64)
+    sig[0] = sig[1] = np.arange(n)
+    for tier in range(LV.NO_TIMER, LV.NTIERS):
+        sig[tier] = np.where(own, 1000 + np.arange(n), 7)
+
+    def classes(C, CF, I, F, m, out):
+        out[:, :m] = sig[:, I[:m, 0]]
+
+    p0, q0 = pool.P[:n].sum(), pool.Q[:n].sum()
+    LV.fold_level(pool, keep, 1e-7, classes, None, None)
+    stay = np.sort(pool.I[:pool.cnt[0], 0])
+    cap = LV.LEVEL_CAP * keep
+    assert stay.tolist() == list(range(cap)) + np.flatnonzero(own).tolist()
+    m = pool.cnt[0]  # (a folded path takes on its kept state's loss counts)
+    assert pool.P[:m].sum() == pytest.approx(p0, rel=1e-12)
+    assert pool.Q[:m].sum() == pytest.approx(q0, rel=1e-12)
+    folded = mass[cap:][~own[cap:]].sum()
+    assert pool.folded == pytest.approx(folded, rel=1e-12)
+    # the states beyond the cap went to the kept ones only, in proportion to their mass
+    grown = pool.P[:keep].sum(axis=1) / mass[pool.I[:keep, 0]]
+    assert np.allclose(grown, 1.0 + folded / mass[:keep].sum(), rtol=1e-12)
+
+
 def test_folding_bounds_the_level_and_keeps_the_mass():
     # folding moves probability between states, never loses it: the finished mass is 1
     # (to rounding); the levels shrink to max_states plus the probable states whose
@@ -152,6 +214,36 @@ def test_folding_bounds_the_level_and_keeps_the_mass():
     assert st["folded"] > 0.0
     assert max(st["level_states"]) < 0.95 * max(st0["level_states"])
     assert sum(st["level_states"]) < 0.9 * sum(st0["level_states"])
+
+
+def test_growing_past_the_memory_limit_is_refused_with_a_clear_error(monkeypatch, capsys):
+    # Before it enlarges its memo or its level pools, the level DP compares this
+    # process's resident memory plus the enlargement with the memory limit and refuses
+    # (BudgetError, a ValueError; the CLI: one line, exit 2) instead of being killed by
+    # the system. Here the process is said to sit just under a 1 GiB limit.
+    from latency_model.checks import BudgetError
+    from latency_model.cli import main
+
+    monkeypatch.setenv("LATENCY_MODEL_MEMORY_LIMIT", "1G")
+    monkeypatch.setattr(LV, "resident_bytes", lambda: 2**30 - 1024)
+    prm = TcpParams(p=0.2, b=1, w0=4)
+    with pytest.raises(BudgetError) as exc:
+        LV.solve(PM._flat_consts(prm, PATH), prm, [6 * MSS], eps=1e-5, k_max=3,
+                 tail_eps=1e-6, max_states=200, tol=None, memo=64)
+    msg = str(exc.value)
+    assert "the packet model (level DP; p = 0.2, W0 = 4, b = 1) enlarging its" in msg
+    assert "more than the limit of 1 GiB" in msg and "a larger eps or a smaller max_states" in msg
+    # the CLI's own estimate (a process's base memory) passes; the DP's guard refuses
+    code = main(["latency", "--model", "packet", "--size-packets", "20", "--p", "0.2",
+                 "--w0", "4"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "--model packet:" in err and "enlarging its" in err and "1 GiB" in err
+    # with room to spare, the same call runs
+    monkeypatch.setattr(LV, "resident_bytes", lambda: 2**20)
+    ok = LV.solve(PM._flat_consts(prm, PATH), prm, [6 * MSS], eps=1e-5, k_max=3,
+                  tail_eps=1e-6, max_states=200, tol=None, memo=64)
+    assert ok[6 * MSS].done_p.sum() == pytest.approx(1.0, abs=1e-12)
 
 
 def test_method_choice_and_refusals():

@@ -30,11 +30,15 @@ time of the paths with k losses; the last bin holds K or more).
 from __future__ import annotations
 
 import functools
+import os
+import resource
+import sys
 import types
 
 import numpy as np
 
 from ..accel import compile_twins
+from ..checks import BudgetError, check_memory
 from ._packet_flat import (
     ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_D, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO,
     F_SSTH, RTO,
@@ -134,6 +138,28 @@ def _lookup(hk1, hk2, hv, h1, h2):
     """Row of (h1, h2), or -(slot + 1) of the empty slot where it would go."""
     j = _slot(hk1, hk2, hv, h1, h2)
     return hv[j] if hv[j] >= 0 else -(j + 1)
+
+
+def _node_slot(nk1, nk2, hv, h1, h2):
+    """Slot of (h1, h2) in a table of rows whose keys are kept in the rows (``nk1[row]``,
+    ``nk2[row]``: the tails' memo), or the empty slot where it would go."""
+    mask = hv.shape[0] - 1
+    j = h1 & mask
+    while hv[j] >= 0 and not (nk1[hv[j]] == h1 and nk2[hv[j]] == h2):
+        j = (j + 1) & mask
+    return j
+
+
+def _node_lookup(nk1, nk2, hv, h1, h2):
+    """Row of (h1, h2) in a :func:`_node_slot` table, or -(slot + 1) of the empty slot."""
+    j = _node_slot(nk1, nk2, hv, h1, h2)
+    return hv[j] if hv[j] >= 0 else -(j + 1)
+
+
+def rehash_nodes(nk1, nk2, n, hv):
+    """Enter rows 0..n-1 (keys ``nk1``, ``nk2``) into the empty table ``hv``."""
+    for r in range(n):
+        hv[_node_slot(nk1, nk2, hv, nk1[r], nk2[r])] = r
 
 
 def _clear(cnt, hv, sl):
@@ -394,7 +420,7 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
         ret = False  # frame d is finished with value (cq, cv)
         if sbr[d] == -1:  # entering a node
             h1, h2 = state_hash(C, CF, SI[d], SF[d], C[C_N])
-            r = _lookup(nk1, nk2, nv, h1, h2)
+            r = _node_lookup(nk1, nk2, nv, h1, h2)
             if r >= 0 and nst[r] == 3:  # a cycle (not expected): finish it loss-free
                 t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
                 if t < 0.0:
@@ -416,10 +442,9 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
                     n = ncnt[0]
                     if n >= cap or 2 * (n + 1) > nv.shape[0]:
                         return 1
-                    j = -r - 1
-                    nk1[j] = h1
-                    nk2[j] = h2
-                    nv[j] = n
+                    nk1[n] = h1
+                    nk2[n] = h2
+                    nv[-r - 1] = n
                     ncnt[0] = n + 1
                     r = n
                 nmass[r] = smass[d]
@@ -463,6 +488,8 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
             if b == 1 and p == 0.0:
                 b = 2
             if b == 2:  # both branches in: the node's value
+                if borrow and 2 * (ncnt[1] + len(TAIL_TIERS)) > gv.shape[0]:
+                    return 1  # the signature table is full (this node is redone)
                 r = srow[d]
                 NQ[r, :] = SQ[d]
                 NV[r, :] = SV[d]
@@ -480,6 +507,7 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
                             gk1[j] = sg[ti, 0]
                             gk2[j] = sg[ti, 1]
                             gv[j] = r
+                            ncnt[1] += 1
                         elif nst[gv[j]] != 1 or nmass[gv[j]] < nmass[r]:
                             gv[j] = r  # (a lender being recomputed is not available)
             else:
@@ -730,10 +758,11 @@ _HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find",
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
             "_lookup", "_clear", "_clear_table", "_add", "_place", "_child_masses", "_lossfree",
             "_accumulate", "class_keys", "_negligible", "tail_values", "_fold_branches",
-            "_slot", "tail_signature")
+            "_slot", "tail_signature", "_node_slot", "_node_lookup")
 
 
-_ENTRIES = ("advance_level", "tail_level", "reinsert", "classes", "row_hashes", "scripted")
+_ENTRIES = ("advance_level", "tail_level", "reinsert", "rehash_nodes", "classes", "row_hashes",
+            "scripted")
 
 
 @functools.cache
@@ -780,22 +809,28 @@ class _Pool:
 
 
 class _Memo:
-    """The tails' memo (nodes and values) and the depth-first stack."""
+    """The tails' memo and the depth-first stack. Per node (rows, enlarged in place): its
+    key (two hash words), state, mass, values and loss-free time; a key -> node table
+    (int32 rows: half the bytes); the borrowing signatures' table, sized by its own count.
+    Measured (docs/model.md section 5.2): the proposal, b = 1, W0 = 10, p = 0.2, 40
+    packets, 42.5 million nodes, peak resident 18.9 GB -> see section 5.2."""
 
     def __init__(self, cap, ni, nf, k1, depth=4096):
         size = 1 << int(2 * cap - 1).bit_length()
-        self.k1 = np.zeros(size, np.int64)
-        self.k2 = np.zeros(size, np.int64)
-        self.v = np.full(size, -1, np.int64)
+        self.k1 = np.zeros(cap, np.int64)  # a node's two hash words (its key)
+        self.k2 = np.zeros(cap, np.int64)
+        self.v = np.full(size, -1, np.int32)  # key -> node (load <= 1/2, a power of 2)
         self.st = np.zeros(cap, np.int8)
         self.mass = np.zeros(cap)
         self.NQ = np.zeros((cap, k1))
         self.NV = np.zeros((cap, k1))
         self.NL = np.zeros(cap)
-        self.cnt = np.zeros(1, np.int64)
-        self.gk1 = np.zeros(2 * size, np.int64)  # signature -> its lending node (up to
-        self.gk2 = np.zeros(2 * size, np.int64)  # len(TAIL_TIERS) = 3 per expanded node:
-        self.gv = np.full(2 * size, -1, np.int64)  # load <= 3/4; a power of 2)
+        self.cnt = np.zeros(2, np.int64)  # nodes, signatures
+        # signature -> its lending node: a table of its own (load <= 1/2, a power of 2),
+        # grown apart from the nodes' (measured: 4 % as many signatures as nodes)
+        self.gk1 = np.zeros(size, np.int64)
+        self.gk2 = np.zeros(size, np.int64)
+        self.gv = np.full(size, -1, np.int64)
         self.sl0 = np.zeros(depth)
         self.SI = np.zeros((depth, ni), np.int64)
         self.SF = np.zeros((depth, nf), np.float64)
@@ -806,26 +841,40 @@ class _Memo:
         self.SQ = np.zeros((depth, k1))
         self.SV = np.zeros((depth, k1))
 
-    def grow(self, reinsert):
-        """Twice the node capacity (keys rehashed, values kept)."""
-        cap = 2 * self.NQ.shape[0]
+    def grow(self, reinsert, rehash):
+        """Twice the capacity of whichever is full, the nodes or the signature table
+        (:func:`tail_values` returned 1; keys rehashed, values kept; the node arrays are
+        enlarged in place, so they are not held twice)."""
         n = int(self.cnt[0])
+        if 2 * (int(self.cnt[1]) + len(TAIL_TIERS)) > self.gv.shape[0]:
+            size = 2 * self.gv.shape[0]
+            g1 = np.zeros(size, np.int64)
+            g2 = np.zeros(size, np.int64)
+            gv = np.full(size, -1, np.int64)
+            reinsert(self.gk1, self.gk2, self.gv, g1, g2, gv)
+            self.gk1, self.gk2, self.gv = g1, g2, gv
+        if not (n >= self.NQ.shape[0] or 2 * (n + 1) > self.v.shape[0]):
+            return
+        cap = 2 * self.NQ.shape[0]
+        for name in ("k1", "k2", "st", "mass", "NQ", "NV", "NL"):
+            a = getattr(self, name)
+            a.resize((cap,) + a.shape[1:], refcheck=False)  # new rows are zero
+        self.v = None
         size = 1 << int(2 * cap - 1).bit_length()
-        k1 = np.zeros(size, np.int64)
-        k2 = np.zeros(size, np.int64)
-        v = np.full(size, -1, np.int64)
-        reinsert(self.k1, self.k2, self.v, k1, k2, v)
-        self.k1, self.k2, self.v = k1, k2, v
-        g1 = np.zeros(2 * size, np.int64)
-        g2 = np.zeros(2 * size, np.int64)
-        gv = np.full(2 * size, -1, np.int64)
-        reinsert(self.gk1, self.gk2, self.gv, g1, g2, gv)
-        self.gk1, self.gk2, self.gv = g1, g2, gv
-        for name in ("st", "mass", "NQ", "NV", "NL"):
-            old = getattr(self, name)
-            new = np.zeros((cap,) + old.shape[1:], old.dtype)
-            new[:n] = old[:n]
-            setattr(self, name, new)
+        self.v = np.full(size, -1, np.int32)
+        rehash(self.k1, self.k2, n, self.v)
+
+    def growth_bytes(self):
+        """Bytes :meth:`grow` would add (the node rows at full capacity and the tables)."""
+        add = 0
+        if 2 * (int(self.cnt[1]) + len(TAIL_TIERS)) > self.gv.shape[0]:
+            add += 2 * (self.gk1.nbytes + self.gk2.nbytes + self.gv.nbytes)
+        n = int(self.cnt[0])
+        if n >= self.NQ.shape[0] or 2 * (n + 1) > self.v.shape[0]:
+            add += sum(getattr(self, name).nbytes
+                       for name in ("k1", "k2", "st", "mass", "NQ", "NV", "NL"))
+            add += 2 * self.v.nbytes
+        return add
 
     def args(self):
         return (self.k1, self.k2, self.v, self.st, self.mass, self.NQ, self.NV, self.cnt,
@@ -835,6 +884,29 @@ class _Memo:
 
 BIG = 1 << 40
 """Segments of the unbounded transfer of the level phase (never reached)."""
+
+
+def resident_bytes() -> int:
+    """This process's resident memory, bytes: the current size on Linux
+    (``/proc/self/statm``), else the peak so far (an upper bound of it)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _guard(params, what, add_bytes) -> None:
+    """Refuse to enlarge the DP's arrays by ``add_bytes`` (counted in full, though the
+    rows are filled gradually) when that would take the process over the memory limit
+    (:func:`..checks.memory_limit_bytes`): a clear error instead of the system's
+    out-of-memory killer. Raises :class:`..checks.BudgetError` (a ValueError)."""
+    try:
+        check_memory(f"the packet model (level DP; p = {params.p:g}, W0 = {params.w0:g}, "
+                     f"b = {params.b}) enlarging its {what}", resident_bytes() + add_bytes)
+    except BudgetError as exc:
+        raise BudgetError(f"{exc}; a larger eps or a smaller max_states needs less") from None
 
 
 def handoff_margin(params, last_len: int, mss: int) -> int:
@@ -902,10 +974,13 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
     ``tail_borrow``: truncated tail nodes borrow the later losses of a probable node of
     their signature (:func:`tail_values`) instead of finishing loss-free. Returns
     {size: :class:`LevelResult`}; ``stats`` (a dict) receives per-level diagnostics
-    (with the tails' truncated and borrowing node counts)."""
+    (with the tails' truncated and borrowing node counts). Raises
+    :class:`..checks.BudgetError` (a ValueError) rather than enlarge its arrays past the
+    memory limit (:func:`_guard`)."""
     k = kernels(compiled)
     advance, tail, reinsert_k, classes_k, hashes_k = (k.advance_level, k.tail_level,
                                                       k.reinsert, k.classes, k.row_hashes)
+    rehash_k = k.rehash_nodes
     mss = params.mss_bytes
     k1 = k_max + 1
     p = float(params.p)
@@ -953,7 +1028,9 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                 raise RuntimeError(f"packet model: a state needs more event slots or "
                                    f"stack than allocated (status {st})")
             mm.st[mm.st == 3] = 0
-            mm.grow(reinsert_k)
+            _guard(params, f"memo of the file's end ({int(mm.cnt[0]):,} nodes)",
+                   mm.growth_bytes())
+            mm.grow(reinsert_k, rehash_k)
         return LevelResult(acc[0], acc[1], float(acc[2, 0]), folded, expanded)
 
     for L in range(top + 1):
@@ -989,6 +1066,8 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                 raise RuntimeError(f"packet model: a state needs more event slots than "
                                    f"allocated (status {st})")
             cap = 2 * out.I.shape[0]
+            _guard(params, f"level pools (level {L}, {cap:,} states)",
+                   6 * sum(a.nbytes for a in out.args()))
             out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
         expanded += n_cur
         fold_level(out, max_states, eps, classes_k, Cl, CFl)
@@ -1016,6 +1095,7 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
             prev = (hh, pp)
     if stats is not None:
         stats["memo_nodes"] = sum(int(t[2].cnt[0]) for t in tails.values())
+        stats["tail_signatures"] = sum(int(t[2].cnt[1]) for t in tails.values())
         stats["tail_truncated"] = sum(int(np.sum(t[2].st == 2)) for t in tails.values())
         stats["tail_borrowed"] = sum(int(np.sum(t[2].st == 4)) for t in tails.values())
         stats["folded"] = folded

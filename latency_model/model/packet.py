@@ -682,6 +682,12 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     ------
     ValueError
         For a positional size, unsupported parameters or settings outside their range.
+    latency_model.checks.BudgetError
+        (a ValueError) When the level DP would grow past the memory limit
+        (``LATENCY_MODEL_MEMORY_LIMIT``, else 80 % of the machine's memory) rather than
+        be killed by the system: a larger ``eps`` or a smaller ``max_states`` needs less
+        (the worst cell measured, W0 = 10 at p = 0.2 and 40 packets, needs about 12 GB:
+        docs/model.md section 5.2).
     """
     if positional:
         raise ValueError("expected_latency: pass sizes by keyword, size_bytes=... or "
