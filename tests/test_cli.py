@@ -132,11 +132,33 @@ def test_latency_other_models_keep_the_json_contract(capsys):
     assert [r["expected_latency_s"] for r in data["results"]] == list(want)
 
 
+def test_latency_packet_model_takes_its_truncation_and_fold_bound(capsys):
+    # --eps and --max-states reach expected_latency as eps and max_states (the same
+    # numbers as the API's) and are echoed in the JSON's params
+    from latency_model import TcpParams
+    from latency_model.model.packet import expected_latency
+
+    code, out, _ = run(capsys, "latency", "--model", "packet", "--size-packets", "8,12", "--p", "0.1",
+                       "--eps", "1e-5", "--max-states", "300", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["params"]["eps"] == 1e-5 and data["params"]["max_states"] == 300
+    want = [r.expected_latency_s for r in expected_latency(TcpParams(p=0.1), size_packets=[8, 12], eps=1e-5,
+                                                             max_states=300)]
+    default = [r.expected_latency_s for r in expected_latency(TcpParams(p=0.1), size_packets=[8, 12])]
+    assert [r["expected_latency_s"] for r in data["results"]] == want != default
+
+
 @pytest.mark.parametrize("argv,needle", [
     (["--model", "csa", "--variant", "lt"], "newreno"),       # CSA models NewReno only
     (["--model", "csa", "--rule", "btcp"], "standard"),       # and the standard rule only
     (["--model", "pftk", "--time-model", "rounds"], "--time-model"),
     (["--model", "csa", "--law", "exact"], "--law"),
+    (["--eps", "1e-5"], "--eps: the packet model's options; --model fluid has none"),
+    (["--model", "csa", "--max-states", "10"], "--max-states: the packet model's options"),
+    (["--model", "packet", "--eps", "2"], "--eps must be in (0, 1), got 2"),
+    (["--model", "packet", "--eps", "nan"], "--eps must be a finite number"),
+    (["--model", "packet", "--max-states", "-1"], "--max-states must be an integer >= 0, got -1"),
 ])
 def test_latency_model_that_cannot_answer_is_one_line(capsys, argv, needle):
     code, _, err = run(capsys, "latency", "--size-packets", "5", *argv)

@@ -45,9 +45,9 @@ NAMES = ("--variant", "--rule", "--stack", "--sender", "--recovery", "--rtt-samp
          "--prr", "--models", "--variants")
 # Numeric flags that must be whole numbers.
 INTEGERS = ("--mss", "--b", "--runs", "--seed", "--workers", "--jobs", "--dask-local", "--quick-acks",
-            "--queue-packets", "--header-bytes", "--dup-t", "--dup-lt")
+            "--queue-packets", "--header-bytes", "--dup-t", "--dup-lt", "--max-states")
 # Flags whose value is in [0, 1).
-PROBABILITIES = ("--p", "--p-ack")
+PROBABILITIES = ("--p", "--p-ack", "--eps")
 # Values that cannot fit in memory (refused with the estimate and the limit).
 TOO_MUCH = {
     ("simulate", "--runs"): ["100000000000", "1e12"],

@@ -13,7 +13,7 @@ import math
 from ..values import show
 from .common import (STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags, cell,
                      check_budget, check_out_dir, flag_message, os_error_message, params_for_size,
-                     params_from_args, sizes_from_args)
+                     number, params_from_args, sizes_from_args)
 
 __all__ = ["register", "rules_table"]
 
@@ -83,6 +83,7 @@ def cmd_thresholds(args) -> int:
 def cmd_latency(args) -> int:
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes, default=LATENCY_SIZES)
+    _packet_options(args)
     if args.model != "fluid":
         return _latency_other_model(args, base, sizes)
     time_model, note = _latency_time_model(args.time_model, base)
@@ -163,9 +164,13 @@ def _latency_other_model(args, base, sizes: list) -> int:
     results: list = [None] * len(sizes)
     for params, idx in groups.items():
         try:
-            pred = predict(args.model, params, [sizes[i] for i in idx])
+            pred = predict(args.model, params, [sizes[i] for i in idx], **_packet_options(args))
         except ValueError as exc:
-            raise CliError(f"--model {args.model}: {exc}") from None
+            msg = str(exc)
+            for opt in ("eps", "max_states"):  # name the flag as the user typed it
+                if msg.startswith(opt + " "):
+                    msg = "--" + opt.replace("_", "-") + msg[len(opt):]
+            raise CliError(f"--model {args.model}: {msg}") from None
         for row, i in enumerate(idx):
             r = {"size_bytes": sizes[i], "size_packets": sizes[i] / params.mss_bytes, "variant": args.variant,
                  "expected_latency_s": float(pred.expected_latency_s[row])}
@@ -174,7 +179,8 @@ def _latency_other_model(args, base, sizes: list) -> int:
             if pred.p90_latency_s is not None:
                 r["p90_latency_s"] = float(pred.p90_latency_s[row])
             results[i] = r
-    out = {"params": {**base.to_dict(), "variant": args.variant, "model": args.model}, "results": results}
+    out = {"params": {**base.to_dict(), "variant": args.variant, "model": args.model, **_packet_options(args)},
+           "results": results}
     if args.json:
         print(json.dumps(out))
         return 0
@@ -300,7 +306,23 @@ def _latency_flags(p) -> None:
     p.add_argument("--time-model", choices=TIME_MODELS, default=None,
                    help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
+    g = p.add_argument_group("packet model (--model packet; docs/model.md sections 4 and 5.2)")
+    g.add_argument("--eps", type=number, default=None,
+                   help="truncation, 0 < EPS < 1 (default 1e-7): larger is faster, needs less memory and "
+                        "errs lower")
+    g.add_argument("--max-states", type=number, default=None,
+                   help="states kept a level, >= 0, 0: no bound (default 8000): fewer is faster")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _packet_options(args) -> dict:
+    """``--eps`` and ``--max-states`` as :func:`~latency_model.model.packet.expected_latency`
+    options; either with another model than ``packet`` is an error."""
+    given = {k: v for k, v in (("eps", args.eps), ("max_states", args.max_states)) if v is not None}
+    if given and args.model != "packet":
+        flags = " and ".join("--" + k.replace("_", "-") for k in given)
+        raise CliError(f"{flags}: the packet model's options; --model {args.model} has none")
+    return given
 
 
 def _rules_flags(p) -> None:
