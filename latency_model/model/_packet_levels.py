@@ -402,8 +402,8 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
     mass and recomputed for more probable ones, so a path's truncation is always relative
     to (nearly) its own probability. Depth-first with an explicit stack (``SI``..``SV``,
     ``sl0``: the loss-free time through each frame's delivered branch; one frame per
-    depth). Returns 0, 1 if the memo is full, 2 if the stack is too shallow or a state ran
-    out of event slots."""
+    depth). Returns 0, 1 if the memo (its nodes or its signature table) is full, 2 if the
+    stack is too shallow or a state ran out of event slots."""
     depth_max = SI.shape[0]
     cap = NQ.shape[0]
     k1 = NQ.shape[1]
