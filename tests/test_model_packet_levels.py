@@ -159,10 +159,11 @@ def test_stationary_extrapolation_matches_the_levels_it_skips():
 def test_level_cap_bounds_the_states_kept_for_their_timer_alone():
     # fold_level with given signatures (a stand-in for the classes kernel): 100 probable
     # states, max_states 10. Every state has its own tier-1 signature (the timer's due
-    # time differs) and, but for five, the kept states' tier-2 one. The 10 most probable
-    # beyond the 10 kept stay (LEVEL_CAP = 2: 20 in all), the rest fold by tier 2 into
-    # the kept states in proportion to their masses; the five with a tier-2 (and coarser)
-    # signature of their own stay as well, whatever the cap, as they match no kept state.
+    # time differs) and, but for fifteen, the kept states' tier-2 one. The 10 most
+    # probable beyond the 10 kept stay (LEVEL_CAP = 2: 20 in all), the rest fold by tier 2
+    # into the kept states in proportion to their masses. Of the fifteen, the ten that
+    # share the kept states' tier-3 signature fold there, as the level is full; the five
+    # with signatures of their own on every tier stay, as they match no kept state.
     # No probability and no elapsed time is lost.
     n, keep = 100, 10
     assert LV.LEVEL_CAP == 2
@@ -174,10 +175,12 @@ def test_level_cap_bounds_the_states_kept_for_their_timer_alone():
     pool.Q[:n, 1] = mass * np.linspace(1.0, 3.0, n)
     pool.cnt[0] = n
     own = np.isin(np.arange(n), [25, 37, 56, 75, 94])
+    orphan = (np.arange(n) >= 40) & (np.arange(n) < 50)  # a tier-2 signature of their own
     sig = np.empty((LV.NTIERS, n), np.int64)
     sig[0] = sig[1] = np.arange(n)
-    for tier in range(LV.NO_TIMER, LV.NTIERS):
-        sig[tier] = np.where(own, 1000 + np.arange(n), 7)
+    sig[LV.NO_TIMER] = np.where(own | orphan, 1000 + np.arange(n), 7)
+    for tier in range(LV.COARSE, LV.NTIERS):
+        sig[tier] = np.where(own, 1000 * tier + np.arange(n), 7)
 
     def classes(C, CF, I, F, m, out):
         out[:, :m] = sig[:, I[:m, 0]]
