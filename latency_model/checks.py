@@ -344,9 +344,11 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     extrapolated; at p <= 0.05 it runs every level): 1..1000 packets take 60 s at
     p = 0.2, 266 s at 0.1, 580 s at 0.05, 1114 s at 0.01 (W0 = 2, b = 2). A level holds
     more states with a larger first window and with an ACK for every segment: the
-    validation runs (``validation/packet/results*.csv``, ``model_time_s``) take about
+    validation runs (``validation/packet/results*.csv``, ``model_time_s``) took about
     (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2, b = 1, 40 and
-    100 packets: 528-730 s; b = 2: 266-381 s). It only decides whether to warn.
+    100 packets: 528-730 s; b = 2: 266-381 s); since a level's size is bounded
+    (docs/model.md section 4) such calls take less than half that (199-250 s), so this
+    errs long there. It only decides whether to warn.
     """
     n = max(float(max_size_packets), 1.0)
     if p <= 0.0:

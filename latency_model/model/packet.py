@@ -640,8 +640,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         there is none, finish their level with no further loss, and level states below
         it fold into the states of their coarse signature (default :data:`LEVELS_EPS`).
         Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2,
-        6.2, 6.3 measure them (within 4.6 % at p <= 0.1, 2.3-6.2 % low with W0 = 6-10 at
-        p = 0.2 and 40-100 packets, 3.0 % low with LT, b = 1, at p = 0.2 and 100 packets,
+        6.2-6.4 measure them (within 4.6 % at p <= 0.1, -1.2 to +2.4 % with W0 = 6-10 at
+        p = 0.2 and 40-100 packets, 2.3 % low with LT, b = 1, at p = 0.2 and 100 packets,
         +1.9 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
         the time a decade.
     k_max : int
@@ -686,8 +686,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         (a ValueError) When the level DP would grow past the memory limit
         (``LATENCY_MODEL_MEMORY_LIMIT``, else 80 % of the machine's memory) rather than
         be killed by the system: a larger ``eps`` or a smaller ``max_states`` needs less
-        (the worst cell measured, W0 = 10 at p = 0.2 and 40 packets, needs about 12 GB:
-        docs/model.md section 5.2).
+        (the worst cell measured, W0 = 10 at p = 0.2 and 40 and 100 packets, needs about
+        4 GB: docs/model.md section 5.2).
     """
     if positional:
         raise ValueError("expected_latency: pass sizes by keyword, size_bytes=... or "
