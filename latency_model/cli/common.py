@@ -111,6 +111,8 @@ FIELD_FLAGS = {
     "what": "--what",
     "time_model": "--time-model",
     "law": "--law",
+    "eps": "--eps",
+    "max_states": "--max-states",
     "iw preset": "--iw",
 }
 

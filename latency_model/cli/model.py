@@ -11,9 +11,9 @@ import json
 import math
 
 from ..values import show
-from .common import (STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags, cell,
-                     check_budget, check_out_dir, flag_message, os_error_message, params_for_size,
-                     number, params_from_args, sizes_from_args)
+from .common import (FIELD_FLAGS, STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags,
+                     cell, check_budget, check_out_dir, flag_message, number, os_error_message, params_for_size,
+                     params_from_args, sizes_from_args)
 
 __all__ = ["register", "rules_table"]
 
@@ -166,11 +166,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
         try:
             pred = predict(args.model, params, [sizes[i] for i in idx], **_packet_options(args))
         except ValueError as exc:
-            msg = str(exc)
-            for opt in ("eps", "max_states"):  # name the flag as the user typed it
-                if msg.startswith(opt + " "):
-                    msg = "--" + opt.replace("_", "-") + msg[len(opt):]
-            raise CliError(f"--model {args.model}: {msg}") from None
+            raise CliError(f"--model {args.model}: {flag_message(str(exc))}") from None
         for row, i in enumerate(idx):
             r = {"size_bytes": sizes[i], "size_packets": sizes[i] / params.mss_bytes, "variant": args.variant,
                  "expected_latency_s": float(pred.expected_latency_s[row])}
@@ -320,7 +316,7 @@ def _packet_options(args) -> dict:
     options; either with another model than ``packet`` is an error."""
     given = {k: v for k, v in (("eps", args.eps), ("max_states", args.max_states)) if v is not None}
     if given and args.model != "packet":
-        flags = " and ".join("--" + k.replace("_", "-") for k in given)
+        flags = " and ".join(FIELD_FLAGS[k] for k in given)
         raise CliError(f"{flags}: the packet model's options; --model {args.model} has none")
     return given
 

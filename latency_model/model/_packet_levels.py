@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import os
-import resource
 import sys
 import types
 
@@ -842,38 +841,47 @@ class _Memo:
         self.SQ = np.zeros((depth, k1))
         self.SV = np.zeros((depth, k1))
 
+    _NODE_ARRAYS = ("k1", "k2", "st", "mass", "NQ", "NV", "NL")
+
+    def signatures_full(self):
+        """The test :func:`tail_values` makes before a node lends (up to
+        len(TAIL_TIERS) new signatures; load <= 1/2)."""
+        return 2 * (int(self.cnt[1]) + len(TAIL_TIERS)) > self.gv.shape[0]
+
+    def nodes_full(self):
+        """The test :func:`tail_values` makes before it adds a node."""
+        n = int(self.cnt[0])
+        return n >= self.NQ.shape[0] or 2 * (n + 1) > self.v.shape[0]
+
     def grow(self, reinsert, rehash):
         """Twice the capacity of whichever is full, the nodes or the signature table
         (:func:`tail_values` returned 1; keys rehashed, values kept; the node arrays are
         enlarged in place, so they are not held twice)."""
-        n = int(self.cnt[0])
-        if 2 * (int(self.cnt[1]) + len(TAIL_TIERS)) > self.gv.shape[0]:
+        if self.signatures_full():
             size = 2 * self.gv.shape[0]
             g1 = np.zeros(size, np.int64)
             g2 = np.zeros(size, np.int64)
             gv = np.full(size, -1, np.int64)
             reinsert(self.gk1, self.gk2, self.gv, g1, g2, gv)
             self.gk1, self.gk2, self.gv = g1, g2, gv
-        if not (n >= self.NQ.shape[0] or 2 * (n + 1) > self.v.shape[0]):
+        if not self.nodes_full():
             return
         cap = 2 * self.NQ.shape[0]
-        for name in ("k1", "k2", "st", "mass", "NQ", "NV", "NL"):
+        for name in self._NODE_ARRAYS:
             a = getattr(self, name)
             a.resize((cap,) + a.shape[1:], refcheck=False)  # new rows are zero
         self.v = None
         size = 1 << int(2 * cap - 1).bit_length()
         self.v = np.full(size, -1, np.int32)
-        rehash(self.k1, self.k2, n, self.v)
+        rehash(self.k1, self.k2, int(self.cnt[0]), self.v)
 
     def growth_bytes(self):
         """Bytes :meth:`grow` would add (the node rows at full capacity and the tables)."""
         add = 0
-        if 2 * (int(self.cnt[1]) + len(TAIL_TIERS)) > self.gv.shape[0]:
+        if self.signatures_full():
             add += 2 * (self.gk1.nbytes + self.gk2.nbytes + self.gv.nbytes)
-        n = int(self.cnt[0])
-        if n >= self.NQ.shape[0] or 2 * (n + 1) > self.v.shape[0]:
-            add += sum(getattr(self, name).nbytes
-                       for name in ("k1", "k2", "st", "mass", "NQ", "NV", "NL"))
+        if self.nodes_full():
+            add += sum(getattr(self, name).nbytes for name in self._NODE_ARRAYS)
             add += 2 * self.v.nbytes
         return add
 
@@ -893,7 +901,9 @@ def resident_bytes() -> int:
     try:
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError, AttributeError):
+        import resource  # POSIX only; Linux takes the branch above
+
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024
 
@@ -1177,32 +1187,27 @@ def fold_level(pool, keep, light, classes_k, C, CF):
         m[into] = P[into].sum(axis=1)
         return km[idr] > 0.0
 
+    room = max(LEVEL_CAP * keep - kept.size, 0)  # probable states beyond the kept ones
+    coarse = is_light.copy()  # the states the coarse tiers take
     for tier in range(NTIERS):
         ids = rest[left[rest]]
-        if tier >= COARSE:  # the coarse tiers take only light states
-            ids = ids[is_light[ids]]
+        if tier >= COARSE:
+            ids = ids[coarse[ids]]
         elif tier == NO_TIMER and keep:
             # probable states that no kept state shares tier 1 with stay, the most
             # probable first, up to LEVEL_CAP x keep states with the kept ones
             probable = ids[~is_light[ids]]
-            room = max(LEVEL_CAP * keep - kept.size, 0)
             stay = probable[np.argsort(-m[probable], kind="stable")[:room]]
             ids = np.setdiff1d(ids, stay, assume_unique=True)
         if ids.size == 0 or kept.size == 0:
             break
         left[ids[fold(kept, ids, tier)]] = False
+        if tier == NO_TIMER and keep:
+            # the level is full: the least probable of the probable states still left
+            # (no kept state shares their tier-2 signature) try the coarse tiers too
+            heavy = rest[left[rest] & ~is_light[rest]]
+            coarse[heavy[np.argsort(-m[heavy], kind="stable")[room:]]] = True
     heavy = rest[left[rest] & ~is_light[rest]]
-    room = LEVEL_CAP * keep - kept.size
-    if keep and heavy.size > room:
-        # the level is full: the least probable of the probable states that matched no
-        # kept state on tiers 0-2 try the coarse tiers, as light states do
-        over = heavy[np.argsort(-m[heavy], kind="stable")[max(room, 0):]]
-        for tier in range(COARSE, NTIERS):
-            ids = over[left[over]]
-            if ids.size == 0:
-                break
-            left[ids[fold(kept, ids, tier)]] = False
-        heavy = rest[left[rest] & ~is_light[rest]]
     light_left = rest[left[rest] & is_light[rest]]
     reps = np.empty(0, np.int64)
     if light_left.size:
