@@ -35,7 +35,9 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 * ``sample-lt-er-p``: LT, ER x b = 1, 2 x W0 = 2 x p = 0.01, 0.05, 0.2 x n = 40, 100;
 * ``sample-w-mid``: NewReno, ER x b = 1, 2 x W0 = 3, 5, 8 x p = 0.01, 0.1 x n = 10, 40;
 * ``sample-long-w``: NewReno, proposal x b = 1, 2 x W0 = 1, 10 x p = 0.001, 0.01 x
-  n = 200.
+  n = 200;
+* ``random``: ``--cells`` cells drawn uniformly from the whole domain (``--draw-seed``,
+  ``--size-law``; :func:`random_cells`), an estimate of the error on cells nobody chose.
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
 in results_tree.csv and summary_tree.txt; docs/model.md section 6 reports both.
@@ -51,6 +53,7 @@ import time
 
 import numpy as np
 
+from latency_model.checks import packet_model_seconds
 from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
 from latency_model.sim import SimConfig, simulate
@@ -89,11 +92,43 @@ def combos(grid: dict):
         yield values, grid["size_packets"]
 
 
+RANDOM_VARIANTS = ("newreno", "lt", "proposal", "er")
+
+
+def random_cells(count: int, seed: int, sizes: str = "log") -> list:
+    """``count`` cells drawn independently and uniformly from issue 18's whole accuracy
+    domain, as a stand-in for the cells it keeps unshared: variant (NewReno, LT, proposal,
+    ER), b = 1, 2 and W0 = 1..10 uniform, p log-uniform on [0.001, 0.2] (3 significant
+    digits), n log-uniform on [1, 200] packets (rounded; ``sizes="linear"``: uniform on
+    1..200, which weighs the long transfers). Returned as
+    ``((variant, b, w0, p), [n])``, cheapest first by :func:`checks.packet_model_seconds`,
+    so an interrupted run has the most cells (the CSV says which were run)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        variant = RANDOM_VARIANTS[int(rng.integers(len(RANDOM_VARIANTS)))]
+        b = int(rng.integers(1, 3))
+        w0 = float(rng.integers(1, 11))
+        p = float(f"{np.exp(rng.uniform(np.log(0.001), np.log(0.2))):.3g}")
+        n = (int(round(np.exp(rng.uniform(0.0, np.log(200.0))))) if sizes == "log"
+             else int(rng.integers(1, 201)))
+        out.append(((variant, b, w0, p), [n]))
+    return sorted(out, key=lambda c: packet_model_seconds(c[0][3], c[1][0], c[0][2], c[0][1]))
+
+
+def grid_combos(name: str, cells: int = 40, seed: int = 18, sizes: str = "log"):
+    """The combinations of a named grid (:data:`GRIDS`), or of ``random`` (:func:`random_cells`)."""
+    if name == "random":
+        return random_cells(cells, seed, sizes)
+    return list(combos(GRIDS[name]))
+
+
 def cell_key(c) -> tuple:
     return (c["variant"], int(c["b"]), float(c["w0"]), float(c["p"]), int(c["size_packets"]))
 
 
-def run(out: str, runs: int, grids: list, sims_from: str | None = None) -> None:
+def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: int = 40,
+        seed: int = 18, sizes: str = "log") -> None:
     known = {}  # simulated columns to reuse: the simulator and each cell's seed are fixed
     if sims_from:
         with open(sims_from) as fh:
@@ -111,7 +146,7 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None) -> None:
         if new:
             w.writeheader()
         for g in grids:
-            for (variant, b, w0, p), sizes in combos(GRIDS[g]):
+            for (variant, b, w0, p), sizes in grid_combos(g, cells, seed, sizes):
                 cell = dict(variant=variant, b=b, w0=w0, p=p)
                 todo = [n for n in sizes if cell_key(dict(cell, size_packets=n)) not in done]
                 if not todo:
@@ -226,7 +261,11 @@ def table(out: str) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=4000)
-    ap.add_argument("--grid", nargs="+", default=["core"], choices=sorted(GRIDS))
+    ap.add_argument("--grid", nargs="+", default=["core"], choices=sorted(GRIDS) + ["random"])
+    ap.add_argument("--cells", type=int, default=40, help="cells of --grid random (40)")
+    ap.add_argument("--draw-seed", type=int, default=18, help="seed of --grid random's draw")
+    ap.add_argument("--size-law", choices=("log", "linear"), default="log",
+                    help="--grid random's sizes: log-uniform (default) or uniform on 1..200")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.csv"))
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--table", action="store_true",
@@ -239,5 +278,5 @@ if __name__ == "__main__":
         table(a.out)
         raise SystemExit(0)
     if not a.summary:
-        run(a.out, a.runs, a.grid, a.sims_from)
+        run(a.out, a.runs, a.grid, a.sims_from, a.cells, a.draw_seed, a.size_law)
     summary(a.out)
