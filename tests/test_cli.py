@@ -167,7 +167,7 @@ def test_latency_model_that_cannot_answer_is_one_line(capsys, argv, needle):
 
 
 def test_latency_packet_model_warns_before_a_long_computation(capsys, monkeypatch):
-    # The packet model's cost grows combinatorially with size and p (docs/model.md): a request
+    # The packet model's cost grows with size, p and W0 (docs/model.md 5.2): a request
     # estimated over a minute is announced on one line before any work (the call itself is
     # replaced here, so the test does not pay for it).
     from latency_model.checks import packet_model_seconds
@@ -183,3 +183,23 @@ def test_latency_packet_model_warns_before_a_long_computation(capsys, monkeypatc
     lines = err.strip().splitlines()
     assert "warning: the packet model up to 200 packets at p = 0.2 may take about" in lines[0]
     assert "stop here" in lines[-1]
+
+
+@pytest.mark.parametrize("cap,computed,left", [("2", [2], [6]), ("0", [2, 6], [])])
+def test_accuracy_packet_max_packets_sets_or_lifts_the_packet_models_size_cap(capsys, tmp_path, cap, computed,
+                                                                             left):
+    # --packet-max-packets N: the packet model is asked for sizes <= N only, the rest listed as not
+    # computed with the cap as the reason; 0 lifts the cap (the whole map: minutes from 40 packets).
+    argv = ["accuracy", "--models", "packet", "--sizes", "2,6", "--p", "0.05", "--b", "2", "--variants",
+            "newreno", "--runs", "20", "--jobs", "1", "--quiet", "--json", "--model-timeout", "0",
+            "--packet-max-packets", cap, "--cache", str(tmp_path)]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [r["size_packets"] for r in doc["rows"]] == computed
+    assert [nc["size_packets"] for nc in doc["not_computed"]] == left
+    if left:
+        assert "size cap of 2 packets" in doc["not_computed"][0]["reason"]
+        assert doc["model_max_packets"] == {"packet": 2}
+    else:
+        assert "packet" not in doc["model_max_packets"]

@@ -96,6 +96,13 @@ def cmd_accuracy(args) -> int:
             timeout = QUICK_MODEL_TIMEOUT_S if args.quick else MODEL_TIMEOUT_S
         else:
             timeout = check_real("--model-timeout", args.model_timeout, low=0.0) or None  # 0: no limit
+        max_packets = dict(QUICK_MAX_PACKETS if args.quick else MODEL_MAX_PACKETS)
+        if args.packet_max_packets is not None:  # 0: no cap
+            cap = check_real("--packet-max-packets", args.packet_max_packets, low=0.0)
+            if cap:
+                max_packets["packet"] = cap
+            else:
+                max_packets.pop("packet", None)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if sum(x is not None for x in (args.jobs, args.scheduler, args.dask_local)) > 1:
@@ -132,7 +139,7 @@ def cmd_accuracy(args) -> int:
         result = run_accuracy(amap, cache_dir=cache_dir, jobs=jobs, client=client, force=args.force,
                               progress=not args.quiet and not args.json and sys.stderr.isatty(),
                               command=" ".join(["latency-model", *sys.argv[1:]]), model_timeout_s=timeout,
-                              max_packets=QUICK_MAX_PACKETS if args.quick else MODEL_MAX_PACKETS)
+                              max_packets=max_packets)
     except SweepInterrupted as exc:
         r = exc.report
         print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} simulated cells saved "
@@ -172,7 +179,8 @@ def cmd_accuracy(args) -> int:
 
 def _accuracy_flags(p) -> None:
     from ..params import VARIANTS
-    from ..studies.accuracy import DEFAULT_MAP, MODEL_TIMEOUT_S, QUICK_MAP, QUICK_MODEL_TIMEOUT_S
+    from ..studies.accuracy import (DEFAULT_MAP, MODEL_MAX_PACKETS, MODEL_TIMEOUT_S, QUICK_MAP, QUICK_MAX_PACKETS,
+                                    QUICK_MODEL_TIMEOUT_S)
 
     d, q = DEFAULT_MAP, QUICK_MAP
     g = p.add_argument_group("cells (default: the map below; --quick: a smaller one)")
@@ -208,6 +216,10 @@ def _accuracy_flags(p) -> None:
     p.add_argument("--model-timeout", type=number, default=None, metavar="SECONDS",
                    help=f"longest a model call may run ({MODEL_TIMEOUT_S:g}; --quick {QUICK_MODEL_TIMEOUT_S:g}; "
                         "0: no limit); the cells of a call stopped there are listed as not computed")
+    p.add_argument("--packet-max-packets", type=number, default=None, metavar="N",
+                   help=f"largest size the packet model is asked for ({MODEL_MAX_PACKETS['packet']:g}; --quick "
+                        f"{QUICK_MAX_PACKETS['packet']:g}; 0: no cap, with --model-timeout 0 the whole map: its "
+                        "calls take minutes from 40 packets); larger cells are listed as not computed")
     p.add_argument("--engine", default="auto", help="simulator engine (auto; same results)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     g = p.add_argument_group("executor (one of)")

@@ -726,8 +726,8 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
                    sorted(missing.items(), key=lambda kv: (models.index(kv[0][0]), kv[0][1]))]
     def why(m, pt):
         if pt.cells["size_packets"] > max_packets.get(m, math.inf):
-            return (f"above the {m} model's size cap of {max_packets[m]:g} packets (its cost grows "
-                    "combinatorially with size and p; docs/model.md)")
+            return (f"above the {m} model's size cap of {max_packets[m]:g} packets (its calls take minutes "
+                    "from about 40 packets at p >= 0.05; docs/model.md 5.2; --packet-max-packets)")
         return f"the model call ran over the {model_timeout_s:g} s limit"
 
     not_computed = [{**setup(m, i), "size_packets": pt.cells["size_packets"], "reason": why(m, pt)}
