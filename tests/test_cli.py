@@ -203,3 +203,27 @@ def test_accuracy_packet_max_packets_sets_or_lifts_the_packet_models_size_cap(ca
         assert doc["model_max_packets"] == {"packet": 2}
     else:
         assert "packet" not in doc["model_max_packets"]
+
+
+def test_latency_packet_model_shows_its_levels_on_a_terminal(capsys, monkeypatch):
+    # On a terminal the packet model's levels drive a bar on stderr (its calls take minutes
+    # from about 40 packets); elsewhere (pipes, logs, these tests) nothing is added. The bar is
+    # given every level, ends at its total, and is closed, even when the call fails.
+    from latency_model.cli import model as cli_model
+
+    calls, closed = [], []
+
+    class Bar:
+        def __call__(self, done, total):
+            calls.append((done, total))
+
+        def close(self):
+            closed.append(True)
+
+    assert cli_model._levels_bar() is None  # stderr is captured here, not a terminal
+    monkeypatch.setattr(cli_model, "_levels_bar", Bar)
+    code, out, err = run(capsys, "latency", "--model", "packet", "--size-packets", "6", "--p", "0.1", "--json")
+    assert code == 0 and err == ""
+    assert calls == [(L, 5) for L in range(6)] and closed == [True]
+    code, out, err = run(capsys, "latency", "--model", "packet", "--size-packets", "6", "--p", "0.1", "--eps", "2")
+    assert code == 2 and len(closed) == 2

@@ -145,10 +145,19 @@ def test_stationary_extrapolation_matches_the_levels_it_skips():
     # a constant per packet: the extrapolated 140 packets equal the level-by-level value
     # to the stationary_tol given (the projected drift of the increment: 1e-3; measured
     # 8.8e-4 apart, same folding)
+    # (the progress callback sees every level run, then the end: fewer levels when the
+    # rest is extrapolated)
     prm = TcpParams(p=0.2, b=2, w0=2)
     kw = dict(size_packets=[40, 140], method="levels", max_states=300, eps=1e-6)
-    ext = PM.expected_latency(prm, stationary_tol=1e-3, **kw)
-    full = PM.expected_latency(prm, stationary_tol=None, **kw)
+    seen = {"ext": [], "full": []}
+    ext = PM.expected_latency(prm, stationary_tol=1e-3, progress=lambda *a: seen["ext"].append(a), **kw)
+    full = PM.expected_latency(prm, stationary_tol=None, progress=lambda *a: seen["full"].append(a), **kw)
+    top = 139  # the level where 140 packets are handed to the file's end
+    assert seen["full"] == [(L, top) for L in range(top)] + [(top, top)]
+    stop = len(seen["ext"]) - 1
+    assert 40 < stop < top and seen["ext"] == [(L, top) for L in range(stop)] + [(top, top)]
+    with pytest.raises(ValueError, match="progress must be a callable"):
+        PM.expected_latency(prm, progress=1, **kw)
     assert [r.extrapolated for r in ext] == [False, True]
     assert not any(r.extrapolated for r in full)
     assert ext[0].expected_latency_s == full[0].expected_latency_s

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 from ..values import show
 from .common import (FIELD_FLAGS, STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags,
@@ -163,10 +164,15 @@ def _latency_other_model(args, base, sizes: list) -> int:
         groups.setdefault(params_for_size(args, base, size), []).append(i)
     results: list = [None] * len(sizes)
     for params, idx in groups.items():
+        bar = _levels_bar() if args.model == "packet" else None
         try:
-            pred = predict(args.model, params, [sizes[i] for i in idx], **_packet_options(args))
+            pred = predict(args.model, params, [sizes[i] for i in idx], **_packet_options(args),
+                           **({"progress": bar} if bar else {}))
         except ValueError as exc:
             raise CliError(f"--model {args.model}: {flag_message(str(exc))}") from None
+        finally:
+            if bar:
+                bar.close()
         for row, i in enumerate(idx):
             r = {"size_bytes": sizes[i], "size_packets": sizes[i] / params.mss_bytes, "variant": args.variant,
                  "expected_latency_s": float(pred.expected_latency_s[row])}
@@ -191,6 +197,32 @@ def _latency_other_model(args, base, sizes: list) -> int:
               + "".join(cell(r["conditional_latency_s"][str(k)], 11, ".4f") for k in shown_k)
               + (cell(r["p90_latency_s"], 11, ".4f") if p90 else ""))
     return 0
+
+
+class _LevelsBar:
+    """The packet model's levels (one per packet) as a tqdm bar on stderr: its calls take
+    minutes from about 40 packets (docs/model.md 5.2). A callable ``progress(done, total)``;
+    the bar appears at the first call, when the total is known."""
+
+    def __init__(self):
+        self.bar = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="packet model", unit="level", file=sys.stderr, leave=False,
+                            dynamic_ncols=True)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _levels_bar():
+    """A :class:`_LevelsBar` when stderr is a terminal, else None (logs and pipes stay clean)."""
+    return _LevelsBar() if sys.stderr.isatty() else None
 
 
 LATENCY_SIZES = "1:30"

@@ -970,7 +970,8 @@ count as stationary (folding keeps it from going to 0)."""
 
 
 def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None,
-          tail_borrow=True, compiled=True, pool=4096, memo=1 << 16, stats=None):
+          tail_borrow=True, compiled=True, pool=4096, memo=1 << 16, stats=None,
+          progress=None):
     """The level DP for file sizes ``sizes`` (bytes).
 
     ``consts(size_bytes)`` gives the engine's (C, CF) for a size (rounds time model).
@@ -985,7 +986,8 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
     ``tail_borrow``: truncated tail nodes borrow the later losses of a probable node of
     their signature (:func:`tail_values`) instead of finishing loss-free. Returns
     {size: :class:`LevelResult`}; ``stats`` (a dict) receives per-level diagnostics
-    (with the tails' truncated and borrowing node counts). Raises
+    (with the tails' truncated and borrowing node counts); ``progress(done, total)`` is
+    called after each level (``total`` levels; ``done == total`` at the end). Raises
     :class:`..checks.BudgetError` (a ValueError) rather than enlarge its arrays past the
     memory limit (:func:`_guard`)."""
     k = kernels(compiled)
@@ -1067,6 +1069,8 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                 stats["stationary_level"] = L
                 stats["increment_s"] = inc
             break
+        if progress is not None:
+            progress(L, top)
         Cl[C_LIM] = L + 1
         while True:
             st = advance(Cl, CFl, p, eps, cur.I, cur.F, cur.P, cur.Q, n_cur,
@@ -1104,6 +1108,8 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                     left = top - (L + 1)
                     stationary = drift * left * left / 2.0 < tol * means[-1]
             prev = (hh, pp)
+    if progress is not None:
+        progress(top, top)
     if stats is not None:
         stats["memo_nodes"] = sum(int(t[2].cnt[0]) for t in tails.values())
         stats["tail_signatures"] = sum(int(t[2].cnt[1]) for t in tails.values())

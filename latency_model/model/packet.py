@@ -611,7 +611,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                      quantiles: bool = False, bin_s: float = 0.001,
                      max_states: int | None = None, tail_eps: float | None = None,
                      stationary_tol: float | None = 1e-3, share: bool = True,
-                     complete: bool = False, tiers: int = 1,
+                     complete: bool = False, tiers: int = 1, progress=None,
                      **options) -> list[PacketResult]:
     """Expected latency of the packet-level sender, by a DP over loss patterns.
 
@@ -672,6 +672,10 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     share, complete, tiers
         Tree DP only: one shared DP for all sizes of a last-segment length; truncated
         states finished loss-free; folding tier (see :func:`_solve_group`).
+    progress : callable, optional
+        Level DP: called as ``progress(done, total)`` (levels, one per packet) after each
+        level, and with ``done == total`` when the rest is extrapolated (the CLI's bar on
+        a terminal). Ignored by the tree DP.
 
     Returns
     -------
@@ -712,6 +716,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     for name, flag in (("share", share), ("complete", complete), ("quantiles", quantiles)):
         if not isinstance(flag, bool):
             raise ValueError(f"{name} must be True or False, got {flag!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable progress(done, total) or None, got {progress!r}")
     if (size_bytes is None) == (size_packets is None):
         raise ValueError("give exactly one of size_bytes and size_packets")
     if size_packets is not None:
@@ -745,7 +751,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         solved = LV.solve(_flat_consts(params, path), params, sorted(set(sizes)), eps=eps,
                           k_max=k_max, tail_eps=tail_eps, tol=stationary_tol,
                           max_states=(LEVELS_MAX_STATES if max_states is None
-                                      else max_states))
+                                      else max_states), progress=progress)
         for size in sizes:
             r = solved[size]
             shift = _serialisation_shift(params, size, path)
