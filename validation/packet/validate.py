@@ -37,7 +37,8 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
 * ``sample-long-w``: NewReno, proposal x b = 1, 2 x W0 = 1, 10 x p = 0.001, 0.01 x
   n = 200;
 * ``random``: ``--cells`` cells drawn uniformly from the whole domain (``--draw-seed``,
-  ``--size-law``; :func:`random_cells`), an estimate of the error on cells nobody chose.
+  ``--size-law``, ``--p-range``, ``--size-range``; :func:`random_cells`), an estimate of
+  the error on cells nobody chose.
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
 in results_tree.csv and summary_tree.txt; docs/model.md section 6 reports both.
@@ -95,12 +96,14 @@ def combos(grid: dict):
 RANDOM_VARIANTS = ("newreno", "lt", "proposal", "er")
 
 
-def random_cells(count: int, seed: int, sizes: str = "log") -> list:
+def random_cells(count: int, seed: int, sizes: str = "log", p_range=(0.001, 0.2),
+                 size_range=(1, 200)) -> list:
     """``count`` cells drawn independently and uniformly from issue 18's whole accuracy
     domain, as a stand-in for the cells it keeps unshared: variant (NewReno, LT, proposal,
     ER), b = 1, 2 and W0 = 1..10 uniform, p log-uniform on [0.001, 0.2] (3 significant
     digits), n log-uniform on [1, 200] packets (rounded; ``sizes="linear"``: uniform on
-    1..200, which weighs the long transfers). Returned as
+    1..200, which weighs the long transfers). ``p_range`` and ``size_range`` narrow the
+    domain (a region drawn on its own). Returned as
     ``((variant, b, w0, p), [n])``, cheapest first by :func:`checks.packet_model_seconds`,
     so an interrupted run has the most cells (the CSV says which were run)."""
     rng = np.random.default_rng(seed)
@@ -109,17 +112,19 @@ def random_cells(count: int, seed: int, sizes: str = "log") -> list:
         variant = RANDOM_VARIANTS[int(rng.integers(len(RANDOM_VARIANTS)))]
         b = int(rng.integers(1, 3))
         w0 = float(rng.integers(1, 11))
-        p = float(f"{np.exp(rng.uniform(np.log(0.001), np.log(0.2))):.3g}")
-        n = (int(round(np.exp(rng.uniform(0.0, np.log(200.0))))) if sizes == "log"
-             else int(rng.integers(1, 201)))
+        p = float(f"{np.exp(rng.uniform(np.log(p_range[0]), np.log(p_range[1]))):.3g}")
+        lo, hi = size_range
+        n = (int(round(np.exp(rng.uniform(np.log(lo), np.log(hi))))) if sizes == "log"
+             else int(rng.integers(lo, hi + 1)))
         out.append(((variant, b, w0, p), [n]))
     return sorted(out, key=lambda c: packet_model_seconds(c[0][3], c[1][0], c[0][2], c[0][1]))
 
 
-def grid_combos(name: str, cells: int = 40, seed: int = 18, sizes: str = "log"):
+def grid_combos(name: str, cells: int = 40, seed: int = 18, sizes: str = "log", p_range=(0.001, 0.2),
+                size_range=(1, 200)):
     """The combinations of a named grid (:data:`GRIDS`), or of ``random`` (:func:`random_cells`)."""
     if name == "random":
-        return random_cells(cells, seed, sizes)
+        return random_cells(cells, seed, sizes, p_range, size_range)
     return list(combos(GRIDS[name]))
 
 
@@ -128,7 +133,7 @@ def cell_key(c) -> tuple:
 
 
 def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: int = 40,
-        seed: int = 18, sizes: str = "log") -> None:
+        seed: int = 18, size_law: str = "log", p_range=(0.001, 0.2), size_range=(1, 200)) -> None:
     known = {}  # simulated columns to reuse: the simulator and each cell's seed are fixed
     if sims_from:
         with open(sims_from) as fh:
@@ -146,7 +151,8 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
         if new:
             w.writeheader()
         for g in grids:
-            for (variant, b, w0, p), sizes in grid_combos(g, cells, seed, sizes):
+            for (variant, b, w0, p), sizes in grid_combos(g, cells, seed, size_law, p_range,
+                                                              size_range):
                 cell = dict(variant=variant, b=b, w0=w0, p=p)
                 todo = [n for n in sizes if cell_key(dict(cell, size_packets=n)) not in done]
                 if not todo:
@@ -265,7 +271,11 @@ if __name__ == "__main__":
     ap.add_argument("--cells", type=int, default=40, help="cells of --grid random (40)")
     ap.add_argument("--draw-seed", type=int, default=18, help="seed of --grid random's draw")
     ap.add_argument("--size-law", choices=("log", "linear"), default="log",
-                    help="--grid random's sizes: log-uniform (default) or uniform on 1..200")
+                    help="--grid random's sizes: log-uniform (default) or uniform")
+    ap.add_argument("--p-range", type=float, nargs=2, default=(0.001, 0.2), metavar=("LO", "HI"),
+                    help="--grid random's p range (0.001 0.2)")
+    ap.add_argument("--size-range", type=int, nargs=2, default=(1, 200), metavar=("LO", "HI"),
+                    help="--grid random's size range, packets (1 200)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.csv"))
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--table", action="store_true",
@@ -278,5 +288,6 @@ if __name__ == "__main__":
         table(a.out)
         raise SystemExit(0)
     if not a.summary:
-        run(a.out, a.runs, a.grid, a.sims_from, a.cells, a.draw_seed, a.size_law)
+        run(a.out, a.runs, a.grid, a.sims_from, a.cells, a.draw_seed, a.size_law,
+            tuple(a.p_range), tuple(a.size_range))
     summary(a.out)
