@@ -204,6 +204,10 @@ def _stats(rows) -> str:
             f"{inside.sum()}; outside max(5%, CI) {(~ok).sum()}")
 
 
+P_BANDS = ((0.0, 0.01), (0.01, 0.05), (0.05, 0.2))
+"""The p bands of :func:`summary` when a file has more than eight p values (drawn cells)."""
+
+
 def summary(out: str) -> None:
     with open(out) as fh:
         rows = list(csv.DictReader(fh))
@@ -213,9 +217,16 @@ def summary(out: str) -> None:
         band = [r for r in rows if lo <= int(r["size_packets"]) <= hi]
         if band:
             print(f"  n = {lo}..{hi}: {_stats(band)}")
-    for p in sorted({float(r["p"]) for r in rows}):
-        band = [r for r in rows if float(r["p"]) == p]
-        print(f"  p = {p:g}: {_stats(band)}")
+    ps = sorted({float(r["p"]) for r in rows})
+    if len(ps) <= 8:
+        for p in ps:
+            band = [r for r in rows if float(r["p"]) == p]
+            print(f"  p = {p:g}: {_stats(band)}")
+    else:  # drawn p (--grid random): bands
+        for lo, hi in P_BANDS:
+            band = [r for r in rows if lo < float(r["p"]) <= hi]
+            if band:
+                print(f"  p in ({lo:g}, {hi:g}]: {_stats(band)}")
     err = [abs(float(r["rel_err"])) for r in rows]
     for r, e in sorted(zip(rows, err), key=lambda x: -x[1])[:12]:
         half = (float(r["ci_hi_s"]) - float(r["ci_lo_s"])) / 2 / float(r["sim_s"])
