@@ -340,15 +340,17 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     Measured (docs/model.md, section 5.2; this machine, within a factor of about 3): the
     level DP costs up to about 1 s per level (one level per packet) once a level holds
     its thousands of states, and stops at the level where its distribution turns
-    stationary, some 130-230 packets in at p = 0.1-0.2 (sizes beyond are
-    extrapolated; at p <= 0.05 it runs every level): 1..1000 packets take 60 s at
-    p = 0.2, 266 s at 0.1, 580 s at 0.05, 1114 s at 0.01 (W0 = 2, b = 2). A level holds
-    more states with a larger first window and with an ACK for every segment: the
-    validation runs (``validation/packet/results*.csv``, ``model_time_s``) took about
-    (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2, b = 1, 40 and
-    100 packets: 528-730 s; b = 2: 266-381 s); since a level's size is bounded
-    (docs/model.md section 4) such calls take less than half that (199-250 s), so this
-    errs long there. It only decides whether to warn.
+    stationary, some 120-400 packets in at p = 0.05-0.2 (sizes beyond are
+    extrapolated; at p = 0.01 it runs every level): 1..1000 packets take 128 s at
+    p = 0.2, 271 s at 0.1, 420 s at 0.05, 640 s at 0.01 (W0 = 2, b = 2; 2026-11-27).
+    A level holds more states with a larger first window and with an ACK for every
+    segment: the validation runs (``validation/packet/results*.csv``, ``model_time_s``)
+    took about (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2,
+    b = 1, 40 and 100 packets: 528-730 s; b = 2: 266-381 s); since a level's size is
+    bounded (docs/model.md section 4) such calls take less than half that (199-250 s),
+    so this errs long there, and for one size among few, whose tails alone are solved
+    (0.04-0.8 of this, 0.25 at the median, on the random cells of docs/model.md
+    section 6.5 that took over 10 s). It only decides whether to warn.
     """
     n = max(float(max_size_packets), 1.0)
     if p <= 0.0:

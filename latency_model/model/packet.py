@@ -829,10 +829,11 @@ def _flat_consts(params: TcpParams, path: PathConfig):
 def predict(params: TcpParams, sizes_bytes, **options):
     """The registry's ``packet`` model (:func:`expected_latency` as a ``Prediction``).
 
-    Cost (CPU, defaults, level DP; docs/model.md sections 5.2 and 6.2): one call for
-    sizes 1..20 takes up to 4 s with W0 <= 4 (33 s with W0 = 10 at p = 0.2), 40-200
-    packets 20-250 s, 1..1000 packets 60 s at p = 0.2 to 1114 s at p = 0.01. All sizes
-    of one call share a DP, so pass them together.
+    Cost (CPU, defaults, level DP; docs/model.md sections 5.2, 6.2 and 6.5): one call for
+    sizes 1..20 takes up to 4 s with W0 <= 4 (33 s with W0 = 10 at p = 0.2), one size of
+    40-200 packets up to a few minutes (141 s the most among 146 random cells), 1..1000
+    packets 128 s at p = 0.2 to 640 s at p = 0.01. All sizes of one call share a DP, so
+    pass them together; a call's cost is mostly the tails of the sizes asked for.
 
     Parameters
     ----------
