@@ -332,10 +332,12 @@ def _loss_terms(p: float, size_packets: float) -> float:
     return math.ceil(mean + 12.0 * math.sqrt(mean + 1.0) + 12.0)
 
 
-def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: int = 2) -> float:
+def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: int = 2,
+                         n_sizes: int | None = None) -> float:
     """Rough CPU seconds of the packet model (:mod:`latency_model.model.packet`, its
     default level DP) for sizes up to ``max_size_packets`` at loss rate ``p``, one call,
-    with an initial window of ``w0`` packets and an ACK every ``b`` segments.
+    with an initial window of ``w0`` packets and an ACK every ``b`` segments, asked for
+    ``n_sizes`` distinct sizes (None: every size up to the largest).
 
     Measured (docs/model.md, section 5.2; this machine, within a factor of about 3): the
     level DP costs up to about 1 s per level (one level per packet) once a level holds
@@ -348,15 +350,25 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     took about (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2,
     b = 1, 40 and 100 packets: 528-730 s; b = 2: 266-381 s); since a level's size is
     bounded (docs/model.md section 4) such calls take less than half that (199-250 s),
-    so this errs long there, and for one size among few, whose tails alone are solved
-    (0.04-0.8 of this, 0.25 at the median, on the random cells of docs/model.md
-    section 6.5 that took over 10 s). It only decides whether to warn.
+    so this errs long there. Most of a call is the file-end tails of the sizes asked
+    for (76 % for sizes 1..300 at p = 0.1: docs/model.md section 5.2), so with
+    ``n_sizes`` below the levels run, the levels' quarter stays and the tails' share
+    shrinks in proportion (on the 48 single-size cells of docs/model.md section 6.5 that
+    took over 10 s, the time taken was 0.16-2.9 times this estimate, 0.95 at the median;
+    0.04-0.8 times the all-sizes one). It only decides whether to warn.
     """
     n = max(float(max_size_packets), 1.0)
     if p <= 0.0:
         return 0.01 * n
     scale = (2.0 + max(float(w0), 1.0)) / 4.0 * (2.0 if b == 1 else 1.0)
-    return 0.5 + 0.8 * min(n, 25.0 / p) * scale
+    levels = min(n, 25.0 / p)  # levels run before the stationary extrapolation, about
+    tails = 1.0 if n_sizes is None else min(max(float(n_sizes), 1.0) / levels, 1.0)
+    return 0.5 + 0.8 * levels * scale * (PACKET_LEVEL_SHARE + (1.0 - PACKET_LEVEL_SHARE) * tails)
+
+
+PACKET_LEVEL_SHARE = 0.25
+"""Share of a 1..N packet-model call that is not the sizes' tails (the levels and their
+folding; docs/model.md section 5.2 measured 19-24 %), for :func:`packet_model_seconds`."""
 
 
 def model_cost(p: float, mss_bytes: float, max_size_bytes: float, n_sizes: int) -> tuple[float, float]:

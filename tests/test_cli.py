@@ -177,8 +177,14 @@ def test_latency_packet_model_warns_before_a_long_computation(capsys, monkeypatc
     # a larger first window and an ACK per segment cost more (validation runs: W0 = 10,
     # b = 1, p = 0.2, 40 packets took 497 s): announced too
     assert packet_model_seconds(0.2, 40) < 60 < packet_model_seconds(0.2, 40, w0=10, b=1)
+    # one size costs its levels and its own tail only (docs/model.md 6.5: a quarter of the
+    # all-sizes figure at the median): 200 packets alone is not announced, 1..200 is
+    assert packet_model_seconds(0.2, 200, n_sizes=1) < 60 < packet_model_seconds(0.2, 200, n_sizes=200)
+    assert packet_model_seconds(0.2, 200, n_sizes=200) == packet_model_seconds(0.2, 200)
     monkeypatch.setattr(registry, "predict", lambda *a, **k: (_ for _ in ()).throw(ValueError("stop here")))
     code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "200", "--p", "0.2")
+    assert code == 2 and "warning" not in err and "stop here" in err
+    code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "1:200", "--p", "0.2")
     assert code == 2
     lines = err.strip().splitlines()
     assert "warning: the packet model up to 200 packets at p = 0.2 may take about" in lines[0]

@@ -158,7 +158,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
 
         top = max(sizes) / base.mss_bytes
         check_budget(f"the packet model up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES,
-                     packet_model_seconds(base.p, top, base.w0, base.b))
+                     packet_model_seconds(base.p, top, base.w0, base.b, n_sizes=len(set(sizes))))
     groups: dict = {}
     for i, size in enumerate(sizes):
         groups.setdefault(params_for_size(args, base, size), []).append(i)

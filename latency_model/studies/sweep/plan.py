@@ -370,7 +370,8 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
             models = _models(spec)
             cpu_seconds += sum(1 for x in models if x != "packet") * (t + 3e-4 * max(len(sizes) - spec.model_chunk, 0))
             if "packet" in models:  # one call per chunk of sizes; each as costly as its largest size
-                cpu_seconds += math.ceil(len(sizes) / spec.model_chunk) * packet_model_seconds(base.p, top_pk, base.w0, base.b)
+                cpu_seconds += math.ceil(len(sizes) / spec.model_chunk) * packet_model_seconds(
+                    base.p, top_pk, base.w0, base.b, n_sizes=min(len(sizes), spec.model_chunk))
         if "simulation" in spec.sources:
             compiled = spec.engine != "python" and config_c.sender == "rfc"
             m, _ = simulation_cost(spec.runs, top_pk, base.p, compiled=compiled)
