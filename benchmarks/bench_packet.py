@@ -23,11 +23,10 @@ total, so a partial run (``--p``, ``--variants``) can be scaled to the whole map
 from __future__ import annotations
 
 import argparse
-import resource
-import sys
 import time
 
 from latency_model.model import packet as PM
+from latency_model.model._packet_levels import peak_resident_bytes
 from latency_model.params import TcpParams, apply_variant
 
 MAP_SIZES = list(range(1, 41)) + [60, 100, 200]
@@ -35,9 +34,9 @@ MAP_SIZES = list(range(1, 41)) + [60, 100, 200]
 
 def peak() -> str:
     """The process's peak resident memory so far, in words."""
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    gb = kb / 2**30 if sys.platform == "darwin" else kb / 2**20  # bytes on macOS, else KiB
-    return f"peak {gb:.2f} GiB"
+    return f"peak {peak_resident_bytes() / 2**30:.2f} GiB"
+
+
 SHOW = (10, 20, 40, 100, 200, 1000)
 
 

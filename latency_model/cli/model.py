@@ -163,10 +163,11 @@ def _latency_other_model(args, base, sizes: list) -> int:
     for i, size in enumerate(sizes):
         groups.setdefault(params_for_size(args, base, size), []).append(i)
     results: list = [None] * len(sizes)
+    options = _packet_options(args)
     for params, idx in groups.items():
         bar = _levels_bar() if args.model == "packet" else None
         try:
-            pred = predict(args.model, params, [sizes[i] for i in idx], **_packet_options(args),
+            pred = predict(args.model, params, [sizes[i] for i in idx], **options,
                            **({"progress": bar} if bar else {}))
         except ValueError as exc:
             raise CliError(f"--model {args.model}: {flag_message(str(exc))}") from None
@@ -181,7 +182,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
             if pred.p90_latency_s is not None:
                 r["p90_latency_s"] = float(pred.p90_latency_s[row])
             results[i] = r
-    out = {"params": {**base.to_dict(), "variant": args.variant, "model": args.model, **_packet_options(args)},
+    out = {"params": {**base.to_dict(), "variant": args.variant, "model": args.model, **options},
            "results": results}
     if args.json:
         print(json.dumps(out))

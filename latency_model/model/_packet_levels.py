@@ -902,10 +902,15 @@ def resident_bytes() -> int:
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError, AttributeError):
-        import resource  # POSIX only; Linux takes the branch above
+        return peak_resident_bytes()
 
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak if sys.platform == "darwin" else peak * 1024
+
+def peak_resident_bytes() -> int:
+    """This process's peak resident memory so far, bytes (``getrusage``; POSIX)."""
+    import resource  # POSIX only; imported where used
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, else KiB
 
 
 def _guard(params, what, add_bytes) -> None:

@@ -24,7 +24,7 @@ import json
 import os
 import time
 
-import numpy as np
+from validate import _stats  # this folder (a script's own folder is on sys.path)
 
 from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
@@ -84,10 +84,7 @@ def run(out: str, runs: int) -> None:
 def summary(out: str) -> None:
     with open(out) as fh:
         rows = list(csv.DictReader(fh))
-    err = np.array([float(r["rel_err"]) for r in rows])
-    inside = sum(int(r["inside_ci"]) for r in rows)
-    print(f"cells {len(rows)}: median |err| {np.median(np.abs(err)):.4f}, max {np.abs(err).max():.4f}, "
-          f"mean signed {err.mean():+.4f}; inside the 95% CI {inside}")
+    print(_stats(rows))  # validate.py's: the same columns
     for r in rows:
         print(f"  {r['cell']}: model {float(r['model_s']):.4f} sim {float(r['sim_s']):.4f} "
               f"[{float(r['ci_lo_s']):.4f}, {float(r['ci_hi_s']):.4f}] err {100 * float(r['rel_err']):+.2f} %"
