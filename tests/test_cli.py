@@ -149,6 +149,31 @@ def test_latency_packet_model_takes_its_truncation_and_fold_bound(capsys):
     assert [r["expected_latency_s"] for r in data["results"]] == want != default
 
 
+def test_latency_packet_model_p90_adds_the_trees_percentile(capsys, monkeypatch):
+    # --p90: expected_latency(..., quantiles=True) (the tree DP), a p90 column and
+    # results[].p90_latency_s; the table has the column only then
+    from latency_model import TcpParams
+    from latency_model.model import registry
+    from latency_model.model.packet import expected_latency
+
+    code, out, err = run(capsys, "latency", "--model", "packet", "--size-packets", "1,3", "--p", "0.2", "--p90",
+                         "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert data["params"]["quantiles"] is True
+    want = expected_latency(TcpParams(p=0.2), size_packets=[1, 3], quantiles=True)
+    assert [r["p90_latency_s"] for r in data["results"]] == [w.p90_latency_s for w in want]
+    assert [r["expected_latency_s"] for r in data["results"]] == [w.expected_latency_s for w in want]
+    code, out, _ = run(capsys, "latency", "--model", "packet", "--size-packets", "1", "--p", "0.2", "--p90")
+    assert code == 0 and "p90 (s)" in out.splitlines()[1]
+    code, out, _ = run(capsys, "latency", "--model", "packet", "--size-packets", "1", "--p", "0.2")
+    assert code == 0 and "p90" not in out
+    # beyond 20 packets the tree DP is announced before any work
+    monkeypatch.setattr(registry, "predict", lambda *a, **k: (_ for _ in ()).throw(ValueError("stop here")))
+    code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "40", "--p", "0.05", "--p90")
+    assert code == 2 and "warning: --p90 computes every size with the tree DP" in err.splitlines()[0]
+
+
 @pytest.mark.parametrize("argv,needle", [
     (["--model", "csa", "--variant", "lt"], "newreno"),       # CSA models NewReno only
     (["--model", "csa", "--rule", "btcp"], "standard"),       # and the standard rule only
@@ -159,6 +184,7 @@ def test_latency_packet_model_takes_its_truncation_and_fold_bound(capsys):
     (["--model", "packet", "--eps", "2"], "--eps must be in (0, 1), got 2"),
     (["--model", "packet", "--eps", "nan"], "--eps must be a finite number"),
     (["--model", "packet", "--max-states", "-1"], "--max-states must be an integer >= 0, got -1"),
+    (["--model", "pftk", "--p90"], "--p90: the packet model's options; --model pftk has none"),
 ])
 def test_latency_model_that_cannot_answer_is_one_line(capsys, argv, needle):
     code, _, err = run(capsys, "latency", "--size-packets", "5", *argv)

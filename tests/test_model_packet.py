@@ -105,6 +105,24 @@ def test_one_segment_expectation_matches_the_geometric_closed_form():
     assert r.conditional_latency_s == pytest.approx([S + 2 * D, 1 + S + 2 * D, 3 + S + 2 * D])
 
 
+@pytest.mark.parametrize("p, losses", [(0.05, 0), (0.2, 1), (0.5, 3)])
+def test_one_segment_p90_is_the_geometric_quantile(p, losses):
+    # n = 1: k losses in a row end at waits(k) + S + 2d with P(K <= k) = 1 - p^(k+1), so
+    # the 90th percentile (the smallest t with P(T <= t) >= 0.9) is the smallest k with
+    # p^(k+1) <= 0.1: 0, 1 and 3 losses here; the model carries the distribution in 1 ms
+    # bins (bin_s), so it is exact to a bin
+    assert next(k for k in range(60) if p ** (k + 1) <= 0.1) == losses
+    r = PM.expected_latency(TcpParams(p=p, b=1, w0=1), size_packets=[1], quantiles=True)[0]
+    waits = sum(min(2.0 ** j, 60.0) for j in range(losses))
+    assert r.p90_latency_s == pytest.approx(waits + S + 2 * D, abs=1e-3)
+
+
+def test_p90_without_loss_is_the_latency():
+    prm = TcpParams(p=0.0, b=2, w0=3)
+    r = PM.expected_latency(prm, size_packets=[7], quantiles=True)[0]
+    assert r.p90_latency_s == pytest.approx(lat(prm, 7), abs=1e-3)
+
+
 def test_rounds_time_model_differs_from_exact_serialisation_by_microseconds():
     # Exact serialisation vs zero serialisation plus the loss-free shift: both are the same
     # DP; the shift is a first-order correction (docs/model.md), here within 20 us.
@@ -247,6 +265,28 @@ def test_agrees_with_the_simulator_within_three_standard_errors(variant, b, n):
                  engine="compiled").results[0]
     se = (s.ci95_s[1] - s.ci95_s[0]) / (2 * 1.959964)
     assert abs(r.expected_latency_s - s.mean_latency_s) <= 3 * se + 1e-4
+
+
+@pytest.mark.parametrize("variant, b, w0, p, n", [("newreno", 2, 2, 0.1, 10), ("lt", 1, 4, 0.2, 5),
+                                                   ("er", 2, 10, 0.02, 20)])
+def test_p90_is_inside_the_simulators_order_statistic_interval(variant, b, w0, p, n):
+    # The simulator's 90th percentile (inverted CDF) of R runs has a distribution-free 95 %
+    # CI between the order statistics of ranks 0.9 R -+ 1.96 sqrt(0.09 R); the model's p90
+    # (tree DP) must lie in it widened by 2 ms: one 1 ms bin and the serialisation the
+    # rounds time model moves (~1 ms at 20 packets; validation/packet/p90.py)
+    from latency_model.sim import SimConfig, simulate
+    from latency_model.sim.runner import OUT_FIELDS
+
+    prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+    r = PM.expected_latency(prm, size_packets=[n], quantiles=True)[0]
+    runs = 20000
+    s = simulate(prm, size_packets=[n], runs=runs, seed=11, config=SimConfig(),
+                 engine="compiled").results[0]
+    t = np.sort(s.samples[:, OUT_FIELDS.index("completion_s")])
+    half = 1.959964 * np.sqrt(runs * 0.09)
+    lo, hi = t[int(np.floor(0.9 * runs - half)) - 1], t[int(np.ceil(0.9 * runs + half)) - 1]
+    assert lo - 0.002 <= r.p90_latency_s <= hi + 0.002
+    assert r.p90_latency_s > r.expected_latency_s  # these distributions are right-skewed
 
 
 def test_predict_gives_a_prediction():

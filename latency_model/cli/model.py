@@ -14,7 +14,7 @@ import sys
 from ..values import show
 from .common import (FIELD_FLAGS, STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags,
                      cell, check_budget, check_out_dir, flag_message, number, os_error_message, params_for_size,
-                     params_from_args, sizes_from_args)
+                     params_from_args, sizes_from_args, warn)
 
 __all__ = ["register", "rules_table"]
 
@@ -159,6 +159,9 @@ def _latency_other_model(args, base, sizes: list) -> int:
         top = max(sizes) / base.mss_bytes
         check_budget(f"the packet model up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES,
                      packet_model_seconds(base.p, top, base.w0, base.b, n_sizes=len(set(sizes))))
+        if args.p90 and top > P90_QUICK_PACKETS and base.p > 0.0:
+            warn(f"--p90 computes every size with the tree DP, whose states multiply with the length: "
+                 f"{top:g} packets may take minutes or more (docs/model.md section 5.1)")
     groups: dict = {}
     for i, size in enumerate(sizes):
         groups.setdefault(params_for_size(args, base, size), []).append(i)
@@ -228,6 +231,11 @@ def _levels_bar():
 
 LATENCY_SIZES = "1:30"
 """Sizes (packets) of ``latency`` when neither --size-packets nor --size-bytes is given."""
+
+P90_QUICK_PACKETS = 20
+"""Largest size (packets) ``latency --model packet --p90`` answers without a warning: the
+tree DP takes seconds up to 20 packets (1..20 in one call: 1.2-21 s CPU at p = 0.01-0.2,
+docs/model.md section 5.1) and minutes from about 40."""
 
 
 def _latency_budget(args, params, sizes: list) -> None:
@@ -341,15 +349,22 @@ def _latency_flags(p) -> None:
                         "errs lower")
     g.add_argument("--max-states", type=number, default=None,
                    help="states kept a level, >= 0, 0: no bound (default 8000): fewer is faster")
+    g.add_argument("--p90", action="store_true",
+                   help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
+                        "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "
+                        "and which takes minutes from about 40 packets (docs/model.md sections 3 and 6.6)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _packet_options(args) -> dict:
-    """``--eps`` and ``--max-states`` as :func:`~latency_model.model.packet.expected_latency`
-    options; either with another model than ``packet`` is an error."""
+    """``--eps``, ``--max-states`` and ``--p90`` as
+    :func:`~latency_model.model.packet.expected_latency` options (``--p90``: ``quantiles``);
+    any of them with another model than ``packet`` is an error."""
     given = {k: v for k, v in (("eps", args.eps), ("max_states", args.max_states)) if v is not None}
+    if args.p90:
+        given["quantiles"] = True
     if given and args.model != "packet":
-        flags = " and ".join(FIELD_FLAGS[k] for k in given)
+        flags = " and ".join({**FIELD_FLAGS, "quantiles": "--p90"}[k] for k in given)
         raise CliError(f"{flags}: the packet model's options; --model {args.model} has none")
     return given
 

@@ -1,0 +1,137 @@
+"""The packet model's 90th percentile against the simulator's (rfc profile; issue 18).
+
+Usage::
+
+    .venv/bin/python validation/packet/p90.py [--runs 20000] [--grid core] [--out validation/packet/results_p90.csv]
+    .venv/bin/python validation/packet/p90.py --grid random --cells 40 --draw-seed 90 --out validation/packet/results_p90_random.csv
+    .venv/bin/python validation/packet/p90.py --summary [--out ...]
+
+The model's p90 comes from the tree DP with ``quantiles=True``
+(:func:`latency_model.model.packet.expected_latency`: the level DP gives no distribution),
+the smallest time t with P(T <= t) >= 0.9 of the (truncated) distribution it carries in
+bins of ``bin_s`` = 1 ms. The simulator's is the same definition on its transfers
+(``numpy.quantile(..., method="inverted_cdf")``), with a distribution-free 95 %
+confidence interval from the order statistics: ranks 0.9 R -+ 1.96 sqrt(0.09 R) of R
+runs (the binomial normal approximation). The latency distribution has atoms (round
+trips, the delayed-ACK timer, RTO multiples), so the two agree to the millisecond or miss
+by a whole atom; a cell *agrees* when the model's p90 is inside the CI widened by
+``SLACK_S`` = 2 ms: one 1 ms bin, plus the serialisation the rounds time model moves
+(the loss-free transfer's is added to every path: at most transmissions x 43 us, about
+1 ms at 20 packets; docs/model.md section 3).
+
+Grids: ``core`` (NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.01, 0.05, 0.2
+x n = 1, 3, 10, 20 packets), ``random`` (``validate.random_cells`` on sizes 1..20).
+Resumable: cells already in the CSV are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import os
+import time
+
+import numpy as np
+from validate import cell_key, random_cells  # this folder (a script's own folder is on sys.path)
+
+from latency_model.model import packet as PM
+from latency_model.params import TcpParams, apply_variant
+from latency_model.sim import SimConfig, simulate
+from latency_model.sim.runner import OUT_FIELDS
+
+SLACK_S = 0.002
+"""Seconds the model's p90 may lie outside the simulator's 95 % CI (module docstring)."""
+
+CORE = dict(variant=["newreno", "lt", "proposal", "er"], b=[1, 2], w0=[1, 4, 10],
+            p=[0.01, 0.05, 0.2], size_packets=[1, 3, 10, 20])
+
+FIELDS = ["variant", "b", "w0", "p", "size_packets", "model_p90_s", "sim_p90_s", "ci_lo_s",
+          "ci_hi_s", "diff_s", "agrees", "model_mean_s", "sim_mean_s", "model_time_s", "runs"]
+
+
+def quantile_ci(x: np.ndarray, q: float = 0.9) -> tuple[float, float, float]:
+    """The inverted-CDF q-quantile of samples ``x`` and its 95 % order-statistic CI."""
+    s = np.sort(np.asarray(x, float))
+    r = s.size
+    half = 1.959964 * np.sqrt(r * q * (1.0 - q))
+    lo = s[max(int(np.floor(q * r - half)) - 1, 0)]
+    hi = s[min(int(np.ceil(q * r + half)) - 1, r - 1)]
+    return float(np.quantile(s, q, method="inverted_cdf")), float(lo), float(hi)
+
+
+def combos(grid: str, cells: int, seed: int):
+    if grid == "random":
+        return random_cells(cells, seed, size_range=(1, 20))
+    g = CORE
+    return [(v, g["size_packets"]) for v in itertools.product(g["variant"], g["b"], g["w0"], g["p"])]
+
+
+def run(out: str, runs: int, grid: str, cells: int, seed: int) -> None:
+    done = set()
+    if os.path.exists(out):
+        with open(out) as fh:
+            done = {cell_key(row) for row in csv.DictReader(fh)}
+    new = not os.path.exists(out)
+    col = OUT_FIELDS.index("completion_s")
+    with open(out, "a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        if new:
+            w.writeheader()
+        for (variant, b, w0, p), sizes in combos(grid, cells, seed):
+            cell = dict(variant=variant, b=b, w0=w0, p=p)
+            todo = [n for n in sizes if cell_key(dict(cell, size_packets=n)) not in done]
+            if not todo:
+                continue
+            prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+            t = time.process_time()
+            res = PM.expected_latency(prm, size_packets=todo, quantiles=True)
+            mt = time.process_time() - t
+            sim_seed = sum(ord(ch) for ch in variant) * 1000003 + b * 1009 + int(w0 * 101) + int(p * 1e6)
+            sims = simulate(prm, size_packets=todo, runs=runs, seed=sim_seed, config=SimConfig(),
+                            engine="compiled").results
+            for n, r, s in zip(todo, res, sims):
+                q, lo, hi = quantile_ci(s.samples[:, col])
+                m = r.p90_latency_s
+                w.writerow(dict(cell, size_packets=n, model_p90_s=m, sim_p90_s=q, ci_lo_s=lo,
+                                ci_hi_s=hi, diff_s=m - q,
+                                agrees=int(lo - SLACK_S <= m <= hi + SLACK_S),
+                                model_mean_s=r.expected_latency_s, sim_mean_s=s.mean_latency_s,
+                                model_time_s=round(mt, 3) if n == max(todo) else 0.0, runs=runs))
+            fh.flush()
+            print(f"{variant} b={b} w0={w0} p={p} sizes {todo}: model {mt:.1f} s CPU", flush=True)
+
+
+def summary(out: str) -> None:
+    with open(out) as fh:
+        rows = list(csv.DictReader(fh))
+    d = np.abs([float(r["diff_s"]) for r in rows])
+    rel = d / np.array([float(r["sim_p90_s"]) for r in rows])
+    agree = np.array([int(r["agrees"]) for r in rows], bool)
+    print(f"cells {len(rows)}: model p90 - simulator p90: median {np.median(d) * 1e3:.2f} ms, "
+          f"max {d.max() * 1e3:.1f} ms (max {rel.max():.2%} of the simulator's); agree (inside "
+          f"the 95 % CI +- {SLACK_S * 1e3:g} ms) {agree.sum()}; model time "
+          f"{sum(float(r['model_time_s']) for r in rows):.1f} s")
+    for r in rows:
+        if not int(r["agrees"]):
+            print(f"  disagrees: {r['variant']} b={r['b']} W0={r['w0']} p={r['p']} "
+                  f"n={r['size_packets']}: model {float(r['model_p90_s']):.4f} s, simulator "
+                  f"{float(r['sim_p90_s']):.4f} s [{float(r['ci_lo_s']):.4f}, {float(r['ci_hi_s']):.4f}]")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=20000)
+    ap.add_argument("--grid", choices=("core", "random"), default="core")
+    ap.add_argument("--cells", type=int, default=40, help="cells of --grid random (40)")
+    ap.add_argument("--draw-seed", type=int, default=90, help="seed of --grid random's draw")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results_p90.csv"))
+    ap.add_argument("--summary", action="store_true")
+    a = ap.parse_args()
+    if not a.summary:
+        run(a.out, a.runs, a.grid, a.cells, a.draw_seed)
+    summary(a.out)
+
+
+if __name__ == "__main__":
+    main()
