@@ -352,7 +352,7 @@ def _latency_flags(p) -> None:
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "
-                        "and which takes minutes from about 40 packets (docs/model.md sections 3 and 6.6)")
+                        "and which takes minutes from about 40 packets (docs/model.md sections 3 and 6.7)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
