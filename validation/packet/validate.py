@@ -16,7 +16,8 @@ engine="compiled")`` with a seed fixed per cell. The summary prints the median /
 of |model - sim| / sim, the cells inside the CI and those outside max(5 %, CI), overall
 and per size band. ``--sims-from OLD.csv`` re-runs only the model: the simulated columns of
 the cells OLD.csv has (with the same ``--runs``) are reused, as the simulator and each
-cell's seed are fixed, so a new run would give the same numbers.
+cell's seed are fixed, so a new run would give the same numbers. ``--max-states N`` runs the
+model with that ``max_states`` instead of its default (name ``--out`` after it).
 
 Grids (issue 18's accuracy grid as far as the model's speed allows):
 
@@ -133,7 +134,8 @@ def cell_key(c) -> tuple:
 
 
 def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: int = 40,
-        seed: int = 18, size_law: str = "log", p_range=(0.001, 0.2), size_range=(1, 200)) -> None:
+        seed: int = 18, size_law: str = "log", p_range=(0.001, 0.2), size_range=(1, 200),
+        max_states: int | None = None) -> None:
     known = {}  # simulated columns to reuse: the simulator and each cell's seed are fixed
     if sims_from:
         with open(sims_from) as fh:
@@ -159,7 +161,8 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
                     continue
                 prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
                 t = time.process_time()
-                res = PM.expected_latency(prm, size_packets=todo)
+                res = PM.expected_latency(prm, size_packets=todo,
+                                          **({} if max_states is None else {"max_states": max_states}))
                 mt = time.process_time() - t
                 seed = sum(ord(ch) for ch in variant) * 1000003 + b * 1009 + int(w0 * 101) \
                     + int(p * 1e6)
@@ -288,6 +291,8 @@ if __name__ == "__main__":
     ap.add_argument("--size-range", type=int, nargs=2, default=(1, 200), metavar=("LO", "HI"),
                     help="--grid random's size range, packets (1 200)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.csv"))
+    ap.add_argument("--max-states", type=int, default=None,
+                    help="the model's max_states (default: its own, 8000); name --out after it")
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--table", action="store_true",
                     help="print docs/model.md section 6.2's markdown table of --out, only")
@@ -300,5 +305,5 @@ if __name__ == "__main__":
         raise SystemExit(0)
     if not a.summary:
         run(a.out, a.runs, a.grid, a.sims_from, a.cells, a.draw_seed, a.size_law,
-            tuple(a.p_range), tuple(a.size_range))
+            tuple(a.p_range), tuple(a.size_range), a.max_states)
     summary(a.out)
