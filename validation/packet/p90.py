@@ -61,6 +61,8 @@ def quantile_ci(x: np.ndarray, q: float = 0.9) -> tuple[float, float, float]:
 
 
 def combos(grid: str, cells: int, seed: int):
+    """((variant, b, w0, p), sizes) of ``grid``: :data:`CORE`, or ``cells`` random cells of
+    1-20 packets drawn with ``seed`` (:func:`validate.random_cells`)."""
     if grid == "random":
         return random_cells(cells, seed, size_range=(1, 20))
     g = CORE
@@ -68,6 +70,7 @@ def combos(grid: str, cells: int, seed: int):
 
 
 def run(out: str, runs: int, grid: str, cells: int, seed: int) -> None:
+    """Append the cells of ``grid`` not yet in ``out`` (model p90, simulator p90 and CI)."""
     done = set()
     if os.path.exists(out):
         with open(out) as fh:
@@ -103,6 +106,7 @@ def run(out: str, runs: int, grid: str, cells: int, seed: int) -> None:
 
 
 def summary(out: str) -> None:
+    """Print how far the model's p90 is from the simulator's, and the cells that disagree."""
     with open(out) as fh:
         rows = list(csv.DictReader(fh))
     d = np.abs([float(r["diff_s"]) for r in rows])
