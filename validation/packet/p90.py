@@ -33,7 +33,7 @@ import os
 import time
 
 import numpy as np
-from validate import cell_key, random_cells  # this folder (a script's own folder is on sys.path)
+from validate import cell_key, cell_seed, done_cells, random_cells  # this folder (a script's own folder is on sys.path)
 
 from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
@@ -71,10 +71,7 @@ def combos(grid: str, cells: int, seed: int):
 
 def run(out: str, runs: int, grid: str, cells: int, seed: int) -> None:
     """Append the cells of ``grid`` not yet in ``out`` (model p90, simulator p90 and CI)."""
-    done = set()
-    if os.path.exists(out):
-        with open(out) as fh:
-            done = {cell_key(row) for row in csv.DictReader(fh)}
+    done = done_cells(out)
     new = not os.path.exists(out)
     col = OUT_FIELDS.index("completion_s")
     with open(out, "a", newline="") as fh:
@@ -90,9 +87,8 @@ def run(out: str, runs: int, grid: str, cells: int, seed: int) -> None:
             t = time.process_time()
             res = PM.expected_latency(prm, size_packets=todo, quantiles=True)
             mt = time.process_time() - t
-            sim_seed = sum(ord(ch) for ch in variant) * 1000003 + b * 1009 + int(w0 * 101) + int(p * 1e6)
-            sims = simulate(prm, size_packets=todo, runs=runs, seed=sim_seed, config=SimConfig(),
-                            engine="compiled").results
+            sims = simulate(prm, size_packets=todo, runs=runs, seed=cell_seed(variant, b, w0, p),
+                            config=SimConfig(), engine="compiled").results
             for n, r, s in zip(todo, res, sims):
                 q, lo, hi = quantile_ci(s.samples[:, col])
                 m = r.p90_latency_s

@@ -133,6 +133,20 @@ def cell_key(c) -> tuple:
     return (c["variant"], int(c["b"]), float(c["w0"]), float(c["p"]), int(c["size_packets"]))
 
 
+def done_cells(out: str) -> set:
+    """:func:`cell_key` of the cells already in the CSV ``out`` (none if it does not exist)."""
+    if not os.path.exists(out):
+        return set()
+    with open(out) as fh:
+        return {cell_key(row) for row in csv.DictReader(fh)}
+
+
+def cell_seed(variant: str, b: int, w0: float, p: float) -> int:
+    """The simulator's seed of a (variant, b, W0, p) combination, fixed so a re-run (or
+    ``--sims-from``) gives the same simulated numbers."""
+    return sum(ord(ch) for ch in variant) * 1000003 + b * 1009 + int(w0 * 101) + int(p * 1e6)
+
+
 def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: int = 40,
         seed: int = 18, size_law: str = "log", p_range=(0.001, 0.2), size_range=(1, 200),
         max_states: int | None = None) -> None:
@@ -142,11 +156,7 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
             for row in csv.DictReader(fh):
                 if int(row["runs"]) == runs:
                     known[cell_key(row)] = row
-    done = set()
-    if os.path.exists(out):
-        with open(out) as fh:
-            for row in csv.DictReader(fh):
-                done.add(cell_key(row))
+    done = done_cells(out)
     new = not os.path.exists(out)
     with open(out, "a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
@@ -161,18 +171,16 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
                     continue
                 prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
                 t = time.process_time()
-                res = PM.expected_latency(prm, size_packets=todo,
-                                          **({} if max_states is None else {"max_states": max_states}))
+                res = PM.expected_latency(prm, size_packets=todo, max_states=max_states)
                 mt = time.process_time() - t
-                seed = sum(ord(ch) for ch in variant) * 1000003 + b * 1009 + int(w0 * 101) \
-                    + int(p * 1e6)
+                sim_seed = cell_seed(variant, b, w0, p)
                 keys = [cell_key(dict(cell, size_packets=n)) for n in todo]
                 if all(k in known for k in keys):
                     sims = [(float(known[k]["sim_s"]), float(known[k]["ci_lo_s"]),
                              float(known[k]["ci_hi_s"])) for k in keys]
                 else:
                     sims = [(s.mean_latency_s, *s.ci95_s) for s in simulate(
-                        prm, size_packets=todo, runs=runs, seed=seed, config=SimConfig(),
+                        prm, size_packets=todo, runs=runs, seed=sim_seed, config=SimConfig(),
                         engine="compiled").results]
                 for n, r, (sm, lo, hi) in zip(todo, res, sims):
                     m = r.expected_latency_s
