@@ -168,10 +168,13 @@ def test_latency_packet_model_p90_adds_the_trees_percentile(capsys, monkeypatch)
     assert code == 0 and "p90 (s)" in out.splitlines()[1]
     code, out, _ = run(capsys, "latency", "--model", "packet", "--size-packets", "1", "--p", "0.2")
     assert code == 0 and "p90" not in out
-    # beyond 20 packets the tree DP is announced before any work
+    # beyond 20 packets the tree DP is announced before any work, and only it (the level
+    # DP's estimate would announce 1..200 packets at p = 0.2 too: the warning test below)
     monkeypatch.setattr(registry, "predict", lambda *a, **k: (_ for _ in ()).throw(ValueError("stop here")))
-    code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "40", "--p", "0.05", "--p90")
-    assert code == 2 and "warning: --p90 computes every size with the tree DP" in err.splitlines()[0]
+    code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "1:200", "--p", "0.2", "--p90")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 2 and "stop here" in lines[1]
+    assert "warning: --p90 computes every size with the tree DP" in lines[0]
 
 
 @pytest.mark.parametrize("argv,needle", [
