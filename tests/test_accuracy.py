@@ -358,3 +358,43 @@ def test_a_models_size_cap_leaves_its_larger_cells_out_with_the_reason(models_pa
     assert [(nc["model"], nc["size_packets"]) for nc in res["not_computed"]] == [("fake", 8)]
     assert "size cap of 3 packets" in res["not_computed"][0]["reason"]
     assert res["model_max_packets"] == {"fake": 3}
+
+
+def test_each_model_is_warmed_once_in_the_parent_before_its_calls_are_forked(tmp_path):
+    """A model's ``warm`` runs once, in this process, before its first forked call, and the
+    forked calls see what it loaded (the fake model's answer is 1000 s longer in a process
+    that was not warmed); with one job and no time limit the calls run here, unwarmed."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform: the children import the models afresh")
+    mod = _fake_module()
+    state = {"warmed": 0}
+    base_predict = mod.predict
+
+    def predict(params, sizes_bytes, **options):
+        res = base_predict(params, sizes_bytes, **options)
+        extra = 0.0 if state["warmed"] else 1000.0
+        return registry.Prediction(res.model, res.sizes_bytes, res.expected_latency_s + extra,
+                                   res.conditional_latency_s)
+
+    def warm():
+        state["warmed"] += 1
+
+    mod.predict, mod.warm = predict, warm
+    mp = pytest.MonkeyPatch()
+    try:
+        install(mp, mod)
+        amap = AccuracyMap(models=("fake",), sizes_packets=(2, 3), p=(0.05, 0.1), b=(1, 2),
+                           variants=("newreno",), runs=20)
+        res = run_accuracy(amap, cache_dir=tmp_path / "forked", jobs=2, model_timeout_s=30.0)
+        assert state["warmed"] == 1 and res["model_calls_computed"] == 4
+        for r in res["rows"]:  # computed in warmed children
+            assert r["model_s"] == pytest.approx(float(fake_latency(_params(amap, r), r["size_packets"])),
+                                                 rel=1e-12)
+        state["warmed"] = 0
+        res = run_accuracy(amap, cache_dir=tmp_path / "inline", jobs=1, model_timeout_s=None)
+        assert state["warmed"] == 0 and res["model_calls_computed"] == 4
+        assert all(r["model_s"] > 1000.0 for r in res["rows"])
+    finally:
+        mp.undo()

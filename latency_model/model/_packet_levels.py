@@ -764,11 +764,16 @@ _ENTRIES = ("advance_level", "tail_level", "reinsert", "rehash_nodes", "classes"
             "scripted")
 
 
-@functools.cache
 def kernels(compiled: bool = True) -> types.SimpleNamespace:
     """The DP's entry points (:data:`_ENTRIES`) as attributes: numba-compiled when
     ``compiled`` and numba is available, else the pure-Python functions (the same code,
-    hence the same results)."""
+    hence the same results). One set per process and kind, however the argument is
+    passed (``kernels()`` and ``kernels(True)`` are the same set)."""
+    return _kernels(bool(compiled))
+
+
+@functools.cache
+def _kernels(compiled: bool) -> types.SimpleNamespace:
     fns = None
     if compiled:
         from . import _packet_flat
@@ -778,6 +783,16 @@ def kernels(compiled: bool = True) -> types.SimpleNamespace:
     if fns is None:  # the hash wraps around 2^64 by design: no overflow warnings
         fns = [_quiet(globals()[name]) for name in _ENTRIES]
     return types.SimpleNamespace(**dict(zip(_ENTRIES, fns)))
+
+
+def warm_growth() -> None:
+    """Load the memo's growth kernels (:meth:`_Memo.grow`: ``rehash_nodes``,
+    ``reinsert``), which a small call does not reach, by running them on empty tables of
+    their argument types (nothing is moved). For :func:`.packet.warm`."""
+    k = kernels()
+    z = np.zeros(2, np.int64)
+    k.rehash_nodes(z, z, 0, np.full(2, -1, np.int32))
+    k.reinsert(z, z, np.full(2, -1, np.int64), z.copy(), z.copy(), np.full(2, -1, np.int64))
 
 
 def _quiet(fn):

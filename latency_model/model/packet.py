@@ -52,7 +52,7 @@ from . import _packet_flat as F
 from . import _packet_levels as LV
 
 __all__ = ["PacketResult", "PathConfig", "expected_latency", "scripted_latency",
-           "check_supported", "predict"]
+           "check_supported", "predict", "warm"]
 
 SERIALISATION = ("auto", "exact", "rounds")
 
@@ -861,3 +861,19 @@ def predict(params: TcpParams, sizes_bytes, **options):
                       expected_latency_s=np.array([r.expected_latency_s for r in res]),
                       conditional_latency_s=np.vstack([r.conditional_latency_s for r in res]),
                       p90_latency_s=None if np.all(np.isnan(p90)) else p90)
+
+
+WARM_CALL = dict(p=0.2, b=1, w0=4.0, sizes=(1, 2, 3, 5, 8, 10))
+"""The call :func:`warm` makes: small, and it runs every kernel entry a call of the
+accuracy map's runs (``test_warm_loads_every_kernel_a_map_call_uses``)."""
+
+
+def warm() -> None:
+    """Load the level DP's compiled kernels (numba's on-disk cache) into this process:
+    about 0.6 s of CPU once, which every process pays at its first call otherwise
+    (:func:`latency_model.model.registry.warm`). Runs :data:`WARM_CALL` and the memo's
+    growth kernels on empty tables (0.7 s in all).
+    """
+    c = WARM_CALL
+    expected_latency(TcpParams(p=c["p"], b=c["b"], w0=c["w0"]), size_packets=list(c["sizes"]))
+    LV.warm_growth()

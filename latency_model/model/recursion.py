@@ -48,6 +48,7 @@ from .fluid import TIME_MODELS, l0, l0_and_w_f
 from .losses import LOSS_LAWS, loss_count_pmf
 
 __all__ = [
+    "warm",
     "SolverOptions",
     "LatencyResult",
     "conditional_latency",
@@ -401,3 +402,13 @@ def _direct(params, k, r, w0, wss, tm, epsrel):
         total += val
     return total
 
+
+
+def warm() -> None:
+    """Load the solver's compiled kernels (numba's on-disk cache: the nodes of
+    :mod:`._nodes` and the level sums of :mod:`._levels`) into this process: about 1.3 s
+    of CPU once, which every process pays at its first fluid-model call otherwise
+    (:func:`latency_model.model.registry.warm`). One small call (1 and 3 packets at
+    p = 0.05, the default options)."""
+    params = TcpParams(p=0.05)
+    expected_latency(params, size_bytes=[params.mss_bytes, 3 * params.mss_bytes])

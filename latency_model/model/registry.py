@@ -5,6 +5,9 @@ One entry per model, each a module with two functions::
     check_supported(params: TcpParams) -> None      # ValueError naming what is supported
     predict(params: TcpParams, sizes_bytes: ndarray, **options) -> Prediction
 
+and, for a model with numba kernels, a third, ``warm() -> None``, that loads them
+(:func:`warm`),
+
 so that ``latency --model NAME``, the sweep's ``model`` axis and the accuracy map treat
 every model alike. Modules are imported when first used (this one imports nothing heavy).
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-__all__ = ["MODELS", "Prediction", "available_models", "check_model", "check_supported", "predict"]
+__all__ = ["MODELS", "Prediction", "available_models", "check_model", "check_supported", "predict", "warm"]
 
 MODELS = {
     "fluid": "latency_model.model.recursion",
@@ -111,3 +114,18 @@ def predict(name: str, params, sizes_bytes, **options) -> Prediction:
     module.check_supported(params)
     sizes = check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
     return module.predict(params, sizes, **options)
+
+
+def warm(name: str) -> None:
+    """Load model ``name``'s compiled kernels into this process (its module's ``warm``; a
+    model without one has nothing to load).
+
+    numba keeps the kernels' machine code on disk, but every new process loads it again
+    at its first call: 0.6 s of CPU for the packet model, about 1.3 s for the fluid one.
+    Processes forked afterwards inherit what is loaded, so a caller that runs each model
+    call in a child of its own (the accuracy map's time-limited calls,
+    :func:`latency_model.studies.accuracy.run_accuracy`) warms the models once first.
+    """
+    fn = getattr(_module(name), "warm", None)
+    if fn is not None:
+        fn()

@@ -359,7 +359,10 @@ def _child(conn, job, parent_pid: int) -> None:
 
 class _Calls:
     """Runs model calls: in this process (no time limit, one job), or each in a child
-    process, at most ``jobs`` at once, stopped after ``timeout_s`` seconds."""
+    process, at most ``jobs`` at once, stopped after ``timeout_s`` seconds. Children are
+    forked where the platform allows, after the model's kernels are loaded here
+    (:func:`latency_model.model.registry.warm`): the map's 30 packet-model calls spent
+    as much CPU loading them, once per child, as computing (docs/model.md section 5.2)."""
 
     def __init__(self, jobs: int, timeout_s: float | None):
         import multiprocessing
@@ -368,6 +371,10 @@ class _Calls:
         self.inline = timeout_s is None and jobs == 1
         methods = multiprocessing.get_all_start_methods()
         self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        # forked calls inherit this process's loaded kernels: each model is warmed
+        # (registry.warm) here before its first call is forked, not in every child
+        self.forks = not self.inline and self.ctx.get_start_method() == "fork"
+        self.warmed: set = set()
         self.running: dict = {}
 
     def run(self, chains: list) -> None:
@@ -411,6 +418,11 @@ class _Calls:
     def _start(self, ch, call) -> None:
         import time
 
+        if self.forks and call[0] not in self.warmed:
+            from ..model.registry import warm
+
+            warm(call[0])
+            self.warmed.add(call[0])
         recv, send = self.ctx.Pipe(duplex=False)
         proc = self.ctx.Process(target=_child, args=(send, call, os.getpid()), daemon=True)
         proc.start()
