@@ -6,6 +6,7 @@ Usage::
         [--variants proposal] [--b 1] [--w0 10] [--eps 1e-6] [--max-states 2000]
     .venv/bin/python benchmarks/bench_packet.py --map [--p 0.01 0.1] [--variants newreno]
     .venv/bin/python benchmarks/bench_packet.py --method tree --max-packets 20
+    .venv/bin/python benchmarks/bench_packet.py --map-as-run [--jobs 2] [--models packet fluid]
 
 Default: one ``expected_latency`` call for sizes 1..max_packets (one DP for all sizes) at
 p = 0.01, 0.05, 0.1, 0.2 (b = 2, W0 = 2, NewReno: the first of ``--variants``); prints CPU seconds (process time:
@@ -18,6 +19,12 @@ call alone (``--p 0.2 --w0 10 --b 1 --max-packets 40``) measures its peak.
 ``--map``: the accuracy map's model side, one call per (variant, b, p) with sizes 1..40,
 60, 100, 200 (issue 18: the whole map in < 10 s); prints each call's CPU time and the
 total, so a partial run (``--p``, ``--variants``) can be scaled to the whole map.
+
+``--map-as-run``: the default accuracy map's model side as ``latency-model accuracy`` and
+``reproduce`` run it (``studies.accuracy._predictions``: one call per model and
+parameter set with the sizes up to each model's cap, on ``--jobs`` processes, each call
+in a forked child, nothing cached); prints per model the wall time, the CPU time of the
+children and of this process, and a hash of the values (equal hashes: equal values).
 """
 
 from __future__ import annotations
@@ -52,7 +59,15 @@ def main() -> None:
     ap.add_argument("--variants", nargs="+", default=["newreno", "lt", "proposal"])
     ap.add_argument("--w0", type=float, default=2.0, help="initial window, packets (2)")
     ap.add_argument("--eps", type=float, default=None, help="eps (default: the model's)")
+    ap.add_argument("--map-as-run", action="store_true",
+                    help="the default accuracy map's model side as `accuracy` runs it")
+    ap.add_argument("--jobs", type=int, default=2, help="--map-as-run: processes (2)")
+    ap.add_argument("--models", nargs="+", default=["packet"], help="--map-as-run: models (packet)")
     a = ap.parse_args()
+    if a.map_as_run:
+        for model in a.models:
+            map_as_run(model, a.jobs)
+        return
     kw = {"method": a.method}
     if a.max_states is not None:
         kw["max_states"] = a.max_states
@@ -80,6 +95,30 @@ def main() -> None:
     for p in a.p or [0.01, 0.05, 0.1, 0.2]:
         for b in a.b or [2]:  # the table of docs/model.md 5.2: b = 2
             one(a, kw, sizes, p, b)
+
+
+def map_as_run(model: str, jobs: int) -> None:
+    """The default map's calls of ``model``, as ``run_accuracy`` makes them, timed."""
+    import hashlib
+    import resource
+    import tempfile
+
+    from latency_model.studies import accuracy as A
+    from latency_model.studies.sweep import plan_sweep
+
+    groups = A._groups(plan_sweep(A.DEFAULT_MAP.sweep_spec()))
+    missing = A._coverage(A.DEFAULT_MAP, (model,), groups)
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryDirectory() as cache:
+        t, c = time.perf_counter(), time.process_time()
+        pred, calls, _, failures = A._predictions((model,), groups, missing, cache, jobs, True, None,
+                                                  A.MODEL_MAX_PACKETS)
+        wall, own = time.perf_counter() - t, time.process_time() - c
+    kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    kids = kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime
+    digest = hashlib.sha256(repr(sorted(pred.items())).encode()).hexdigest()[:12]
+    print(f"{model}: {calls} calls on {jobs} processes: {wall:.1f} s wall, {kids:.1f} s CPU in the "
+          f"calls' processes, {own:.1f} s here; {len(failures)} failed; values {digest}", flush=True)
 
 
 def one(a, kw, sizes, p, b) -> None:
