@@ -12,8 +12,9 @@ seed; compiled engine), keeping the model value of the CSV. Output:
 validation/packet/recheck.csv and a printed table (the tree DP's recheck of 2026-11-25
 is kept in recheck_tree.csv).
 
-``--rescore NEW.csv`` simulates nothing: it takes the cells of recheck.csv that NEW.csv
-(a ``validate.py`` output of a newer model) also has, replaces their model values by
+``--rescore NEW.csv`` simulates nothing: it takes the cells of recheck.csv (or of the
+``--base`` files: a cell in several keeps the last file's simulation) that NEW.csv (a
+``validate.py`` output of a newer model) also has, replaces their model values by
 NEW.csv's and scores them against the same re-simulated means (output ``--out``, default
 recheck_rescored.csv).
 """
@@ -41,9 +42,11 @@ def main() -> None:
                     help="default recheck.csv (recheck_rescored.csv with --rescore)")
     ap.add_argument("--rescore", default=None, metavar="NEW_CSV",
                     help="re-score recheck.csv's cells with NEW_CSV's model values")
+    ap.add_argument("--base", nargs="+", default=[os.path.join(HERE, "recheck.csv")],
+                    help="--rescore: the re-simulated cells (recheck.py outputs; default recheck.csv)")
     a = ap.parse_args()
     if a.rescore:
-        rescore(a.rescore, a.out or os.path.join(HERE, "recheck_rescored.csv"))
+        rescore(a.rescore, a.out or os.path.join(HERE, "recheck_rescored.csv"), a.base)
         return
     a.out = a.out or os.path.join(HERE, "recheck.csv")
     with open(a.csv) as fh:
@@ -80,12 +83,18 @@ def _key(r) -> tuple:
     return (r["variant"], int(r["b"]), float(r["w0"]), float(r["p"]), int(r["size_packets"]))
 
 
-def rescore(new_csv: str, out_path: str) -> None:
-    """recheck.csv's re-simulated cells against the model values of ``new_csv``."""
+def rescore(new_csv: str, out_path: str, bases=(os.path.join(HERE, "recheck.csv"),)) -> None:
+    """The re-simulated cells of ``bases`` (recheck.py outputs; a cell in several keeps the
+    last one's simulation) against the model values of ``new_csv``."""
     with open(new_csv) as fh:
         new = {_key(r): float(r["model_s"]) for r in csv.DictReader(fh)}
-    with open(os.path.join(HERE, "recheck.csv")) as fh:
-        old = [r for r in csv.DictReader(fh) if _key(r) in new]
+    cells = {}
+    for base in bases:
+        with open(base) as fh:
+            for r in csv.DictReader(fh):
+                if _key(r) in new:
+                    cells[_key(r)] = r
+    old = list(cells.values())
     out = []
     for r in old:
         m = new[_key(r)]
