@@ -342,15 +342,17 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     Measured (docs/model.md, section 5.2; this machine, within a factor of about 3): the
     level DP costs up to about 1 s per level (one level per packet) once a level holds
     its thousands of states, and stops at the level where its distribution turns
-    stationary, some 120-400 packets in at p = 0.05-0.2 (sizes beyond are
-    extrapolated; at p = 0.01 it runs every level): 1..1000 packets take 128 s at
-    p = 0.2, 271 s at 0.1, 420 s at 0.05, 640 s at 0.01 (W0 = 2, b = 2; 2026-11-27).
+    stationary, some 120-340 packets in at p = 0.05-0.2 (sizes beyond are
+    extrapolated; at p = 0.01 it runs every level): 1..1000 packets take 111 s at
+    p = 0.2, 292 s at 0.1, 362 s at 0.05, 638 s at 0.01 (W0 = 2, b = 2, the default
+    ``max_states`` 16,000; 2026-11-27; at 8000 within the machine's noise of these).
     A level holds more states with a larger first window and with an ACK for every
     segment: the validation runs (``validation/packet/results*.csv``, ``model_time_s``)
     took about (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2,
     b = 1, 40 and 100 packets: 528-730 s; b = 2: 266-381 s); since a level's size is
-    bounded (docs/model.md section 4) such calls take less than half that (199-250 s),
-    so this errs long there. Most of a call is the file-end tails of the sizes asked
+    bounded (docs/model.md section 4) such calls take less than that (240-333 s with
+    b = 1, 151-213 s with b = 2 at 16,000: ``results_ms16k.csv``), so this errs long
+    there. Most of a call is the file-end tails of the sizes asked
     for (76 % for sizes 1..300 at p = 0.1: docs/model.md section 5.2), so with
     ``n_sizes`` below the levels run, the levels' quarter stays and the tails' share
     shrinks in proportion (on the 48 single-size cells of docs/model.md section 6.5 that

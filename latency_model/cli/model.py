@@ -350,8 +350,9 @@ def _latency_flags(p) -> None:
                    help="truncation, 0 < EPS < 1 (default 1e-7): larger is faster, needs less memory and "
                         "errs lower")
     g.add_argument("--max-states", type=number, default=None,
-                   help="states kept a level, >= 0, 0: no bound (default 8000): fewer is faster; 16000 halves "
-                        "the bias past 200 packets at small p and with b = 1 and a large W0 for 1.25-1.5x the time")
+                   help="states kept a level, >= 0, 0: no bound (default 16000): fewer is faster, needs less memory "
+                        "and errs further (8000: about 0.85x the time, twice the high bias with b = 1 and a large "
+                        "W0 and past 200 packets at small p)")
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "

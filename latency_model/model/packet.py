@@ -593,8 +593,11 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
 
 
 METHODS = ("auto", "levels", "tree")
-LEVELS_MAX_STATES = 8000
-"""Default states kept per level by the level DP (docs/model.md, section 4)."""
+LEVELS_MAX_STATES = 16000
+"""Default states kept per level by the level DP (docs/model.md, sections 4, 5.2 and 6.8:
+16,000 since 2026-11-27, 8000 before; the doubling halved the high bias of b = 1 with
+a large first window and the drift past 200 packets at p = 0.01, for up to 1.5 x the
+time on single calls and 1.18 x over the validation grid)."""
 LEVELS_EPS = 1e-7
 """Default truncation of the level DP (docs/model.md, section 4)."""
 LEVELS_TAIL_EPS_RATIO = 0.1
@@ -640,9 +643,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         there is none, finish their level with no further loss, and level states below
         it fold into the states of their coarse signature (default :data:`LEVELS_EPS`).
         Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2,
-        6.2-6.5 measure them (a median 0.46 % and at most 3.6 % on 146 random cells of
-        1-200 packets; 1.4-2.6 % high with b = 1 at p = 0.05-0.11 and 70-190 packets;
-        +6.2 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
+        6.2-6.8 measure them (a median 0.46 % and at most 3.6 % on 146 random cells of
+        1-200 packets; within 1.8 % of 100,000-run means on the 23 cells re-simulated so;
+        +1.3 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
         the time a decade.
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
@@ -656,9 +659,10 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         states of the same coarse signature and keep those whose signature is new (level
         DP: default :data:`LEVELS_MAX_STATES`, signatures that keep the windows, phase
         and damage; tree DP: :data:`TREE_MAX_STATES`). docs/model.md section 4 measures
-        the bias. Level DP: 16000 halves the high bias of b = 1 with a large first
-        window at 100 packets (+3.7 % -> +2.5 % at most) and the drift past 200 packets
-        at p = 0.01 (+6.2 % -> +1.3 % at 1000), for 1.25-1.5 x the time (section 5.2).
+        the bias. Level DP: the default 16000 took the high bias of b = 1 with a large
+        first window at 100 packets from +3.7 % (8000) to +2.5 % at most and the drift
+        past 200 packets at p = 0.01 from +6.2 % to +1.3 % at 1000, for 1.2-1.5 x the
+        time (sections 5.2 and 6.8); 8000 is the faster setting of before.
     tail_eps : float, optional
         Level DP: nodes of a file's end below this probability (in mass x RTO / its
         minimum) take the later losses of the most probable node of their signature, from
@@ -834,7 +838,7 @@ def predict(params: TcpParams, sizes_bytes, **options):
     Cost (CPU, defaults, level DP; docs/model.md sections 5.2, 6.2 and 6.5): one call for
     sizes 1..20 takes up to 4 s with W0 <= 4 (33 s with W0 = 10 at p = 0.2), one size of
     40-200 packets up to a few minutes (141 s the most among 146 random cells), 1..1000
-    packets 128 s at p = 0.2 to 640 s at p = 0.01. All sizes of one call share a DP, so
+    packets 111 s at p = 0.2 to 638 s at p = 0.01. All sizes of one call share a DP, so
     pass them together; a call's cost is mostly the tails of the sizes asked for.
 
     Parameters
