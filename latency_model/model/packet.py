@@ -644,7 +644,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         it fold into the states of their coarse signature (default :data:`LEVELS_EPS`).
         Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2,
         6.2-6.8 measure them (a median 0.46 % and at most 3.6 % on 146 random cells of
-        1-200 packets; within 1.8 % of 100,000-run means on the 23 cells re-simulated so;
+        1-200 packets; within 2.5 % of 100,000-run means on the 28 cells re-simulated so;
         +1.3 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
         the time a decade.
     k_max : int
@@ -868,8 +868,8 @@ def predict(params: TcpParams, sizes_bytes, **options):
 
 
 WARM_CALL = dict(p=0.2, b=1, w0=4.0, sizes=(1, 2, 3, 5, 8, 10))
-"""The call :func:`warm` makes: small, and it runs every kernel entry a call of the
-accuracy map's runs (``test_warm_loads_every_kernel_a_map_call_uses``)."""
+"""The call :func:`warm` makes: small, yet it runs every kernel entry that the accuracy
+map's calls run (``test_warm_loads_every_kernel_a_map_call_uses``)."""
 
 
 def warm() -> None:

@@ -48,7 +48,6 @@ from .fluid import TIME_MODELS, l0, l0_and_w_f
 from .losses import LOSS_LAWS, loss_count_pmf
 
 __all__ = [
-    "warm",
     "SolverOptions",
     "LatencyResult",
     "conditional_latency",
@@ -58,6 +57,7 @@ __all__ = [
     "check_supported",
     "default_time_model",
     "predict",
+    "warm",
 ]
 
 
@@ -401,7 +401,6 @@ def _direct(params, k, r, w0, wss, tm, epsrel):
         val, _ = integrate.quad(integrand, lo, hi, epsabs=0.0, epsrel=epsrel, limit=200)
         total += val
     return total
-
 
 
 def warm() -> None:

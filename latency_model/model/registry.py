@@ -5,9 +5,7 @@ One entry per model, each a module with two functions::
     check_supported(params: TcpParams) -> None      # ValueError naming what is supported
     predict(params: TcpParams, sizes_bytes: ndarray, **options) -> Prediction
 
-and, for a model with numba kernels, a third, ``warm() -> None``, that loads them
-(:func:`warm`),
-
+(a model with numba kernels has a third, ``warm() -> None``, that loads them: :func:`warm`),
 so that ``latency --model NAME``, the sweep's ``model`` axis and the accuracy map treat
 every model alike. Modules are imported when first used (this one imports nothing heavy).
 """

@@ -361,8 +361,8 @@ class _Calls:
     """Runs model calls: in this process (no time limit, one job), or each in a child
     process, at most ``jobs`` at once, stopped after ``timeout_s`` seconds. Children are
     forked where the platform allows, after the model's kernels are loaded here
-    (:func:`latency_model.model.registry.warm`): the map's 30 packet-model calls spent
-    as much CPU loading them, once per child, as computing (docs/model.md section 5.2)."""
+    (:func:`latency_model.model.registry.warm`): loading them once per child cost the
+    map's 30 packet-model calls nearly as much CPU as computing (docs/model.md 5.2)."""
 
     def __init__(self, jobs: int, timeout_s: float | None):
         import multiprocessing
