@@ -55,3 +55,23 @@ def test_a_model_without_kernels_warms_as_a_no_op():
     registry.warm("csa")
     with pytest.raises(ValueError, match="model must be one of"):
         registry.warm("nope")
+
+
+@pytest.mark.parametrize("module", ["latency_model.model.packet", "latency_model.model.recursion"])
+def test_without_numba_warm_computes_nothing(module, monkeypatch):
+    """With numba switched off there is nothing to load: ``warm`` makes no model call (the
+    pure-Python level DP would spend seconds on its warm-up call for nothing)."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    monkeypatch.setenv("LATENCY_MODEL_NO_NUMBA", "1")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("warm computed without numba")
+
+    monkeypatch.setattr(mod, "expected_latency", refuse)
+    mod.warm()
+    monkeypatch.delenv("LATENCY_MODEL_NO_NUMBA")
+    if numba_available():
+        with pytest.raises(AssertionError, match="warm computed"):
+            mod.warm()  # the same call with numba does compute: the stub is reached

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..accel import numba_available
 from ..checks import check_array, check_choice, check_int, check_real
 from ..growth import StandardRule
 from ..params import TcpParams
@@ -867,17 +868,15 @@ def predict(params: TcpParams, sizes_bytes, **options):
                       p90_latency_s=None if np.all(np.isnan(p90)) else p90)
 
 
-WARM_CALL = dict(p=0.2, b=1, w0=4.0, sizes=(1, 2, 3, 5, 8, 10))
-"""The call :func:`warm` makes: small, yet it runs every kernel entry that the accuracy
-map's calls run (``test_warm_loads_every_kernel_a_map_call_uses``)."""
-
-
 def warm() -> None:
     """Load the level DP's compiled kernels (numba's on-disk cache) into this process:
     about 0.6 s of CPU once, which every process pays at its first call otherwise
-    (:func:`latency_model.model.registry.warm`). Runs :data:`WARM_CALL` and the memo's
-    growth kernels on empty tables (0.7 s in all).
+    (:func:`latency_model.model.registry.warm`). One small call (b = 1, W0 = 4, p = 0.2,
+    up to 10 packets), which runs every kernel entry the accuracy map's calls run
+    (``test_warm_loads_every_kernel_a_map_call_uses``), and the memo's growth kernels on
+    empty tables: 0.7 s in all. Without numba there is nothing to load, and nothing runs.
     """
-    c = WARM_CALL
-    expected_latency(TcpParams(p=c["p"], b=c["b"], w0=c["w0"]), size_packets=list(c["sizes"]))
+    if not numba_available():
+        return
+    expected_latency(TcpParams(p=0.2, b=1, w0=4.0), size_packets=[1, 2, 3, 5, 8, 10])
     LV.warm_growth()

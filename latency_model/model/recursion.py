@@ -408,6 +408,11 @@ def warm() -> None:
     :mod:`._nodes` and the level sums of :mod:`._levels`) into this process: about 1.3 s
     of CPU once, which every process pays at its first fluid-model call otherwise
     (:func:`latency_model.model.registry.warm`). One small call (1 and 3 packets at
-    p = 0.05, the default options)."""
+    p = 0.05, the default options). Without numba there is nothing to load, and nothing
+    runs."""
+    from ..accel import numba_available
+
+    if not numba_available():
+        return
     params = TcpParams(p=0.05)
     expected_latency(params, size_bytes=[params.mss_bytes, 3 * params.mss_bytes])

@@ -25,6 +25,8 @@ import argparse
 import csv
 import os
 
+from validate import cell_key  # this folder (a script's own folder is on sys.path)
+
 from latency_model.params import TcpParams, apply_variant
 from latency_model.sim import SimConfig, simulate
 
@@ -79,25 +81,21 @@ def main() -> None:
         w.writerows(out)
 
 
-def _key(r) -> tuple:
-    return (r["variant"], int(r["b"]), float(r["w0"]), float(r["p"]), int(r["size_packets"]))
-
-
 def rescore(new_csv: str, out_path: str, bases=(os.path.join(HERE, "recheck.csv"),)) -> None:
     """The re-simulated cells of ``bases`` (recheck.py outputs; a cell in several keeps the
     last one's simulation) against the model values of ``new_csv``."""
     with open(new_csv) as fh:
-        new = {_key(r): float(r["model_s"]) for r in csv.DictReader(fh)}
+        new = {cell_key(r): float(r["model_s"]) for r in csv.DictReader(fh)}
     cells = {}
     for base in bases:
         with open(base) as fh:
             for r in csv.DictReader(fh):
-                if _key(r) in new:
-                    cells[_key(r)] = r
+                if cell_key(r) in new:
+                    cells[cell_key(r)] = r
     old = list(cells.values())
     out = []
     for r in old:
-        m = new[_key(r)]
+        m = new[cell_key(r)]
         sim, lo, hi = float(r["sim_s"]), float(r["ci_lo_s"]), float(r["ci_hi_s"])
         row = dict(r, model_before_s=r["model_s"], rel_err_before=r["rel_err"], model_s=m,
                    rel_err=(m - sim) / sim, inside_ci=int(lo <= m <= hi))
