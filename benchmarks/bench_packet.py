@@ -6,7 +6,7 @@ Usage::
         [--variants proposal] [--b 1] [--w0 10] [--eps 1e-6] [--max-states 2000]
     .venv/bin/python benchmarks/bench_packet.py --map [--p 0.01 0.1] [--variants newreno]
     .venv/bin/python benchmarks/bench_packet.py --method tree --max-packets 20
-    .venv/bin/python benchmarks/bench_packet.py --map-as-run [--jobs 2] [--models packet fluid]
+    .venv/bin/python benchmarks/bench_packet.py --map-as-run [--jobs 2] [--models packet fluid] [--together]
 
 Default: one ``expected_latency`` call for sizes 1..max_packets (one DP for all sizes) at
 p = 0.01, 0.05, 0.1, 0.2 (b = 2, W0 = 2, NewReno: the first of ``--variants``); prints CPU seconds (process time:
@@ -25,6 +25,8 @@ total, so a partial run (``--p``, ``--variants``) can be scaled to the whole map
 parameter set with the sizes up to each model's cap, on ``--jobs`` processes, each call
 in a forked child, nothing cached); prints per model the wall time, the CPU time of the
 children and of this process, and a hash of the values (equal hashes: equal values).
+With ``--together`` the models' calls share the processes, as the map runs them (one line,
+the hash per model).
 """
 
 from __future__ import annotations
@@ -63,10 +65,12 @@ def main() -> None:
                     help="the default accuracy map's model side as `accuracy` runs it")
     ap.add_argument("--jobs", type=int, default=2, help="--map-as-run: processes (2)")
     ap.add_argument("--models", nargs="+", default=["packet"], help="--map-as-run: models (packet)")
+    ap.add_argument("--together", action="store_true",
+                    help="--map-as-run: the models' calls on the same processes, as the map runs them")
     a = ap.parse_args()
     if a.map_as_run:
-        for model in a.models:
-            map_as_run(model, a.jobs)
+        for models in [a.models] if a.together else [[m] for m in a.models]:
+            map_as_run(models, a.jobs)
         return
     kw = {"method": a.method}
     if a.max_states is not None:
@@ -97,8 +101,8 @@ def main() -> None:
             one(a, kw, sizes, p, b)
 
 
-def map_as_run(model: str, jobs: int) -> None:
-    """The default map's calls of ``model``, as ``run_accuracy`` makes them, timed."""
+def map_as_run(models: list, jobs: int) -> None:
+    """The default map's calls of ``models``, as ``run_accuracy`` makes them, timed."""
     import hashlib
     import resource
     import tempfile
@@ -107,18 +111,20 @@ def map_as_run(model: str, jobs: int) -> None:
     from latency_model.studies.sweep import plan_sweep
 
     groups = A._groups(plan_sweep(A.DEFAULT_MAP.sweep_spec()))
-    missing = A._coverage(A.DEFAULT_MAP, (model,), groups)
+    missing = A._coverage(A.DEFAULT_MAP, tuple(models), groups)
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryDirectory() as cache:
         t, c = time.perf_counter(), time.process_time()
-        pred, calls, _, failures = A._predictions((model,), groups, missing, cache, jobs, True, None,
+        pred, calls, _, failures = A._predictions(tuple(models), groups, missing, cache, jobs, True, None,
                                                   A.MODEL_MAX_PACKETS)
         wall, own = time.perf_counter() - t, time.process_time() - c
     kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     kids = kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime
-    digest = hashlib.sha256(repr(sorted(pred.items())).encode()).hexdigest()[:12]
-    print(f"{model}: {calls} calls on {jobs} processes: {wall:.1f} s wall, {kids:.1f} s CPU in the "
-          f"calls' processes, {own:.1f} s here; {len(failures)} failed; values {digest}", flush=True)
+    digests = ", ".join(
+        f"{m} {hashlib.sha256(repr(sorted((k, v) for k, v in pred.items() if k[0] == m)).encode()).hexdigest()[:12]}"
+        for m in models)
+    print(f"{'+'.join(models)}: {calls} calls on {jobs} processes: {wall:.1f} s wall, {kids:.1f} s CPU in the "
+          f"calls' processes, {own:.1f} s here; {len(failures)} failed; values {digests}", flush=True)
 
 
 def one(a, kw, sizes, p, b) -> None:

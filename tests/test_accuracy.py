@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 import time
 
@@ -396,5 +397,43 @@ def test_each_model_is_warmed_once_in_the_parent_before_its_calls_are_forked(tmp
         res = run_accuracy(amap, cache_dir=tmp_path / "inline", jobs=1, model_timeout_s=None)
         assert state["warmed"] == 0 and res["model_calls_computed"] == 4
         assert all(r["model_s"] > 1000.0 for r in res["rows"])
+    finally:
+        mp.undo()
+
+
+def test_a_series_calls_run_one_after_the_other_in_one_child(tmp_path):
+    """The calls of one chain (one model, one series: everything but p) share a child
+    process, so what a call keeps in the model's module (the fluid model's tables) serves
+    the next; each chain has its own child, and none runs in this process."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    mod = _fake_module()
+    base_predict = mod.predict
+    log = tmp_path / "calls.txt"
+
+    def predict(params, sizes_bytes, **options):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()} {params.b} {params.p}\n")
+        return base_predict(params, sizes_bytes, **options)
+
+    mod.predict = predict
+    mp = pytest.MonkeyPatch()
+    try:
+        install(mp, mod)
+        amap = AccuracyMap(models=("fake",), sizes_packets=(2, 3), p=(0.05, 0.1, 0.2), b=(1, 2),
+                           variants=("newreno",), runs=20)
+        res = run_accuracy(amap, cache_dir=tmp_path / "c", jobs=2, model_timeout_s=30.0)
+        assert res["model_calls_computed"] == 6 and len(res["rows"]) == 12
+        calls = [line.split() for line in log.read_text().splitlines()]
+        pids = {b: {pid for pid, bb, _ in calls if bb == b} for b in ("1", "2")}
+        assert len(calls) == 6 and all(len(v) == 1 for v in pids.values())
+        assert pids["1"] != pids["2"] and str(os.getpid()) not in pids["1"] | pids["2"]
+        for b in ("1", "2"):  # in ascending p within the series
+            assert [float(p) for _, bb, p in calls if bb == b] == [0.05, 0.1, 0.2]
+        for r in res["rows"]:
+            assert r["model_s"] == pytest.approx(float(fake_latency(_params(amap, r), r["size_packets"])),
+                                                 rel=1e-12)
     finally:
         mp.undo()

@@ -342,27 +342,46 @@ def _predict_job(job):
     return [float(v) for v in predict(model, params, np.asarray(sizes, dtype=float)).expected_latency_s]
 
 
-def _child(conn, job, parent_pid: int) -> None:
-    """A model call in its own process (so that it can be stopped at the time limit)."""
+def _worker(conn, parent_pid: int) -> None:
+    """One chain's model calls in a process of its own (so that a call can be stopped at the
+    time limit), one after the other, until the parent sends None: what a call leaves in
+    the model's module (the fluid model's tables, which do not depend on p) serves the
+    chain's next call, as it would in one process."""
     from ..workers import watch_parent
 
     watch_parent(parent_pid)
     try:
-        conn.send(("ok", _predict_job(job)))
-    except ValueError as exc:
-        conn.send(("value_error", str(exc)))
-    except BaseException as exc:  # noqa: BLE001 - reported by the parent
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        while True:
+            try:
+                job = conn.recv()
+            except EOFError:
+                return
+            if job is None:
+                return
+            try:
+                conn.send(("ok", _predict_job(job)))
+            except ValueError as exc:
+                conn.send(("value_error", str(exc)))
+            except BaseException as exc:  # noqa: BLE001 - reported by the parent, which retires us
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+                return
     finally:
         conn.close()
 
 
 class _Calls:
-    """Runs model calls: in this process (no time limit, one job), or each in a child
-    process, at most ``jobs`` at once, stopped after ``timeout_s`` seconds. Children are
-    forked where the platform allows, after the model's kernels are loaded here
-    (:func:`latency_model.model.registry.warm`): loading them once per child cost the
-    map's 30 packet-model calls nearly as much CPU as computing (docs/model.md 5.2)."""
+    """Runs model calls: in this process (no time limit, one job), or in child processes,
+    at most ``jobs`` at once, a call stopped after ``timeout_s`` seconds.
+
+    Each chain (one model's series of parameter sets, :func:`_series`) has one child
+    that runs its calls in turn (:func:`_worker`), so what a model keeps between calls
+    serves the next call as it does in one process: the fluid model's tables do not depend
+    on p, and the map's 30 fluid calls took 31 s of CPU in a process each against 8 s in
+    six (docs/model.md 5.2). A call stopped at the time limit or ended by an error ends its
+    child; the chain's next call starts a new one. Children are forked where the platform
+    allows, after the model's kernels are loaded here (:func:`latency_model.model.registry.warm`):
+    loading them once per child cost the map's 30 packet-model calls nearly as much CPU as
+    computing."""
 
     def __init__(self, jobs: int, timeout_s: float | None):
         import multiprocessing
@@ -375,7 +394,7 @@ class _Calls:
         # (registry.warm) here before its first call is forked, not in every child
         self.forks = not self.inline and self.ctx.get_start_method() == "fork"
         self.warmed: set = set()
-        self.running: dict = {}
+        self.running: dict = {}  # id(chain) -> [process, connection, start of its call, chain]
 
     def run(self, chains: list) -> None:
         """Drive ``chains`` (generators yielding calls and receiving their outcomes) to the end."""
@@ -397,10 +416,15 @@ class _Calls:
                 while waiting and len(self.running) < self.jobs:
                     ch, call = waiting.pop(0)
                     self._start(ch, call)
-                for ch, outcome in self._finished():
+                for ch, outcome, child in self._finished():
                     nxt = ch.send(outcome)
-                    if nxt is not None:
-                        waiting.append((ch, nxt))
+                    if nxt is None:
+                        if child is not None:
+                            self._stop(child)
+                    elif child is not None:  # the chain's next call, in the same child
+                        self._send(ch, nxt, child)
+                    else:
+                        waiting.insert(0, (ch, nxt))
         finally:
             for proc, conn, _, _ in self.running.values():
                 proc.kill()
@@ -416,20 +440,43 @@ class _Calls:
             return ("value_error", str(exc))
 
     def _start(self, ch, call) -> None:
-        import time
-
+        """A new child for chain ``ch``, given ``call``."""
         if self.forks and call[0] not in self.warmed:
             from ..model.registry import warm
 
             warm(call[0])
             self.warmed.add(call[0])
-        recv, send = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=_child, args=(send, call, os.getpid()), daemon=True)
+        mine, theirs = self.ctx.Pipe(duplex=True)
+        proc = self.ctx.Process(target=_worker, args=(theirs, os.getpid()), daemon=True)
         proc.start()
-        send.close()
-        self.running[id(ch)] = (proc, recv, time.monotonic(), ch)
+        theirs.close()
+        self._send(ch, call, (proc, mine))
+
+    def _send(self, ch, call, child) -> None:
+        import time
+
+        proc, conn = child
+        conn.send(call)
+        self.running[id(ch)] = (proc, conn, time.monotonic(), ch)
+
+    @staticmethod
+    def _stop(child) -> None:
+        """Tell an idle child to end, and wait for it."""
+        proc, conn = child
+        try:
+            conn.send(None)
+        except OSError:
+            pass
+        proc.join(timeout=5.0)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        conn.close()
 
     def _finished(self) -> list:
+        """``[(chain, outcome, child)]`` of the calls that ended: ``child`` the idle
+        ``(process, connection)`` that can take the chain's next call, None when the call
+        ended it (time limit, error)."""
         import time
         from multiprocessing.connection import wait
 
@@ -447,11 +494,16 @@ class _Calls:
                 outcome = ("timeout", None)
             elif not proc.is_alive() and not conn.poll():
                 outcome = ("error", f"the model's process ended without an answer (exit code {proc.exitcode})")
-            if outcome is not None:
+            if outcome is None:
+                continue
+            del self.running[key]
+            child = (proc, conn)
+            if outcome[0] not in ("ok", "value_error"):
+                proc.kill()
                 proc.join()
                 conn.close()
-                del self.running[key]
-                done.append((ch, outcome))
+                child = None
+            done.append((ch, outcome, child))
         return done
 
 
@@ -677,8 +729,11 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     model_timeout_s : float or None
         Seconds a model call may run (> 0; None: no limit). A call over it is stopped and
         the cells it would have given are reported in ``not_computed`` (see
-        :func:`_predictions`). The fluid model needs about 1 s a call; the packet model's
-        exact expectation grows exponentially with the size (minutes at 40 packets, p = 0.1).
+        :func:`_predictions`). The fluid model needs about 1 s for the first call of a
+        series and a quarter of that for the next (its tables do not depend on p, and a
+        series' calls run in one process: :class:`_Calls`); the packet model's level DP up
+        to a few seconds a call to 20 packets, minutes from about 40 packets at p = 0.2
+        (docs/model.md 5.2).
     max_packets : dict, optional
         ``{model: largest size, packets}`` asked of a model (default :data:`MODEL_MAX_PACKETS`);
         the cells above are reported in ``not_computed``. Unlike the time limit it does not
