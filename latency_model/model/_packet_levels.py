@@ -1108,6 +1108,11 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
         fold_level(out, max_states, eps, classes_k, Cl, CFl)
         folded += out.folded
         cur, out = out, cur
+        if out.I.shape[0] < cur.I.shape[0]:
+            # the next level is written into the pool of this one's input: as large as the
+            # others, or the next level would overflow it and be run again (the enlargement's
+            # guard above counted six pools of this size)
+            out = _Pool(cur.I.shape[0], ni, nf, k1)
         nn = int(cur.cnt[0])
         pp = cur.P[:nn].sum(axis=1)
         means.append(float(cur.Q[:nn].sum() / pp.sum()))
