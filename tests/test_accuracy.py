@@ -437,3 +437,26 @@ def test_a_series_calls_run_one_after_the_other_in_one_child(tmp_path):
                                                  rel=1e-12)
     finally:
         mp.undo()
+
+
+def test_the_dearest_chains_are_estimated_dearest():
+    """``_chain_seconds`` orders the map's chains (dearest started first): a chain's cost
+    is the sum of its calls'; the packet model's grows with an ACK per segment and with
+    the sizes asked (its cap leaves the larger out); a model asked for nothing costs 0."""
+    from latency_model.params import TcpParams
+
+    sizes = (1, 2, 5, 20, 200)
+
+    def sets(ps, b=2):
+        out = []
+        for p in ps:
+            params = TcpParams(p=p, b=b)
+            out.append((params, [type("Pt", (), {"size_bytes": n * params.mss_bytes})() for n in sizes]))
+        return out
+
+    cost = acc._chain_seconds
+    assert cost("packet", sets([0.01, 0.2])) == pytest.approx(cost("packet", sets([0.01])) + cost("packet", sets([0.2])))
+    assert cost("packet", sets([0.1], b=2)) < cost("packet", sets([0.1], b=1))
+    assert cost("packet", sets([0.1]), {"packet": 20}) < cost("packet", sets([0.1]))
+    assert cost("packet", sets([0.1]), {"packet": 0.5}) == 0.0
+    assert 0.0 < cost("fluid", sets([0.1])) < cost("fluid", sets([0.01, 0.1]))

@@ -519,6 +519,27 @@ def _series(groups) -> dict:
     return out
 
 
+def _chain_seconds(model: str, sets, max_packets=None) -> float:
+    """Rough CPU seconds of one model's calls on the parameter sets ``sets`` (``[(params,
+    points)]``), each with its sizes up to the model's cap: the sweep planner's estimates
+    (:func:`~latency_model.checks.packet_model_seconds` for the packet model,
+    :func:`~latency_model.checks.model_cost` for the others). Only their order matters:
+    :func:`_predictions` starts the dearest chains first."""
+    from ..checks import model_cost, packet_model_seconds
+
+    limit = (max_packets or {}).get(model, math.inf)
+    total = 0.0
+    for params, pts in sets:
+        sizes = [pt.size_bytes / params.mss_bytes for pt in pts if pt.size_bytes <= limit * params.mss_bytes]
+        if not sizes:
+            continue
+        if model == "packet":
+            total += packet_model_seconds(params.p, max(sizes), params.w0, params.b, n_sizes=len(sizes))
+        else:
+            total += model_cost(params.p, params.mss_bytes, max(sizes) * params.mss_bytes, len(sizes))[1]
+    return total
+
+
 def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None, max_packets=None):
     """Each covered (model, parameter set)'s latencies: ``({(model, i): [seconds or None per
     point]}, computed calls, cached calls, {(model, i): reason})``.
@@ -529,7 +550,8 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
     that runs out of time; as a model's cost grows with the size and with p, a set with a
     larger p of the same series starts one size at a time and stops below the size that ran
     out at the smaller p. Sizes so left out get None (reported, never guessed). A time-out is
-    cached with its limit, so a rerun with the same limit gives the same cells.
+    cached with its limit, so a rerun with the same limit gives the same cells. On more than
+    one process the chains start dearest first (:func:`_chain_seconds`).
     """
     from . import cache
 
@@ -600,9 +622,11 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
         else:
             failures[m, i] = (kind, payload)
 
-    chains = [chain(m, [i for i in idx if (m, i) not in missing]) for m in models
-              for idx in _series(groups).values() if any((m, i) not in missing for i in idx)]
-    _Calls(jobs, timeout_s).run(chains)
+    series = [(m, [i for i in idx if (m, i) not in missing]) for m in models for idx in _series(groups).values()]
+    series = [(m, idx) for m, idx in series if idx]
+    if jobs > 1:  # the dearest chains first, so that the last to end are short ones
+        series.sort(key=lambda s: -_chain_seconds(s[0], [groups[i] for i in s[1]], max_packets))
+    _Calls(jobs, timeout_s).run([chain(m, idx) for m, idx in series])
     return out, counts["computed"], counts["cached"], failures
 
 
