@@ -116,7 +116,7 @@ def map_as_run(models: list, jobs: int) -> None:
     with tempfile.TemporaryDirectory() as cache:
         t, c = time.perf_counter(), time.process_time()
         pred, calls, _, failures = A._predictions(tuple(models), groups, missing, cache, jobs, True, None,
-                                                  A.MODEL_MAX_PACKETS)
+                                                  A.MODEL_MAX_PACKETS, A.DEFAULT_MAP.sim_config)
         wall, own = time.perf_counter() - t, time.process_time() - c
     kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     kids = kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime

@@ -99,6 +99,21 @@ def test_level_dp_equals_the_tree_dp(variant, b, w0, p):
         assert x.conditional_latency_s == pytest.approx(y.conditional_latency_s, rel=1e-5)
 
 
+def test_a_transfer_ending_at_a_branch_point_s_instant_is_not_a_failure():
+    # With a 0.2 s minimum RTO (two RTTs) spurious timeouts resend segments the receiver
+    # holds; one such arrival can coincide with the last ACK's, and the loss-free remaining
+    # time from it is 0 up to the rebased times' rounding (-1.4e-17 s here), which the tail
+    # took for a state out of event slots (RuntimeError, status 2). Against the tree DP.
+    from latency_model.model.packet import PathConfig
+
+    prm = apply_variant(TcpParams(p=0.02, b=1), "lt")
+    path = PathConfig(delack_timeout_s=0.04, min_rto_s=0.2)
+    lv = PM.expected_latency(prm, size_packets=[15], path=path, method="levels")  # the defaults truncate there
+    tr = PM.expected_latency(prm, size_packets=[15], path=path, method="tree", eps=1e-10)
+    # measured 1.0e-5 apart (0.443405 s against 0.443401 s): the default truncation's error
+    assert lv[0].expected_latency_s == pytest.approx(tr[0].expected_latency_s, rel=1e-4)
+
+
 def test_short_last_segments_hand_off_one_level_earlier():
     # a short last segment decides the transition that sends it: sizes 1..6 packets less
     # 120 B against the tree DP

@@ -27,3 +27,15 @@ def test_each_known_difference_is_named_once_and_only_when_present():
 def test_no_notes_without_a_comparison():
     assert _notes(["size-packets=3"], what="model") == []
     assert _notes(["size-packets=3"], what="simulation") == []
+
+
+def test_the_packet_model_names_the_simulated_settings_it_does_not_follow():
+    plain = _notes(["size-packets=3", "model=packet"])
+    assert plain == [n for n in plain if n.startswith("model packet: no difference")] and len(plain) == 1
+    assert _notes(["size-packets=3", "model=packet"], min_rto_s=0.2, delack_timeout_s=0.04) == plain  # followed
+    (fixed,) = _notes(["size-packets=3", "model=packet"], rto_rule="paper")
+    assert fixed.startswith("model packet: the simulator's settings the model does not follow: its RTO rule paper")
+    stacks = _notes(["size-packets=3", "model=packet", "stack=rfc,ns3,linux"])
+    assert [n.split(":")[0] + ":" + n.split(":")[1] for n in stacks] == ["model packet: stack ns3",
+                                                                         "model packet: stack linux"]
+    assert "its sender ns3" in stacks[0] and "its sender sack" in stacks[1]

@@ -359,14 +359,17 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
 
 
 def _lossfree(C, CF, I, F):
-    """Remaining time of a branch-point state if nothing more is lost, seconds."""
+    """Remaining time of a branch-point state if nothing more is lost, seconds (-1 when a
+    state ran out of event slots). A transfer that ends at the branch point's own instant
+    (the last ACK due with a spurious retransmission's arrival) has the rebased times' sum
+    of a few 1e-17 s either way: 0, not a failure."""
     t = 0.0
     while not I[I_DONE]:
         deliver_head(C, CF, I, F, False)
         t += run_to_branch(C, CF, I, F)
         if I[I_FAIL]:
             return -1.0
-    return t
+    return t if t > 0.0 else 0.0
 
 
 def tail_signature(C, CF, I, F, out):

@@ -334,12 +334,24 @@ def _coverage(amap: AccuracyMap, models, groups) -> dict:
     return missing
 
 
+def _model_options(model: str, sim_config) -> dict:
+    """Keyword options of ``model``'s ``predict`` for a comparison with the simulator set up
+    as ``sim_config``: the packet model follows its link and timers
+    (:func:`~latency_model.studies.packet_setup.packet_options`); the others take none."""
+    if model != "packet":
+        return {}
+    from .packet_setup import packet_options
+
+    return packet_options(sim_config)
+
+
 def _predict_job(job):
-    """Expected latencies (seconds) of one model at one parameter set's sizes (bytes)."""
+    """Expected latencies (seconds) of one model at one parameter set's sizes (bytes), with
+    the model's options (``job``: model, params, sizes, options)."""
     from ..model.registry import predict
 
-    model, params, sizes = job
-    return [float(v) for v in predict(model, params, np.asarray(sizes, dtype=float)).expected_latency_s]
+    model, params, sizes, options = job
+    return [float(v) for v in predict(model, params, np.asarray(sizes, dtype=float), **options).expected_latency_s]
 
 
 def _worker(conn, parent_pid: int) -> None:
@@ -540,7 +552,8 @@ def _chain_seconds(model: str, sets, max_packets=None) -> float:
     return total
 
 
-def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None, max_packets=None):
+def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None, max_packets=None,
+                 sim_config=None):
     """Each covered (model, parameter set)'s latencies: ``({(model, i): [seconds or None per
     point]}, computed calls, cached calls, {(model, i): reason})``.
 
@@ -551,7 +564,9 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
     larger p of the same series starts one size at a time and stops below the size that ran
     out at the smaller p. Sizes so left out get None (reported, never guessed). A time-out is
     cached with its limit, so a rerun with the same limit gives the same cells. On more than
-    one process the chains start dearest first (:func:`_chain_seconds`).
+    one process the chains start dearest first (:func:`_chain_seconds`). Each model gets its
+    options for the simulator's ``sim_config`` (:func:`_model_options`; they join the cache key
+    where there are any).
     """
     from . import cache
 
@@ -560,8 +575,12 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
     counts = {"computed": 0, "cached": 0}
     failures: dict = {}
 
+    options = {m: _model_options(m, sim_config) for m in models}
+
     def keys(m, params, sizes):
         spec = {"model": m, "params": params.to_dict(), "sizes_bytes": list(sizes)}
+        if options[m]:  # only then: the default set-up's cached calls stay valid
+            spec["options"] = {k: dataclasses.asdict(v) for k, v in options[m].items()}
         return (cache.cache_key("accuracy_model", spec, code),
                 cache.cache_key("accuracy_timeout", {**spec, "timeout_s": timeout_s}, code))
 
@@ -576,7 +595,7 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
             if timeout_s is not None and cache.load(cache_dir, late_key) is True:
                 counts["cached"] += 1
                 return ("timeout", None)
-        outcome = yield (m, params, list(sizes))
+        outcome = yield (m, params, list(sizes), options[m])
         counts["computed"] += 1
         if outcome[0] == "ok":
             cache.store(cache_dir, ok_key, outcome[1], spec={"model": m, "params": params.to_dict()})
@@ -797,7 +816,7 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     _, sim = read_rows(table)
     max_packets = dict(MODEL_MAX_PACKETS if max_packets is None else max_packets)
     predictions, computed, cached, failures = _predictions(models, groups, missing, cache_dir, jobs, force,
-                                                           model_timeout_s, max_packets)
+                                                           model_timeout_s, max_packets, amap.sim_config)
     for (m, i), (kind, text) in failures.items():
         if kind == "value_error" and not amap.strict:
             missing[m, i] = text

@@ -13,6 +13,7 @@ memory before building them.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -27,6 +28,7 @@ from ...sim.config import SimConfig
 from ...sim.profiles import check_stack, profile_params, recovery_overrides
 from ...sim.runner import ENGINES
 from ...values import whole
+from ..packet_setup import packet_options
 from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
 
 __all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
@@ -206,13 +208,37 @@ class SweepSpec:
         if models is None:
             return notes
         # With a model axis every note names the model it is about: the ones above are the
-        # fluid model's assumptions (the paper's); the others declare none here.
+        # fluid model's assumptions (the paper's); the packet model's are the simulator's
+        # settings it does not follow; the others declare none here.
         out = [f"model fluid: {n}" for n in notes] if "fluid" in models else []
-        others = [m for m in models if m != "fluid"]
+        if "packet" in models:
+            out += self._packet_notes(cfg, axis)
+        others = [m for m in models if m not in ("fluid", "packet")]
+        if "packet" in models and not any(n.startswith("model packet:") for n in out):
+            others.insert(0, "packet")
         if others:
             out.append(f"model{'s' if len(others) > 1 else ''} {', '.join(others)}: no difference from the "
                        "simulator is declared here; their rows beside the simulated ones show where they "
                        "miss (latency-model accuracy maps it)")
+        return out
+
+    def _packet_notes(self, cfg, axis) -> list[str]:
+        """The packet model follows the simulator's link and timers (:mod:`..packet_setup`):
+        one note per simulated set-up (the ``stack`` and ``recovery`` axes' values) naming
+        the settings it does not follow."""
+        from ..packet_setup import packet_differences
+
+        names = [n for n in ("stack", RECOVERY_AXIS) if n in axis]
+        out = []
+        for values in itertools.product(*[axis[n] for n in names]):
+            combo = dict(zip(names, values))
+            diffs = packet_differences(_combo_config(cfg, combo, self))
+            if diffs:
+                stack = combo.get("stack", cfg.stack)
+                where = ", ".join(([f"stack {stack}"] if stack != "rfc" or "stack" in combo else [])
+                                  + [f"{n} {v}" for n, v in combo.items() if n != "stack"])
+                out.append(f"model packet: {where + ': ' if where else ''}the simulator's settings the model "
+                           f"does not follow: {'; '.join(diffs)} (it follows the simulated link and timers)")
         return out
 
     def _fluid_notes(self, cfg, axis) -> list[str]:
@@ -565,12 +591,16 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             runs.append(("simulation", ""))
         for source, model in runs:
             fluid = model == "fluid"
+            # the packet model follows the simulated link and timers (none without a simulator)
+            options = (packet_options(config_c) if model == "packet" and "simulation" in spec.sources else {})
             points = []
             for index, params, size_b in per_size:
                 pdict = params.to_dict()
                 if source == "model":
-                    # the fluid solver's settings; another model is run with its defaults
-                    method = {"time_model": tm, "law": spec.law} if fluid else {}
+                    # the fluid solver's settings; another model is run with its defaults, or
+                    # with the options that make it follow the simulator (in the key only then)
+                    method = ({"time_model": tm, "law": spec.law} if fluid
+                              else {k: dataclasses.asdict(v) for k, v in options.items()})
                 else:
                     method = {"runs": spec.runs, "seed": spec.seed, "point": index,
                               "sim_config": config_c.to_dict()}
@@ -594,7 +624,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                     cells.update(runs=spec.runs, seed=spec.seed)
                 points.append(PointSpec(index, source, key, params, size_b, cells, model))
             if source == "model":
-                st = {**settings_model, "time_model": tm, "model": model}
+                st = {**settings_model, "time_model": tm, "model": model, "options": options}
                 for lo in range(0, len(points), spec.model_chunk):
                     tasks.append(Task("model", tuple(points[lo:lo + spec.model_chunk]), st))
             else:

@@ -62,7 +62,9 @@ def _model_rows(task: Task) -> list[dict]:
 
 def _registry_rows(task: Task) -> list[dict]:
     """Rows of a model other than ``fluid``, through the registry (one call per parameter
-    set, all its sizes at once): its expected latency, and L_0 .. L_3 where it gives them."""
+    set, all its sizes at once, with the task's ``options``: the packet model's path and
+    timers of the simulator beside it): its expected latency, and L_0 .. L_3 where it
+    gives them."""
     from ...model.registry import predict
 
     name = task.settings["model"]
@@ -71,7 +73,7 @@ def _registry_rows(task: Task) -> list[dict]:
         groups.setdefault(pt.params, []).append(pt)
     rows = {}
     for params, pts in groups.items():
-        pred = predict(name, params, [pt.size_bytes for pt in pts])
+        pred = predict(name, params, [pt.size_bytes for pt in pts], **task.settings.get("options", {}))
         cond = pred.conditional_latency_s
         for i, pt in enumerate(pts):
             q = {"expected_latency_s": float(pred.expected_latency_s[i])}

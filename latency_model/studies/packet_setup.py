@@ -1,0 +1,108 @@
+"""The packet model set up as the simulator it is compared with (issue 18: "the stack
+profiles where they change the answer").
+
+The packet model (:mod:`latency_model.model.packet`) never imports the simulator; its
+link and timers come in a :class:`~latency_model.model.packet.PathConfig` whose defaults
+restate the ``rfc`` profile's. A comparison with the simulator (``sweep --what both``,
+``accuracy``) gives it the simulated link and timers instead (:func:`packet_options`),
+and names every setting of the simulator it cannot follow (:func:`packet_differences`):
+its sender is the RFC one, with Karn's rule and an exact clock, so the ``ns3`` and
+``linux`` profiles' senders, RTT sampling, clock granularity and quick ACKs stay
+declared differences, as do the simulator's fixed-RTO rule, the paper's reading of
+Limited Transmit, ACK losses and a drop-tail buffer.
+"""
+
+from __future__ import annotations
+
+__all__ = ["packet_path", "packet_options", "packet_differences"]
+
+_PATH_FIELDS = ("link_rate_bps", "header_bytes", "delay_s", "delack_timeout_s", "min_rto_s", "initial_rto_s",
+                "max_rto_s", "fin")
+
+
+def packet_path(config):
+    """The :class:`~latency_model.model.packet.PathConfig` of a simulator configuration:
+    its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and FIN.
+
+    Parameters
+    ----------
+    config : SimConfig
+        The simulator's settings.
+
+    Returns
+    -------
+    PathConfig
+    """
+    from ..model.packet import PathConfig
+    from ..sim.config import SimConfig
+
+    if not isinstance(config, SimConfig):
+        raise ValueError(f"config must be a SimConfig, got {config!r}")
+    return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS})
+
+
+def packet_options(config) -> dict:
+    """Keyword options of the packet model's ``predict`` that make it follow ``config``'s
+    link and timers: ``{"path": PathConfig}``, or ``{}`` where they are the model's
+    defaults (the ``rfc`` profile's), so that cached results and table keys of the
+    default set-up stay as they were.
+
+    Parameters
+    ----------
+    config : SimConfig or None
+        The simulator's settings (None: no simulator, the defaults).
+
+    Returns
+    -------
+    dict
+    """
+    from ..model.packet import PathConfig
+
+    if config is None:
+        return {}
+    path = packet_path(config)
+    return {} if path == PathConfig() else {"path": path}
+
+
+def packet_differences(config) -> list[str]:
+    """What of ``config`` the packet model does not follow, one phrase each (empty: it
+    follows all of it).
+
+    Parameters
+    ----------
+    config : SimConfig
+        The simulator's settings.
+
+    Returns
+    -------
+    list of str
+    """
+    from ..sim.config import SimConfig
+
+    if not isinstance(config, SimConfig):
+        raise ValueError(f"config must be a SimConfig, got {config!r}")
+    out = []
+    if config.sender != "rfc":
+        extra = ""
+        if config.sender == "sack":
+            extra = " (SACK" + (", PRR" if config.prr != "off" else "") + (", RACK-TLP" if config.rack_tlp else "") + ")"
+        out.append(f"its sender {config.sender}{extra}, where the model runs the RFC sender (RFC 5681, 6582, "
+                   "3042, 5827)")
+    if config.rtt_sampling != "karn":
+        out.append(f"its RTT sampling {config.rtt_sampling}, where the model samples under Karn's rule")
+    if config.clock_granularity_s:
+        out.append(f"its clock granularity {config.clock_granularity_s:g} s, where the model's clock is exact")
+    if config.quick_acks:
+        out.append(f"its {config.quick_acks} quick ACK{'s' if config.quick_acks > 1 else ''} at the start, "
+                   "where the model's receiver delays from the first segment")
+    if config.rto_rule != "rfc6298":
+        out.append(f"its RTO rule {config.rto_rule} (a fixed RTO), where the model's RTO backs off (RFC 6298)")
+    if config.lt_mode != "rfc3042":
+        out.append(f"its Limited Transmit mode {config.lt_mode}, where the model sends on duplicate ACKs "
+                   "1..dup_lt (RFC 3042)")
+    if config.p_ack:
+        out.append(f"its ACK losses (p_ack = {config.p_ack:g}), where the model's ACKs all arrive")
+    if config.queue_packets is not None:
+        out.append(f"its drop-tail buffer of {config.queue_packets} packets, where the model's link drops "
+                   "nothing but the random losses")
+    return out
