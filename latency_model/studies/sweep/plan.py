@@ -28,7 +28,7 @@ from ...sim.config import SimConfig
 from ...sim.profiles import check_stack, profile_params, recovery_overrides
 from ...sim.runner import ENGINES
 from ...values import whole
-from ..packet_setup import packet_options
+from ..packet_setup import packet_differences, packet_options
 from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
 
 __all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
@@ -226,8 +226,6 @@ class SweepSpec:
         """The packet model follows the simulator's link and timers (:mod:`..packet_setup`):
         one note per simulated set-up (the ``stack`` and ``recovery`` axes' values) naming
         the settings it does not follow."""
-        from ..packet_setup import packet_differences
-
         names = [n for n in ("stack", RECOVERY_AXIS) if n in axis]
         out = []
         for values in itertools.product(*[axis[n] for n in names]):
