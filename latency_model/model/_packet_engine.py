@@ -28,10 +28,10 @@ class _Const:
 
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
-                 "init_rto", "fin")
+                 "init_rto", "fin", "quick")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
-                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin):
+                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -51,6 +51,9 @@ class _Const:
         self.max_rto = float(max_rto)
         self.init_rto = float(init_rto)
         self.fin = bool(fin)
+        # the receiver's first ACKs go out at once (ns-3 ProcessSynRcvd: 1; Linux
+        # tcp_enter_quickack_mode: up to 16); each ACK sent uses one up
+        self.quick = int(quick_acks)
 
     def end(self, k: int) -> int:
         """Bytes in segments 0..k-1."""
@@ -67,7 +70,7 @@ class _State:
     __slots__ = ("una", "nxt", "smax", "cwnd", "ssth", "recover", "in_rec", "partial_seen",
                  "dupacks", "lt_credit", "lt_bytes", "backoff", "rto", "srtt", "rttvar",
                  "retx", "sent_at", "busy", "rcv_nxt", "buf", "pending", "events", "done",
-                 "rto_above_min")
+                 "rto_above_min", "quick")
 
     def copy(self) -> "_State":
         s = _State.__new__(_State)
@@ -95,6 +98,7 @@ class _State:
         s.events = list(self.events)
         s.done = self.done
         s.rto_above_min = self.rto_above_min
+        s.quick = self.quick
         return s
 
     def key(self):
@@ -114,7 +118,7 @@ class _State:
                 self.dupacks, self.lt_credit, self.lt_bytes, self.backoff,
                 int(self.rto * 1e9 + 0.5), self.retx, self.rcv_nxt, self.buf, self.pending,
                 int(self.busy * 1e9 + 0.5),
-                tuple([(int(t * 1e9 + 0.5), kind, v) for t, kind, v in self.events]))
+                tuple([(int(t * 1e9 + 0.5), kind, v) for t, kind, v in self.events]), self.quick)
 
     def coarse_key(self, mss: int):
         """A coarser signature used only to aggregate improbable states (see
@@ -137,7 +141,7 @@ class _State:
                 delack = True
         return (una, self.nxt - una, self.smax - una, self.rcv_nxt - una, len(self.buf),
                 self.in_rec, self.backoff, round(self.rto, 9), int(self.cwnd // mss),
-                int(self.ssth // mss), self.pending, nd, na, t_rto, delack)
+                int(self.ssth // mss), self.pending, nd, na, t_rto, delack, self.quick)
 
     def coarse_key2(self):
         """The second folding tier's signature: progress (snd_una, snd_max, rcv_nxt) and
@@ -172,6 +176,7 @@ def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     s.events = []
     s.done = False
     s.rto_above_min = False
+    s.quick = c.quick
     return s
 
 
@@ -371,14 +376,16 @@ def on_ack(c: _Const, s: _State, ack: int, now: float) -> None:
 
 def _ack_now(c: _Const, s: _State, now: float) -> None:
     s.pending = 0
+    if s.quick > 0:
+        s.quick -= 1
     _cancel(s, DELACK)
     _push(s, now + c.d, ACK, s.rcv_nxt)
 
 
 def on_segment(c: _Const, s: _State, seg: int, now: float) -> None:
     """RFC 5681 Section 4.2: immediate ACK for out-of-order, duplicate and gap-filling
-    segments (and for the FIN-carrying last one); otherwise every b-th segment or the
-    delayed-ACK timer."""
+    segments (and for the FIN-carrying last one, and while quick ACKs last); otherwise
+    every b-th segment or the delayed-ACK timer."""
     if seg < s.rcv_nxt or seg in s.buf:
         _ack_now(c, s, now)
         return
@@ -394,7 +401,7 @@ def on_segment(c: _Const, s: _State, seg: int, now: float) -> None:
             r += 1
         s.buf = frozenset(k for k in buf if k > r)
     s.rcv_nxt = r
-    if filled or (c.fin and r == c.n):
+    if filled or s.quick > 0 or (c.fin and r == c.n):
         _ack_now(c, s, now)
     else:
         s.pending += 1

@@ -36,16 +36,16 @@ MAX_RWND = 61
 
 # Constants (int64).
 C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_LIM, \
-    C_EVMAX = range(13)
-N_C = 13
+    C_EVMAX, C_QUICK = range(14)
+N_C = 14
 # Constants (float64).
 CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO = range(8)
 N_CF = 8
 
 # State (int64).
 I_UNA, I_NXT, I_SMAX, I_RECOVER, I_INREC, I_PARTIAL, I_DUP, I_LTC, I_LTB, I_BACKOFF, \
-    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_RETX, I_BUF, I_FAIL = range(19)
-N_I0 = 19
+    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_RETX, I_BUF, I_FAIL, I_QUICK = range(20)
+N_I0 = 20
 # State (float64).
 F_CWND, F_SSTH, F_RTO, F_SRTT, F_RTTVAR, F_BUSY = range(6)
 N_F0 = 6
@@ -69,7 +69,7 @@ def n_float(evmax: int) -> int:
 
 
 def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
-                ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin):
+                ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0):
     """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them."""
     C = np.zeros(N_C, np.int64)
     CF = np.zeros(N_CF, np.float64)
@@ -88,6 +88,7 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
     C[C_FIN] = int(bool(fin))
     C[C_LIM] = 0
     C[C_EVMAX] = ev_max(rwnd_packets)
+    C[C_QUICK] = int(quick_acks)
     CF[CF_RWND] = float(rwnd_packets) * mss
     CF[CF_D] = float(d)
     CF[CF_SER] = (mss + header) * ser_per_byte
@@ -109,6 +110,7 @@ def new_state(C, CF, w0_packets: float, w_ss_packets: float):
     F[F_SSTH] = float(w_ss_packets) * C[C_MSS]
     F[F_RTO] = CF[CF_INITRTO]  # RFC 6298 (2.1)
     F[F_SRTT] = -1.0
+    I[I_QUICK] = C[C_QUICK]
     return I, F
 
 
@@ -363,13 +365,16 @@ def on_ack(C, CF, I, F, ack, now):
 
 def _ack_now(C, CF, I, F, now):
     I[I_PEND] = 0
+    if I[I_QUICK] > 0:
+        I[I_QUICK] -= 1
     _cancel(I, F, DELACK)
     _push(C, I, F, now + CF[CF_D], ACK, I[I_RCV])
 
 
 def on_segment(C, CF, I, F, seg, now):
     """RFC 5681 Section 4.2: immediate ACK for out-of-order, duplicate and gap-filling
-    segments (and the FIN-carrying last one); otherwise every b-th or the timer."""
+    segments (and the FIN-carrying last one, and while quick ACKs last); otherwise every
+    b-th or the timer."""
     rcv = I[I_RCV]
     buf = I[I_BUF]
     if seg < rcv or (seg > rcv and buf & _bit(seg)):
@@ -387,7 +392,7 @@ def on_segment(C, CF, I, F, seg, now):
             r += 1
         I[I_BUF] = buf
     I[I_RCV] = r
-    if filled or (C[C_FIN] and r == C[C_N]):
+    if filled or I[I_QUICK] > 0 or (C[C_FIN] and r == C[C_N]):
         _ack_now(C, CF, I, F, now)
     else:
         I[I_PEND] += 1

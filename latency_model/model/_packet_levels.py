@@ -42,7 +42,7 @@ from ._packet_flat import (
     ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_D, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO,
     F_SSTH, RTO,
     I_BACKOFF, I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT,
-    I_PARTIAL, I_PEND, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
+    I_PARTIAL, I_PEND, I_QUICK, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
     _ack_now, copy_row,
     _arm, _bit, _cancel, _delete, _dup_ack, _end, _find, _flight, _new_ack, _push,
     _rebase, _rtt_sample, _seg_len, _sent_slot, _transmit, deliver_head, n_float, n_int,
@@ -106,7 +106,7 @@ def state_hash(C, CF, I, F, base):
     vals = (una - base, I[I_NXT] - base, I[I_SMAX] - base, cwk, ssk, rec, I[I_INREC],
             partial, I[I_DUP], I[I_LTC], I[I_LTB], I[I_BACKOFF],
             np.int64(F[F_RTO] * 1e9 + 0.5), retx, rcv - base, buf, I[I_PEND], I[I_CUTLT],
-            np.int64(F[F_BUSY] * 1e9 + 0.5), I[I_NEV])
+            np.int64(F[F_BUSY] * 1e9 + 0.5), I[I_NEV], I[I_QUICK])
     for x in vals:
         h1 = _mix(h1, np.int64(x), _M1)
         h2 = _mix(h2, np.int64(x), _M2)
@@ -691,6 +691,7 @@ def class_keys(C, CF, I, F):
     partial = I[I_PARTIAL] if I[I_INREC] else 0
     c0 = (((c1 * 128 + (sm - I[I_RCV])) * 2 + partial) * 16 + dup) * 128 + na
     c0 = _mix(c0, np.int64(((blocked * 2 + rx) * 1024 + due) * 64 + miss), _M1)  # hashed
+    c0 = _mix(c0, I[I_QUICK], _M1)  # the receiver's quick ACKs left
     base = c1 * 4 + blocked * 2 + rx
     c1 = (base * 1024 + due) * 64 + miss
     c2 = base * 64 + miss

@@ -78,6 +78,10 @@ class PathConfig:
         RFC 6298 (2.4), (2.1), (2.5), seconds. Defaults 1, 1, 60.
     fin : bool
         The last segment carries FIN and is acknowledged at once. Default True.
+    quick_acks : int
+        The receiver's first ``quick_acks`` ACKs go out at once, every in-order segment
+        acknowledged without delay while they last (>= 0; ns-3: 1, Linux: 16; the
+        simulator's ``SimConfig.quick_acks``). Default 0 (RFC 5681 Section 4.2).
     """
 
     link_rate_bps: float = 100e6
@@ -88,6 +92,7 @@ class PathConfig:
     initial_rto_s: float = 1.0
     max_rto_s: float = 60.0
     fin: bool = True
+    quick_acks: int = 0
 
     def __post_init__(self) -> None:
         check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
@@ -100,6 +105,7 @@ class PathConfig:
         check_real("max_rto_s", self.max_rto_s, low=max(self.min_rto_s, self.initial_rto_s))
         if not isinstance(self.fin, bool):
             raise ValueError(f"fin must be True or False, got {self.fin!r}")
+        check_int("quick_acks", self.quick_acks, low=0)
 
 
 @dataclass(frozen=True)
@@ -176,7 +182,8 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         d=path.delay_s if path.delay_s is not None else params.rtt_s / 2.0,
         ser_per_byte=8.0 / path.link_rate_bps if serial else 0.0,
         header=path.header_bytes, delack=path.delack_timeout_s, min_rto=path.min_rto_s,
-        max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin)
+        max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin,
+        quick_acks=path.quick_acks)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
@@ -829,7 +836,7 @@ def _flat_consts(params: TcpParams, path: PathConfig):
             tail=params.tail_retransmit, er=params.early_retransmit, d=d, ser_per_byte=0.0,
             header=path.header_bytes, delack=path.delack_timeout_s,
             min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
-            fin=path.fin)
+            fin=path.fin, quick_acks=path.quick_acks)
     return consts
 
 
