@@ -48,9 +48,62 @@ def compile_twins(namespace: dict, helpers, entries):
     import numba
 
     ns = dict(namespace)
+    stamp = _sources_stamp(namespace, entries)
     for name in helpers:
-        ns[name] = numba.njit(cache=True, nogil=True)(_rebind(namespace[name], ns))
-    return tuple(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)) for entry in entries)
+        ns[name] = _fresh(numba.njit(cache=True, nogil=True)(_rebind(namespace[name], ns)), stamp)
+    return tuple(_fresh(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)), stamp) for entry in entries)
+
+
+def _sources_stamp(namespace: dict, entries) -> str:
+    """SHA-256 of the source files a compiled set depends on: the namespace's module and
+    the file of every function in it or among ``entries`` (the helpers imported from
+    other modules, and with them the constants those modules define)."""
+    import hashlib
+
+    files = {namespace.get("__file__")}
+    for fn in [*namespace.values(), *entries]:
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            files.add(code.co_filename)
+    h = hashlib.sha256()
+    for f in sorted(f for f in files if f and os.path.isfile(f)):
+        with open(f, "rb") as fh:
+            h.update(f.encode() + b"\0" + fh.read())
+    return h.hexdigest()
+
+
+def _fresh(dispatcher, stamp: str):
+    """``dispatcher`` with its on-disk cache dropped if the sources behind it changed.
+
+    numba keys its cache by the compiled function's own bytecode and file, not by the
+    helpers it inlines from other files nor the constants it reads from them: a kernel in
+    ``_packet_levels.py`` kept the machine code of an older ``_packet_flat.py`` (a stale
+    ``_rtt_sample``) until its own file changed. A ``.deps`` file beside the cache's index
+    holds :func:`_sources_stamp`; on a mismatch the index is removed, so the first call
+    compiles afresh. Where numba's cache internals differ or the folder is not writable,
+    nothing is done."""
+    try:
+        index = dispatcher._cache._cache_file._index_path
+    except AttributeError:  # pragma: no cover - another numba's internals
+        return dispatcher
+    deps = index + ".deps"
+    try:
+        with open(deps) as fh:
+            if fh.read() == stamp:
+                return dispatcher
+    except OSError:
+        pass
+    try:
+        if os.path.exists(index):
+            os.remove(index)
+        os.makedirs(os.path.dirname(deps), exist_ok=True)
+        tmp = f"{deps}.{os.getpid()}.tmp"
+        with open(tmp, "w") as fh:
+            fh.write(stamp)
+        os.replace(tmp, deps)
+    except OSError:  # a read-only install: numba caches elsewhere or not at all
+        pass
+    return dispatcher
 
 
 def _rebind(fn, ns: dict):

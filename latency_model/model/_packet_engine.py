@@ -28,10 +28,11 @@ class _Const:
 
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
-                 "init_rto", "fin", "quick")
+                 "init_rto", "fin", "quick", "g")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
-                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0):
+                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
+                 clock_granularity=0.0):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -54,6 +55,7 @@ class _Const:
         # the receiver's first ACKs go out at once (ns-3 ProcessSynRcvd: 1; Linux
         # tcp_enter_quickack_mode: up to 16); each ACK sent uses one up
         self.quick = int(quick_acks)
+        self.g = float(clock_granularity)  # RFC 6298 G
 
     def end(self, k: int) -> int:
         """Bytes in segments 0..k-1."""
@@ -246,14 +248,16 @@ def send_allowed(c: _Const, s: _State, now: float) -> None:
 
 
 def _rtt_sample(c: _Const, s: _State, r: float) -> None:
-    """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4, G 0; (2.4), (2.5)."""
+    """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4 and the clock granularity G
+    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5)."""
     if s.srtt < 0.0:
         s.srtt = r
         s.rttvar = r / 2.0
     else:
         s.rttvar = 0.75 * s.rttvar + 0.25 * abs(s.srtt - r)
         s.srtt = 0.875 * s.srtt + 0.125 * r
-    rto = s.srtt + 4.0 * s.rttvar
+    k_var = 4.0 * s.rttvar
+    rto = s.srtt + (k_var if k_var > c.g else c.g)
     if rto > c.min_rto + 1e-12:
         s.rto_above_min = True
     s.rto = min(max(rto, c.min_rto), c.max_rto)

@@ -39,8 +39,8 @@ C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_
     C_EVMAX, C_QUICK = range(14)
 N_C = 14
 # Constants (float64).
-CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO = range(8)
-N_CF = 8
+CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G = range(9)
+N_CF = 9
 
 # State (int64).
 I_UNA, I_NXT, I_SMAX, I_RECOVER, I_INREC, I_PARTIAL, I_DUP, I_LTC, I_LTB, I_BACKOFF, \
@@ -69,7 +69,8 @@ def n_float(evmax: int) -> int:
 
 
 def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
-                ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0):
+                ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
+                clock_granularity=0.0):
     """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them."""
     C = np.zeros(N_C, np.int64)
     CF = np.zeros(N_CF, np.float64)
@@ -97,6 +98,7 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
     CF[CF_MINRTO] = float(min_rto)
     CF[CF_MAXRTO] = float(max_rto)
     CF[CF_INITRTO] = float(init_rto)
+    CF[CF_G] = float(clock_granularity)
     return C, CF
 
 
@@ -234,14 +236,16 @@ def send_allowed(C, CF, I, F, now, lt):
 
 
 def _rtt_sample(CF, I, F, r):
-    """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4, G 0; (2.4), (2.5)."""
+    """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4 and the clock granularity G
+    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5)."""
     if F[F_SRTT] < 0.0:
         F[F_SRTT] = r
         F[F_RTTVAR] = r / 2.0
     else:
         F[F_RTTVAR] = 0.75 * F[F_RTTVAR] + 0.25 * abs(F[F_SRTT] - r)
         F[F_SRTT] = 0.875 * F[F_SRTT] + 0.125 * r
-    rto = F[F_SRTT] + 4.0 * F[F_RTTVAR]
+    k_var = 4.0 * F[F_RTTVAR]
+    rto = F[F_SRTT] + (k_var if k_var > CF[CF_G] else CF[CF_G])
     if rto > CF[CF_MINRTO] + 1e-12:
         I[I_RTOMIN] = 1
     F[F_RTO] = min(max(rto, CF[CF_MINRTO]), CF[CF_MAXRTO])

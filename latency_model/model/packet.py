@@ -82,6 +82,10 @@ class PathConfig:
         The receiver's first ``quick_acks`` ACKs go out at once, every in-order segment
         acknowledged without delay while they last (>= 0; ns-3: 1, Linux: 16; the
         simulator's ``SimConfig.quick_acks``). Default 0 (RFC 5681 Section 4.2).
+    clock_granularity_s : float
+        RFC 6298 clock granularity G, seconds (>= 0): RTO = SRTT + max(G, 4 RTTVAR)
+        (ns-3: 1 ms; Linux, which floors its variation at the minimum RTO: 200 ms).
+        Default 0.
     """
 
     link_rate_bps: float = 100e6
@@ -93,6 +97,7 @@ class PathConfig:
     max_rto_s: float = 60.0
     fin: bool = True
     quick_acks: int = 0
+    clock_granularity_s: float = 0.0
 
     def __post_init__(self) -> None:
         check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
@@ -106,6 +111,7 @@ class PathConfig:
         if not isinstance(self.fin, bool):
             raise ValueError(f"fin must be True or False, got {self.fin!r}")
         check_int("quick_acks", self.quick_acks, low=0)
+        check_real("clock_granularity_s", self.clock_granularity_s, low=0.0)
 
 
 @dataclass(frozen=True)
@@ -183,7 +189,7 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         ser_per_byte=8.0 / path.link_rate_bps if serial else 0.0,
         header=path.header_bytes, delack=path.delack_timeout_s, min_rto=path.min_rto_s,
         max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin,
-        quick_acks=path.quick_acks)
+        quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
@@ -836,7 +842,7 @@ def _flat_consts(params: TcpParams, path: PathConfig):
             tail=params.tail_retransmit, er=params.early_retransmit, d=d, ser_per_byte=0.0,
             header=path.header_bytes, delack=path.delack_timeout_s,
             min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
-            fin=path.fin, quick_acks=path.quick_acks)
+            fin=path.fin, quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s)
     return consts
 
 

@@ -6,11 +6,11 @@ link and timers come in a :class:`~latency_model.model.packet.PathConfig` whose 
 restate the ``rfc`` profile's. A comparison with the simulator (``sweep --what both``,
 ``accuracy``) gives it the simulated link and timers instead (:func:`packet_options`),
 and names every setting of the simulator it cannot follow (:func:`packet_differences`):
-its sender is the RFC one, with Karn's rule and an exact clock, so the ``ns3`` and
-``linux`` profiles' senders, RTT sampling and clock granularity stay declared
-differences, as do the simulator's fixed-RTO rule, the paper's reading of Limited
-Transmit, ACK losses and a drop-tail buffer. The receiver's quick ACKs (ns-3: 1, Linux:
-16) are followed.
+its sender is the RFC one, with Karn's rule, so the ``ns3`` and ``linux`` profiles'
+senders and RTT sampling stay declared differences, as do the simulator's fixed-RTO
+rule, the paper's reading of Limited Transmit, ACK losses and a drop-tail buffer. The
+receiver's quick ACKs (ns-3: 1, Linux: 16) and the clock granularity G (1 ms, 200 ms)
+are followed.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from __future__ import annotations
 __all__ = ["packet_path", "packet_options", "packet_differences"]
 
 _PATH_FIELDS = ("link_rate_bps", "header_bytes", "delay_s", "delack_timeout_s", "min_rto_s", "initial_rto_s",
-                "max_rto_s", "fin", "quick_acks")
+                "max_rto_s", "fin", "quick_acks", "clock_granularity_s")
 
 
 def packet_path(config):
     """The :class:`~latency_model.model.packet.PathConfig` of a simulator configuration:
-    its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds, FIN and the
-    receiver's quick ACKs.
+    its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and clock
+    granularity, FIN and the receiver's quick ACKs.
 
     Parameters
     ----------
@@ -92,8 +92,6 @@ def packet_differences(config) -> list[str]:
                    "3042, 5827)")
     if config.rtt_sampling != "karn":
         out.append(f"its RTT sampling {config.rtt_sampling}, where the model samples under Karn's rule")
-    if config.clock_granularity_s:
-        out.append(f"its clock granularity {config.clock_granularity_s:g} s, where the model's clock is exact")
     if config.rto_rule != "rfc6298":
         out.append(f"its RTO rule {config.rto_rule} (a fixed RTO), where the model's RTO backs off (RFC 6298)")
     if config.lt_mode != "rfc3042":

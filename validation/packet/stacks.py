@@ -12,9 +12,12 @@ NewReno and LT; W0 as the profile gives it):
 - ``rfc-linux-timers``: the RFC sender with Linux's timers and headers (delayed ACK 40 ms,
   RTO 200 ms min, 1 s initial, 120 s max; 52-byte headers): every setting followed, so the
   model should be as close as on the rfc profile;
-- ``ns3`` and ``linux``: the profiles, whose senders, RTT sampling, clock granularity and
-  quick ACKs the model does not follow (``packet_differences``): how much the stack
-  changes the answer.
+- ``ns3`` and ``linux``: the profiles, whose senders, RTT sampling and clock granularity
+  the model does not follow (``packet_differences``; it follows their quick ACKs): how
+  much the stack changes the answer;
+- ``linux-rfc-sender``: Linux's non-SACK path (``--stack linux --sender rfc``): the RFC
+  sender with Linux's timers and quick ACKs, timestamps and its 200 ms clock granularity
+  (the two settings not followed).
 
 Writes ``results_stacks.csv`` (the accuracy map's tidy rows, a ``setup`` column first) and
 ``summary_stacks.txt`` (per set-up and variant: median, p90 and max |error|, mean signed
@@ -39,6 +42,7 @@ SETUPS = {
                                   header_bytes=52),
     "ns3": SimConfig.profile("ns3"),
     "linux": SimConfig.profile("linux"),
+    "linux-rfc-sender": SimConfig.profile("linux", sender="rfc", rack_tlp=False),
 }
 
 
