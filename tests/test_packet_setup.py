@@ -17,10 +17,10 @@ from latency_model.studies.sweep import SweepSpec, grid_from_items, read_rows, r
 def test_the_options_are_the_simulated_link_and_timers():
     assert packet_options(None) == {} and packet_options(SimConfig()) == {}  # the rfc profile: the defaults
     ns3 = packet_options(SimConfig.profile("ns3"))["path"]
-    assert ns3 == PathConfig(header_bytes=42, quick_acks=1, clock_granularity_s=0.001)
+    assert ns3 == PathConfig(header_bytes=42, quick_acks=1, clock_granularity_s=0.001, backoff_collapses=True)
     linux = packet_options(SimConfig.profile("linux"))["path"]
     assert linux == PathConfig(header_bytes=52, delack_timeout_s=0.04, min_rto_s=0.2, initial_rto_s=1.0,
-                               max_rto_s=120.0, quick_acks=16, clock_granularity_s=0.2)
+                               max_rto_s=120.0, quick_acks=16, clock_granularity_s=0.2, backoff_collapses=True)
     cfg = SimConfig(link_rate_bps=2e6, delay_s=0.03, min_rto_s=0.5, max_rto_s=30.0, fin=False)
     assert packet_path(cfg) == PathConfig(link_rate_bps=2e6, delay_s=0.03, min_rto_s=0.5, max_rto_s=30.0, fin=False)
 
@@ -142,3 +142,24 @@ def test_the_clock_granularity_in_the_level_dp_equals_the_tree_dp_and_lengthens_
         out[g] = [x.expected_latency_s for x in lv]
     assert out[0.0][0] == pytest.approx(out[0.2][0], rel=1e-9)  # one segment: only the initial RTO
     assert all(b > 1.01 * a for a, b in zip(out[0.0][3:], out[0.2][3:]))  # 5 and 8 packets: +1.5 %, +2.9 %
+
+
+def test_a_collapsing_back_off_in_the_level_dp_equals_the_tree_dp_and_shortens_repeated_timeouts():
+    # ns-3 recomputes the RTO from its estimator at every new ACK: after a timeout the next
+    # new ACK (no valid sample: it covers the resent segment) ends the back-off, where RFC
+    # 6298 with Karn's rule keeps the doubled RTO until a valid sample
+    from latency_model import apply_variant
+
+    prm = apply_variant(TcpParams(p=0.2, b=1, w0=2), "newreno")
+    sizes = [1, 2, 3, 5, 8]
+    out = {}
+    for collapse in (False, True):
+        path = PathConfig(backoff_collapses=collapse)
+        lv = packet.expected_latency(prm, size_packets=sizes, path=path, method="levels", max_states=0,
+                                     eps=1e-11, stationary_tol=None)
+        tr = packet.expected_latency(prm, size_packets=sizes, path=path, method="tree", max_states=0, eps=1e-11)
+        for x, y in zip(lv, tr):
+            assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+        out[collapse] = [x.expected_latency_s for x in lv]
+    assert out[True][0] == out[False][0]  # one segment: no new ACK before the end
+    assert all(b < 0.99 * a for a, b in zip(out[False][2:], out[True][2:]))

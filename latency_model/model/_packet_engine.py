@@ -28,11 +28,11 @@ class _Const:
 
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
-                 "init_rto", "fin", "quick", "g")
+                 "init_rto", "fin", "quick", "g", "collapse")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                  ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                 clock_granularity=0.0):
+                 clock_granularity=0.0, backoff_collapses=False):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -56,6 +56,9 @@ class _Const:
         # tcp_enter_quickack_mode: up to 16); each ACK sent uses one up
         self.quick = int(quick_acks)
         self.g = float(clock_granularity)  # RFC 6298 G
+        # ns-3's NewAck: the RTO recomputed from the estimator at every new ACK, a sample
+        # or not, so the back-off ends there (RFC 6298 5 keeps it until a valid sample)
+        self.collapse = bool(backoff_collapses)
 
     def end(self, k: int) -> int:
         """Bytes in segments 0..k-1."""
@@ -263,6 +266,19 @@ def _rtt_sample(c: _Const, s: _State, r: float) -> None:
     s.rto = min(max(rto, c.min_rto), c.max_rto)
 
 
+def _rto_from_estimator(c: _Const, s: _State) -> None:
+    """The RTO the estimator gives without a new sample (``backoff_collapses``): RFC 6298
+    (2.3)-(2.5) from SRTT and RTTVAR, or the initial RTO (2.1) before any sample."""
+    if s.srtt < 0.0:
+        rto = c.init_rto
+    else:
+        k_var = 4.0 * s.rttvar
+        rto = s.srtt + (k_var if k_var > c.g else c.g)
+    if rto > c.min_rto + 1e-12:
+        s.rto_above_min = True
+    s.rto = min(max(rto, c.min_rto), c.max_rto)
+
+
 def on_rto(c: _Const, s: _State, now: float) -> None:
     """RFC 6298 (5.4)-(5.6); RFC 5681 Section 3.1 Eq. 4 (ssthresh kept on repeated
     expiries, "when a segment ... has already been retransmitted"); RFC 6582 Section 3.2
@@ -291,6 +307,8 @@ def _new_ack(c: _Const, s: _State, ack: int, now: float) -> None:
             break
     if valid:
         _rtt_sample(c, s, now - s.sent_at[ack - 1])
+    elif c.collapse:
+        _rto_from_estimator(c, s)
     sa = s.sent_at
     for k in range(s.una, ack):
         sa.pop(k, None)

@@ -36,8 +36,8 @@ MAX_RWND = 61
 
 # Constants (int64).
 C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_LIM, \
-    C_EVMAX, C_QUICK = range(14)
-N_C = 14
+    C_EVMAX, C_QUICK, C_COLLAPSE = range(15)
+N_C = 15
 # Constants (float64).
 CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G = range(9)
 N_CF = 9
@@ -70,7 +70,7 @@ def n_float(evmax: int) -> int:
 
 def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                clock_granularity=0.0):
+                clock_granularity=0.0, backoff_collapses=False):
     """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them."""
     C = np.zeros(N_C, np.int64)
     CF = np.zeros(N_CF, np.float64)
@@ -90,6 +90,7 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
     C[C_LIM] = 0
     C[C_EVMAX] = ev_max(rwnd_packets)
     C[C_QUICK] = int(quick_acks)
+    C[C_COLLAPSE] = int(bool(backoff_collapses))
     CF[CF_RWND] = float(rwnd_packets) * mss
     CF[CF_D] = float(d)
     CF[CF_SER] = (mss + header) * ser_per_byte
@@ -251,6 +252,19 @@ def _rtt_sample(CF, I, F, r):
     F[F_RTO] = min(max(rto, CF[CF_MINRTO]), CF[CF_MAXRTO])
 
 
+def _rto_from_estimator(CF, I, F):
+    """The RTO the estimator gives without a new sample (``backoff_collapses``): RFC 6298
+    (2.3)-(2.5) from SRTT and RTTVAR, or the initial RTO (2.1) before any sample."""
+    if F[F_SRTT] < 0.0:
+        rto = CF[CF_INITRTO]
+    else:
+        k_var = 4.0 * F[F_RTTVAR]
+        rto = F[F_SRTT] + (k_var if k_var > CF[CF_G] else CF[CF_G])
+    if rto > CF[CF_MINRTO] + 1e-12:
+        I[I_RTOMIN] = 1
+    F[F_RTO] = min(max(rto, CF[CF_MINRTO]), CF[CF_MAXRTO])
+
+
 def on_rto(C, CF, I, F, now):
     """RFC 6298 (5.4)-(5.6); RFC 5681 3.1 Eq. 4 (ssthresh kept on repeated expiries);
     RFC 6582 3.2 step 1 (recover = highest sent); go-back-N from snd_una."""
@@ -284,6 +298,8 @@ def _new_ack(C, CF, I, F, ack, now):
         I[I_RETX] = retx
     if valid:
         _rtt_sample(CF, I, F, now - F[_sent_slot(C, ack - 1)])
+    elif C[C_COLLAPSE]:
+        _rto_from_estimator(CF, I, F)
     I[I_UNA] = ack
     if I[I_NXT] < ack:
         I[I_NXT] = ack

@@ -86,6 +86,11 @@ class PathConfig:
         RFC 6298 clock granularity G, seconds (>= 0): RTO = SRTT + max(G, 4 RTTVAR)
         (ns-3: 1 ms; Linux, which floors its variation at the minimum RTO: 200 ms).
         Default 0.
+    backoff_collapses : bool
+        The RTO is recomputed from the estimator at every new ACK, a valid RTT sample or
+        not, so a timeout's back-off ends at the first new ACK (ns-3.37's
+        ``TcpSocketBase::NewAck``; the simulator's ``ns3`` sender). Default False: RFC 6298
+        Section 5 with Karn's rule keeps the backed-off RTO until a valid sample.
     """
 
     link_rate_bps: float = 100e6
@@ -98,6 +103,7 @@ class PathConfig:
     fin: bool = True
     quick_acks: int = 0
     clock_granularity_s: float = 0.0
+    backoff_collapses: bool = False
 
     def __post_init__(self) -> None:
         check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
@@ -112,6 +118,8 @@ class PathConfig:
             raise ValueError(f"fin must be True or False, got {self.fin!r}")
         check_int("quick_acks", self.quick_acks, low=0)
         check_real("clock_granularity_s", self.clock_granularity_s, low=0.0)
+        if not isinstance(self.backoff_collapses, bool):
+            raise ValueError(f"backoff_collapses must be True or False, got {self.backoff_collapses!r}")
 
 
 @dataclass(frozen=True)
@@ -189,7 +197,8 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         ser_per_byte=8.0 / path.link_rate_bps if serial else 0.0,
         header=path.header_bytes, delack=path.delack_timeout_s, min_rto=path.min_rto_s,
         max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin,
-        quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s)
+        quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
+        backoff_collapses=path.backoff_collapses)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
@@ -842,7 +851,8 @@ def _flat_consts(params: TcpParams, path: PathConfig):
             tail=params.tail_retransmit, er=params.early_retransmit, d=d, ser_per_byte=0.0,
             header=path.header_bytes, delack=path.delack_timeout_s,
             min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
-            fin=path.fin, quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s)
+            fin=path.fin, quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
+            backoff_collapses=path.backoff_collapses)
     return consts
 
 

@@ -9,8 +9,9 @@ and names every setting of the simulator it cannot follow (:func:`packet_differe
 its sender is the RFC one, with Karn's rule, so the ``ns3`` and ``linux`` profiles'
 senders and RTT sampling stay declared differences, as do the simulator's fixed-RTO
 rule, the paper's reading of Limited Transmit, ACK losses and a drop-tail buffer. The
-receiver's quick ACKs (ns-3: 1, Linux: 16) and the clock granularity G (1 ms, 200 ms)
-are followed.
+receiver's quick ACKs (ns-3: 1, Linux: 16), the clock granularity G (1 ms, 200 ms) and
+the back-off ending at every new ACK (ns-3's RTO recomputed there; with timestamps every
+new ACK a valid sample) are followed; the samples themselves stay Karn's.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ _PATH_FIELDS = ("link_rate_bps", "header_bytes", "delay_s", "delack_timeout_s", 
 def packet_path(config):
     """The :class:`~latency_model.model.packet.PathConfig` of a simulator configuration:
     its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and clock
-    granularity, FIN and the receiver's quick ACKs.
+    granularity, FIN and the receiver's quick ACKs, and with the ``ns3`` sender or
+    timestamps the RTO recomputed at every new ACK (``backoff_collapses``: ns-3's
+    ``NewAck``; with timestamps every new ACK is a valid sample, RFC 7323 Section 4.1).
 
     Parameters
     ----------
@@ -40,7 +43,10 @@ def packet_path(config):
 
     if not isinstance(config, SimConfig):
         raise ValueError(f"config must be a SimConfig, got {config!r}")
-    return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS})
+    # ns-3's sender recomputes the RTO from its estimator at every new ACK (NewAck); with
+    # timestamps every new ACK is a valid sample (RFC 7323 4.1), so the back-off ends there too
+    collapses = config.sender == "ns3" or config.rtt_sampling == "timestamps"
+    return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS}, backoff_collapses=collapses)
 
 
 def packet_options(config) -> dict:
@@ -88,10 +94,12 @@ def packet_differences(config) -> list[str]:
         extra = ""
         if config.sender == "sack":
             extra = " (SACK" + (", PRR" if config.prr != "off" else "") + (", RACK-TLP" if config.rack_tlp else "") + ")"
+        also = " with ns-3's RTO recomputed at every new ACK" if config.sender == "ns3" else ""
         out.append(f"its sender {config.sender}{extra}, where the model runs the RFC sender (RFC 5681, 6582, "
-                   "3042, 5827)")
+                   f"3042, 5827){also}")
     if config.rtt_sampling != "karn":
-        out.append(f"its RTT sampling {config.rtt_sampling}, where the model samples under Karn's rule")
+        out.append(f"its RTT sampling {config.rtt_sampling}, where the model samples under Karn's rule (and "
+                   "follows only the back-off ending at every new ACK)")
     if config.rto_rule != "rfc6298":
         out.append(f"its RTO rule {config.rto_rule} (a fixed RTO), where the model's RTO backs off (RFC 6298)")
     if config.lt_mode != "rfc3042":
