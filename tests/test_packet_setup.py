@@ -163,3 +163,33 @@ def test_a_collapsing_back_off_in_the_level_dp_equals_the_tree_dp_and_shortens_r
         out[collapse] = [x.expected_latency_s for x in lv]
     assert out[True][0] == out[False][0]  # one segment: no new ACK before the end
     assert all(b < 0.99 * a for a, b in zip(out[False][2:], out[True][2:]))
+
+
+def test_latency_stack_sets_the_packet_model_up_as_the_profile():
+    """``latency --model packet --stack NAME``: the profile's link, timers, quick ACKs and
+    back-off rule (and its W0 unless --w0), what is not followed named; one line and exit
+    2 for another model or an unknown stack."""
+    import json
+
+    from test_cli_fuzz import run_cli
+
+    base = ["latency", "--model", "packet", "--size-packets", "5", "--p", "0.02", "--b", "2", "--json"]
+    code, out, err, exc = run_cli(base + ["--stack", "ns3"])
+    assert exc is None and code == 0, err
+    doc = json.loads(out)
+    path = PathConfig(header_bytes=42, quick_acks=1, clock_granularity_s=0.001, backoff_collapses=True)
+    want = packet.expected_latency(TcpParams(p=0.02, b=2), size_packets=[5], path=path)[0].expected_latency_s
+    assert doc["results"][0]["expected_latency_s"] == pytest.approx(want, rel=1e-12)
+    assert doc["params"]["stack"] == "ns3" and doc["params"]["path"]["quick_acks"] == 1
+    assert [d.split(",")[0] for d in doc["not_followed"]] == ["its sender ns3", "its RTT sampling ns3"]
+    code, out, _, _ = run_cli(base)
+    assert json.loads(out)["results"][0]["expected_latency_s"] < 0.8 * want  # the quick ACK's delay
+    code, out, _, _ = run_cli(["latency", "--model", "packet", "--size-packets", "2", "--stack", "linux", "--json"])
+    assert code == 0 and json.loads(out)["params"]["w0"] == 10.0
+    code, out, _, _ = run_cli(["latency", "--model", "packet", "--size-packets", "2", "--stack", "linux", "--w0", "3",
+                               "--json"])
+    assert code == 0 and json.loads(out)["params"]["w0"] == 3.0
+    for argv, says in ((["latency", "--stack", "ns3"], "--stack: the packet model's options; --model fluid"),
+                       (["latency", "--model", "packet", "--stack", "bsd"], "--stack must be one of rfc, ns3, linux")):
+        code, out, err, exc = run_cli(argv + ["--size-packets", "2"])
+        assert exc is None and code == 2 and says in err and len(err.strip().splitlines()) == 1

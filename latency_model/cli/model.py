@@ -7,6 +7,7 @@ recursion, and the window-growth rules.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -169,6 +170,8 @@ def _latency_other_model(args, base, sizes: list) -> int:
         groups.setdefault(params_for_size(args, base, size), []).append(i)
     results: list = [None] * len(sizes)
     options = _packet_options(args)
+    stack = getattr(args, "stack", None)
+    not_followed = _stack_setup(stack)[1] if stack is not None else []
     for params, idx in groups.items():
         bar = _levels_bar() if args.model == "packet" else None
         try:
@@ -187,11 +190,18 @@ def _latency_other_model(args, base, sizes: list) -> int:
             if pred.p90_latency_s is not None:
                 r["p90_latency_s"] = float(pred.p90_latency_s[row])
             results[i] = r
-    out = {"params": {**base.to_dict(), "variant": args.variant, "model": args.model, **options},
+    shown = {k: (dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v) for k, v in options.items()}
+    out = {"params": {**base.to_dict(), "variant": args.variant, "model": args.model, **shown},
            "results": results}
+    if stack is not None:
+        out["params"]["stack"] = stack
+        out["not_followed"] = not_followed
     if args.json:
         print(json.dumps(out))
         return 0
+    if not_followed:
+        print(f"stack {stack}: the model follows its link, timers, quick ACKs and back-off rule, not "
+              + "; ".join(not_followed))
     shown_k = [k for k in range(4) if all(str(k) in r.get("conditional_latency_s", {}) for r in results)]
     p90 = all("p90_latency_s" in r for r in results)
     print(f"model: {args.model}")
@@ -353,6 +363,10 @@ def _latency_flags(p) -> None:
                    help="states kept a level, >= 0, 0: no bound (default 16000): fewer is faster, needs less memory "
                         "and errs further (8000: about 0.85x the time, twice the high bias with b = 1 and a large "
                         "W0 and past 200 packets at small p)")
+    g.add_argument("--stack", default=None, metavar="NAME",
+                   help=f"the packet model set up as a simulated stack profile ({STACK_HELP}): its link, "
+                        "timers, quick ACKs and back-off rule, and its W0 unless --w0 (Linux: 10); the sender "
+                        "stays the RFC one, and what it does not follow is printed (docs/model.md 6.9)")
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "
@@ -361,16 +375,32 @@ def _latency_flags(p) -> None:
 
 
 def _packet_options(args) -> dict:
-    """``--eps``, ``--max-states`` and ``--p90`` as
-    :func:`~latency_model.model.packet.expected_latency` options (``--p90``: ``quantiles``);
+    """``--eps``, ``--max-states``, ``--p90`` and ``--stack`` as
+    :func:`~latency_model.model.packet.expected_latency` options (``--p90``: ``quantiles``;
+    ``--stack``: ``path``, the profile's :func:`~latency_model.studies.packet_setup.packet_options`);
     any of them with another model than ``packet`` is an error."""
     given = {k: v for k, v in (("eps", args.eps), ("max_states", args.max_states)) if v is not None}
     if args.p90:
         given["quantiles"] = True
-    if given and args.model != "packet":
-        flags = " and ".join({**FIELD_FLAGS, "quantiles": "--p90"}[k] for k in given)
+    stack = getattr(args, "stack", None)
+    if given and args.model != "packet" or stack is not None and args.model != "packet":
+        flags = " and ".join([{**FIELD_FLAGS, "quantiles": "--p90"}[k] for k in given]
+                             + (["--stack"] if stack is not None else []))
         raise CliError(f"{flags}: the packet model's options; --model {args.model} has none")
+    if stack is not None:
+        given.update(_stack_setup(stack)[0])
     return given
+
+
+def _stack_setup(stack: str) -> tuple[dict, list]:
+    """(the packet model's options, what it does not follow) for ``--stack NAME``."""
+    if stack not in STACK_HELP.split(", "):
+        raise CliError(f"--stack must be one of {STACK_HELP}, got {show(stack)}")
+    from ..sim.config import SimConfig
+    from ..studies.packet_setup import packet_differences, packet_options
+
+    config = SimConfig.profile(stack)
+    return packet_options(config), packet_differences(config)
 
 
 def _rules_flags(p) -> None:

@@ -17,7 +17,9 @@ of |model - sim| / sim, the cells inside the CI and those outside max(5 %, CI), 
 and per size band. ``--sims-from OLD.csv`` re-runs only the model: the simulated columns of
 the cells OLD.csv has (with the same ``--runs``) are reused, as the simulator and each
 cell's seed are fixed, so a new run would give the same numbers. ``--max-states N`` runs the
-model with that ``max_states`` instead of its default (name ``--out`` after it).
+model with that ``max_states`` instead of its default (name ``--out`` after it). ``--stack
+ns3`` (or ``linux``) simulates that profile and gives the model its link, timers, receiver
+and back-off rule (``studies/packet_setup.packet_options``; docs/model.md 6.9).
 
 Grids (issue 18's accuracy grid as far as the model's speed allows):
 
@@ -59,6 +61,7 @@ from latency_model.checks import packet_model_seconds
 from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
 from latency_model.sim import SimConfig, simulate
+from latency_model.studies.packet_setup import packet_options
 
 FIELDS = ["variant", "b", "w0", "p", "size_packets", "model_s", "sim_s", "ci_lo_s", "ci_hi_s",
           "rel_err", "inside_ci", "states", "aggregated_mass", "dropped_mass", "model_time_s",
@@ -149,7 +152,9 @@ def cell_seed(variant: str, b: int, w0: float, p: float) -> int:
 
 def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: int = 40,
         seed: int = 18, size_law: str = "log", p_range=(0.001, 0.2), size_range=(1, 200),
-        max_states: int | None = None) -> None:
+        max_states: int | None = None, stack: str = "rfc") -> None:
+    config = SimConfig.profile(stack)
+    options = packet_options(config)  # the model follows the simulated link, timers and receiver
     known = {}  # simulated columns to reuse: the simulator and each cell's seed are fixed
     if sims_from:
         with open(sims_from) as fh:
@@ -166,12 +171,14 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
             for (variant, b, w0, p), sizes in grid_combos(g, cells, seed, size_law, p_range,
                                                               size_range):
                 cell = dict(variant=variant, b=b, w0=w0, p=p)
+                if stack == "ns3" and variant in ("proposal", "er"):
+                    continue  # ns-3.37's TcpNewReno has neither (sim/ns3.py check_ns3_params)
                 todo = [n for n in sizes if cell_key(dict(cell, size_packets=n)) not in done]
                 if not todo:
                     continue
                 prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
                 t = time.process_time()
-                res = PM.expected_latency(prm, size_packets=todo, max_states=max_states)
+                res = PM.expected_latency(prm, size_packets=todo, max_states=max_states, **options)
                 mt = time.process_time() - t
                 sim_seed = cell_seed(variant, b, w0, p)
                 keys = [cell_key(dict(cell, size_packets=n)) for n in todo]
@@ -180,7 +187,7 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
                              float(known[k]["ci_hi_s"])) for k in keys]
                 else:
                     sims = [(s.mean_latency_s, *s.ci95_s) for s in simulate(
-                        prm, size_packets=todo, runs=runs, seed=sim_seed, config=SimConfig(),
+                        prm, size_packets=todo, runs=runs, seed=sim_seed, config=config,
                         engine="compiled").results]
                 for n, r, (sm, lo, hi) in zip(todo, res, sims):
                     m = r.expected_latency_s
@@ -302,6 +309,9 @@ if __name__ == "__main__":
     ap.add_argument("--max-states", type=int, default=None,
                     help="the model's max_states (default: its own, 16000); name --out after it")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--stack", default="rfc", choices=("rfc", "ns3", "linux"),
+                    help="the simulator's stack profile; the model follows its link, timers and receiver "
+                         "(studies/packet_setup.py; docs/model.md 6.9). Default rfc")
     ap.add_argument("--table", action="store_true",
                     help="print docs/model.md section 6.2's markdown table of --out, only")
     ap.add_argument("--sims-from", default=None,
@@ -313,5 +323,5 @@ if __name__ == "__main__":
         raise SystemExit(0)
     if not a.summary:
         run(a.out, a.runs, a.grid, a.sims_from, a.cells, a.draw_seed, a.size_law,
-            tuple(a.p_range), tuple(a.size_range), a.max_states)
+            tuple(a.p_range), tuple(a.size_range), a.max_states, a.stack)
     summary(a.out)
