@@ -236,7 +236,8 @@ class SweepSpec:
                 where = ", ".join(([f"stack {stack}"] if stack != "rfc" or "stack" in combo else [])
                                   + [f"{n} {v}" for n, v in combo.items() if n != "stack"])
                 out.append(f"model packet: {where + ': ' if where else ''}the simulator's settings the model "
-                           f"does not follow: {'; '.join(diffs)} (it follows the simulated link and timers)")
+                           f"does not follow: {'; '.join(diffs)} (it follows the simulated link, timers, quick "
+                           "ACKs and back-off rule)")
         return out
 
     def _fluid_notes(self, cfg, axis) -> list[str]:
@@ -589,7 +590,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             runs.append(("simulation", ""))
         for source, model in runs:
             fluid = model == "fluid"
-            # the packet model follows the simulated link and timers (none without a simulator)
+            # the packet model follows the simulated link, timers and receiver (none without a simulator)
             options = (packet_options(config_c) if model == "packet" and "simulation" in spec.sources else {})
             points = []
             for index, params, size_b in per_size:
