@@ -1,6 +1,6 @@
 """The packet model beside the simulator follows the simulated link, timers, quick ACKs
-and back-off rule, and names the simulator's settings it does not follow (studies/packet_setup.py; issue 18: "the stack
-profiles where they change the answer")."""
+and back-off rule, and names the simulator's settings it does not follow
+(studies/packet_setup.py; issue 18: "the stack profiles where they change the answer")."""
 
 from __future__ import annotations
 
