@@ -259,16 +259,13 @@ def _rtt_sample(c: _Const, s: _State, r: float) -> None:
     else:
         s.rttvar = 0.75 * s.rttvar + 0.25 * abs(s.srtt - r)
         s.srtt = 0.875 * s.srtt + 0.125 * r
-    k_var = 4.0 * s.rttvar
-    rto = s.srtt + (k_var if k_var > c.g else c.g)
-    if rto > c.min_rto + 1e-12:
-        s.rto_above_min = True
-    s.rto = min(max(rto, c.min_rto), c.max_rto)
+    _rto_from_estimator(c, s)
 
 
 def _rto_from_estimator(c: _Const, s: _State) -> None:
-    """The RTO the estimator gives without a new sample (``backoff_collapses``): RFC 6298
-    (2.3)-(2.5) from SRTT and RTTVAR, or the initial RTO (2.1) before any sample."""
+    """The RTO the estimator gives: RFC 6298 (2.3)-(2.5) from SRTT and RTTVAR, or the
+    initial RTO (2.1) before any sample (``backoff_collapses`` calls it without a new
+    sample)."""
     if s.srtt < 0.0:
         rto = c.init_rto
     else:

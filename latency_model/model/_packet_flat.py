@@ -245,16 +245,13 @@ def _rtt_sample(CF, I, F, r):
     else:
         F[F_RTTVAR] = 0.75 * F[F_RTTVAR] + 0.25 * abs(F[F_SRTT] - r)
         F[F_SRTT] = 0.875 * F[F_SRTT] + 0.125 * r
-    k_var = 4.0 * F[F_RTTVAR]
-    rto = F[F_SRTT] + (k_var if k_var > CF[CF_G] else CF[CF_G])
-    if rto > CF[CF_MINRTO] + 1e-12:
-        I[I_RTOMIN] = 1
-    F[F_RTO] = min(max(rto, CF[CF_MINRTO]), CF[CF_MAXRTO])
+    _rto_from_estimator(CF, I, F)
 
 
 def _rto_from_estimator(CF, I, F):
-    """The RTO the estimator gives without a new sample (``backoff_collapses``): RFC 6298
-    (2.3)-(2.5) from SRTT and RTTVAR, or the initial RTO (2.1) before any sample."""
+    """The RTO the estimator gives: RFC 6298 (2.3)-(2.5) from SRTT and RTTVAR, or the
+    initial RTO (2.1) before any sample (``backoff_collapses`` calls it without a new
+    sample)."""
     if F[F_SRTT] < 0.0:
         rto = CF[CF_INITRTO]
     else:

@@ -756,7 +756,7 @@ def scripted(C, CF, I, F, lost_count, cut):
 # Driver ---------------------------------------------------------------------------
 
 _HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find", "_cancel", "_arm",
-            "_sent_slot", "_transmit", "_flight", "send_allowed", "_rtt_sample", "_rto_from_estimator", "on_rto",
+            "_sent_slot", "_transmit", "_flight", "send_allowed", "_rto_from_estimator", "_rtt_sample", "on_rto",
             "_new_ack", "_dup_ack", "on_ack", "_ack_now", "on_segment", "_rebase",
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
             "_lookup", "_clear", "_clear_table", "_add", "_place", "_child_masses", "_lossfree",
