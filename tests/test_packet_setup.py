@@ -29,7 +29,9 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
     assert packet_differences(SimConfig()) == []
     assert packet_differences(SimConfig(min_rto_s=0.2, delack_timeout_s=0.04, header_bytes=52, quick_acks=3,
                                         clock_granularity_s=0.2)) == []
-    for cfg, says in [(SimConfig(rto_rule="paper"), "RTO rule paper"), (SimConfig(lt_mode="paper"), "Limited Transmit"),
+    assert packet_differences(SimConfig(rto_rule="paper")) == []  # followed: PathConfig.fixed_rto
+    assert packet_path(SimConfig(rto_rule="paper")) == PathConfig(fixed_rto=True)
+    for cfg, says in [(SimConfig(lt_mode="paper"), "Limited Transmit"),
                       (SimConfig(p_ack=0.01), "p_ack = 0.01"), (SimConfig(queue_packets=5), "buffer of 5 packets")]:
         (only,) = packet_differences(cfg)
         assert says in only
@@ -193,3 +195,27 @@ def test_latency_stack_sets_the_packet_model_up_as_the_profile():
                        (["latency", "--model", "packet", "--stack", "bsd"], "--stack must be one of rfc, ns3, linux")):
         code, out, err, exc = run_cli(argv + ["--size-packets", "2"])
         assert exc is None and code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_paper_s_fixed_rto_equals_in_both_dps_and_matches_the_simulator():
+    # rto_rule "paper": RTO = TcpParams.rto (max(1 s, 4 RTT)) always, no estimator, no
+    # back-off; against 20,000 simulated transfers with that rule, within 4 SE, and shorter
+    # than RFC 6298's backed-off timeouts at p = 0.2
+    import numpy as np
+
+    from latency_model import apply_variant
+    from latency_model.sim import OUT_FIELDS, run_many
+
+    prm = apply_variant(TcpParams(p=0.2, b=1, w0=2), "newreno")
+    path = PathConfig(fixed_rto=True)
+    lv = packet.expected_latency(prm, size_packets=[2, 5], path=path, method="levels", max_states=0, eps=1e-11,
+                                 stationary_tol=None)
+    tr = packet.expected_latency(prm, size_packets=[2, 5], path=path, method="tree", max_states=0, eps=1e-11)
+    rfc = packet.expected_latency(prm, size_packets=[2, 5])
+    for x, y, z in zip(lv, tr, rfc):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+        assert x.expected_latency_s < 0.95 * z.expected_latency_s
+    for n, x in zip((2, 5), lv):
+        runs = run_many(prm, n * prm.mss_bytes, np.random.SeedSequence(11).spawn(20000), SimConfig(rto_rule="paper"))
+        lat = runs[:, OUT_FIELDS.index("completion_s")]
+        assert abs(x.expected_latency_s - lat.mean()) < 4 * lat.std(ddof=1) / np.sqrt(lat.size)

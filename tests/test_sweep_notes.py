@@ -33,8 +33,10 @@ def test_the_packet_model_names_the_simulated_settings_it_does_not_follow():
     plain = _notes(["size-packets=3", "model=packet"])
     assert plain == [n for n in plain if n.startswith("model packet: no difference")] and len(plain) == 1
     assert _notes(["size-packets=3", "model=packet"], min_rto_s=0.2, delack_timeout_s=0.04) == plain  # followed
-    (fixed,) = _notes(["size-packets=3", "model=packet"], rto_rule="paper")
-    assert fixed.startswith("model packet: the simulator's settings the model does not follow: its RTO rule paper")
+    assert _notes(["size-packets=3", "model=packet"], rto_rule="paper") == [
+        n for n in _notes(["size-packets=3", "model=fluid,packet"], rto_rule="paper") if n.startswith("model packet")]
+    (lt,) = _notes(["size-packets=3", "model=packet", "variant=lt"], lt_mode="paper")
+    assert lt.startswith("model packet: the simulator's settings the model does not follow: its Limited Transmit")
     stacks = _notes(["size-packets=3", "model=packet", "stack=rfc,ns3,linux"])
     assert [n.split(":")[0] + ":" + n.split(":")[1] for n in stacks] == ["model packet: stack ns3",
                                                                          "model packet: stack linux"]

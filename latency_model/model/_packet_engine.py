@@ -28,11 +28,11 @@ class _Const:
 
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
-                 "init_rto", "fin", "quick", "g", "collapse")
+                 "init_rto", "fin", "quick", "g", "collapse", "fixed")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                  ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                 clock_granularity=0.0, backoff_collapses=False):
+                 clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -59,6 +59,9 @@ class _Const:
         # ns-3's NewAck: the RTO recomputed from the estimator at every new ACK, a sample
         # or not, so the back-off ends there (RFC 6298 5 keeps it until a valid sample)
         self.collapse = bool(backoff_collapses)
+        # > 0: the paper's rule (the simulator's rto_rule "paper"): this RTO always, no
+        # estimator, no back-off
+        self.fixed = float(fixed_rto)
 
     def end(self, k: int) -> int:
         """Bytes in segments 0..k-1."""
@@ -169,7 +172,7 @@ def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     s.lt_credit = 0
     s.lt_bytes = 0
     s.backoff = 0
-    s.rto = c.init_rto  # RFC 6298 (2.1)
+    s.rto = c.fixed if c.fixed > 0.0 else c.init_rto  # RFC 6298 (2.1)
     s.srtt = -1.0
     s.rttvar = 0.0
     s.retx = frozenset()
@@ -252,7 +255,9 @@ def send_allowed(c: _Const, s: _State, now: float) -> None:
 
 def _rtt_sample(c: _Const, s: _State, r: float) -> None:
     """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4 and the clock granularity G
-    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5)."""
+    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5). Nothing with a fixed RTO."""
+    if c.fixed > 0.0:
+        return
     if s.srtt < 0.0:
         s.srtt = r
         s.rttvar = r / 2.0
@@ -265,7 +270,9 @@ def _rtt_sample(c: _Const, s: _State, r: float) -> None:
 def _rto_from_estimator(c: _Const, s: _State) -> None:
     """The RTO the estimator gives: RFC 6298 (2.3)-(2.5) from SRTT and RTTVAR, or the
     initial RTO (2.1) before any sample (``backoff_collapses`` calls it without a new
-    sample)."""
+    sample). Nothing with a fixed RTO."""
+    if c.fixed > 0.0:
+        return
     if s.srtt < 0.0:
         rto = c.init_rto
     else:
@@ -289,7 +296,8 @@ def on_rto(c: _Const, s: _State, now: float) -> None:
     s.lt_credit = 0
     s.lt_bytes = 0
     s.recover = s.smax - 1
-    s.rto = min(2.0 * s.rto, c.max_rto)  # (5.5)
+    if c.fixed == 0.0:
+        s.rto = min(2.0 * s.rto, c.max_rto)  # (5.5)
     s.nxt = s.una
     send_allowed(c, s, now)
 

@@ -39,8 +39,8 @@ C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_
     C_EVMAX, C_QUICK, C_COLLAPSE = range(15)
 N_C = 15
 # Constants (float64).
-CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G = range(9)
-N_CF = 9
+CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G, CF_FIXRTO = range(10)
+N_CF = 10
 
 # State (int64).
 I_UNA, I_NXT, I_SMAX, I_RECOVER, I_INREC, I_PARTIAL, I_DUP, I_LTC, I_LTB, I_BACKOFF, \
@@ -70,7 +70,7 @@ def n_float(evmax: int) -> int:
 
 def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                clock_granularity=0.0, backoff_collapses=False):
+                clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0):
     """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them."""
     C = np.zeros(N_C, np.int64)
     CF = np.zeros(N_CF, np.float64)
@@ -100,6 +100,7 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
     CF[CF_MAXRTO] = float(max_rto)
     CF[CF_INITRTO] = float(init_rto)
     CF[CF_G] = float(clock_granularity)
+    CF[CF_FIXRTO] = float(fixed_rto)  # > 0: the paper's fixed RTO, no estimator, no back-off
     return C, CF
 
 
@@ -111,7 +112,7 @@ def new_state(C, CF, w0_packets: float, w_ss_packets: float):
     I[I_RECOVER] = -1
     F[F_CWND] = float(w0_packets) * C[C_MSS]
     F[F_SSTH] = float(w_ss_packets) * C[C_MSS]
-    F[F_RTO] = CF[CF_INITRTO]  # RFC 6298 (2.1)
+    F[F_RTO] = CF[CF_FIXRTO] if CF[CF_FIXRTO] > 0.0 else CF[CF_INITRTO]  # RFC 6298 (2.1)
     F[F_SRTT] = -1.0
     I[I_QUICK] = C[C_QUICK]
     return I, F
@@ -238,7 +239,9 @@ def send_allowed(C, CF, I, F, now, lt):
 
 def _rtt_sample(CF, I, F, r):
     """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4 and the clock granularity G
-    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5)."""
+    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5). Nothing with a fixed RTO."""
+    if CF[CF_FIXRTO] > 0.0:
+        return
     if F[F_SRTT] < 0.0:
         F[F_SRTT] = r
         F[F_RTTVAR] = r / 2.0
@@ -251,7 +254,9 @@ def _rtt_sample(CF, I, F, r):
 def _rto_from_estimator(CF, I, F):
     """The RTO the estimator gives: RFC 6298 (2.3)-(2.5) from SRTT and RTTVAR, or the
     initial RTO (2.1) before any sample (``backoff_collapses`` calls it without a new
-    sample)."""
+    sample). Nothing with a fixed RTO."""
+    if CF[CF_FIXRTO] > 0.0:
+        return
     if F[F_SRTT] < 0.0:
         rto = CF[CF_INITRTO]
     else:
@@ -274,7 +279,8 @@ def on_rto(C, CF, I, F, now):
     I[I_LTC] = 0
     I[I_LTB] = 0
     I[I_RECOVER] = I[I_SMAX] - 1
-    F[F_RTO] = min(2.0 * F[F_RTO], CF[CF_MAXRTO])  # (5.5)
+    if CF[CF_FIXRTO] == 0.0:
+        F[F_RTO] = min(2.0 * F[F_RTO], CF[CF_MAXRTO])  # (5.5)
     I[I_NXT] = I[I_UNA]
     send_allowed(C, CF, I, F, now, False)
 

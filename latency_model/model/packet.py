@@ -91,6 +91,10 @@ class PathConfig:
         not, so a timeout's back-off ends at the first new ACK (ns-3.37's
         ``TcpSocketBase::NewAck``; the simulator's ``ns3`` sender). Default False: RFC 6298
         Section 5 with Karn's rule keeps the backed-off RTO until a valid sample.
+    fixed_rto : bool
+        The paper's timer (the simulator's ``rto_rule="paper"``): the RTO is always
+        ``TcpParams.rto`` (``rto_s``, else max(1 s, 4 RTT)), with no estimator and no
+        back-off. Default False (RFC 6298).
     """
 
     link_rate_bps: float = 100e6
@@ -104,6 +108,7 @@ class PathConfig:
     quick_acks: int = 0
     clock_granularity_s: float = 0.0
     backoff_collapses: bool = False
+    fixed_rto: bool = False
 
     def __post_init__(self) -> None:
         check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
@@ -118,8 +123,9 @@ class PathConfig:
             raise ValueError(f"fin must be True or False, got {self.fin!r}")
         check_int("quick_acks", self.quick_acks, low=0)
         check_real("clock_granularity_s", self.clock_granularity_s, low=0.0)
-        if not isinstance(self.backoff_collapses, bool):
-            raise ValueError(f"backoff_collapses must be True or False, got {self.backoff_collapses!r}")
+        for name in ("backoff_collapses", "fixed_rto"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
 
 @dataclass(frozen=True)
@@ -198,7 +204,7 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         header=path.header_bytes, delack=path.delack_timeout_s, min_rto=path.min_rto_s,
         max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin,
         quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
-        backoff_collapses=path.backoff_collapses)
+        backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
@@ -852,7 +858,7 @@ def _flat_consts(params: TcpParams, path: PathConfig):
             header=path.header_bytes, delack=path.delack_timeout_s,
             min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
             fin=path.fin, quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
-            backoff_collapses=path.backoff_collapses)
+            backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0)
     return consts
 
 

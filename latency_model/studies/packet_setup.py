@@ -7,11 +7,11 @@ restate the ``rfc`` profile's. A comparison with the simulator (``sweep --what b
 ``accuracy``) gives it the simulated link and timers instead (:func:`packet_options`),
 and names every setting of the simulator it cannot follow (:func:`packet_differences`):
 its sender is the RFC one, with Karn's rule, so the ``ns3`` and ``linux`` profiles'
-senders and RTT sampling stay declared differences, as do the simulator's fixed-RTO
-rule, the paper's reading of Limited Transmit, ACK losses and a drop-tail buffer. The
-receiver's quick ACKs (ns-3: 1, Linux: 16), the clock granularity G (1 ms, 200 ms) and
-the back-off ending at every new ACK (ns-3's RTO recomputed there; with timestamps every
-new ACK a valid sample) are followed; the samples themselves stay Karn's.
+senders and RTT sampling stay declared differences, as do the paper's reading of
+Limited Transmit, ACK losses and a drop-tail buffer. The receiver's quick ACKs (ns-3: 1,
+Linux: 16), the clock granularity G (1 ms, 200 ms), the back-off ending at every new ACK
+(ns-3's RTO recomputed there; with timestamps every new ACK a valid sample; the samples
+themselves stay Karn's) and the paper's fixed RTO (``rto_rule="paper"``) are followed.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def packet_path(config):
     its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and clock
     granularity, FIN and the receiver's quick ACKs, and with the ``ns3`` sender or
     timestamps the RTO recomputed at every new ACK (``backoff_collapses``: ns-3's
-    ``NewAck``; with timestamps every new ACK is a valid sample, RFC 7323 Section 4.1).
+    ``NewAck``; with timestamps every new ACK is a valid sample, RFC 7323 Section 4.1),
+    and the paper's fixed RTO for ``rto_rule="paper"`` (``fixed_rto``).
 
     Parameters
     ----------
@@ -46,7 +47,8 @@ def packet_path(config):
     # ns-3's sender recomputes the RTO from its estimator at every new ACK (NewAck); with
     # timestamps every new ACK is a valid sample (RFC 7323 4.1), so the back-off ends there too
     collapses = config.sender == "ns3" or config.rtt_sampling == "timestamps"
-    return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS}, backoff_collapses=collapses)
+    return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS}, backoff_collapses=collapses,
+                      fixed_rto=config.rto_rule == "paper")
 
 
 def packet_options(config) -> dict:
@@ -100,8 +102,6 @@ def packet_differences(config) -> list[str]:
     if config.rtt_sampling != "karn":
         out.append(f"its RTT sampling {config.rtt_sampling}, where the model samples under Karn's rule (and "
                    "follows only the back-off ending at every new ACK)")
-    if config.rto_rule != "rfc6298":
-        out.append(f"its RTO rule {config.rto_rule} (a fixed RTO), where the model's RTO backs off (RFC 6298)")
     if config.lt_mode != "rfc3042":
         out.append(f"its Limited Transmit mode {config.lt_mode}, where the model sends on duplicate ACKs "
                    "1..dup_lt (RFC 3042)")
