@@ -383,7 +383,7 @@ def _packet_options(args) -> dict:
     if args.p90:
         given["quantiles"] = True
     stack = getattr(args, "stack", None)
-    if given and args.model != "packet" or stack is not None and args.model != "packet":
+    if (given or stack is not None) and args.model != "packet":
         flags = " and ".join([{**FIELD_FLAGS, "quantiles": "--p90"}[k] for k in given]
                              + (["--stack"] if stack is not None else []))
         raise CliError(f"{flags}: the packet model's options; --model {args.model} has none")
