@@ -543,3 +543,23 @@ def test_registry_fluid_is_expected_latency():
     assert np.array_equal(pred.expected_latency_s, expected_latency(P, size_bytes=[1500.0, 5000.0]).expected_latency_s)
     with pytest.raises(ValueError, match="model must be one of fluid.* got .nope"):
         predict("nope", P, [1500.0])
+
+
+def test_the_node_prune_compacts_in_place_to_the_same_values():
+    # _levels.compact: a[keep] for every array, in place where numba runs and the array is
+    # writeable and contiguous (no fresh memory to touch), else a numpy copy
+    from latency_model.accel import numba_available
+    from latency_model.model._levels import compact
+
+    rng = np.random.default_rng(3)
+    keep = rng.random(1000) > 0.3
+    arrays = [rng.integers(0, 9, 1000), rng.random(1000), rng.integers(0, 9, (1000, 16)).astype(np.int32),
+              rng.random((1000, 16))]
+    strided = rng.random((1000, 2))[:, 0]
+    want = [a[keep] for a in arrays + [strided]]
+    work = [a.copy() for a in arrays] + [strided]
+    got = compact(keep, work)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w)
+    assert not np.shares_memory(got[-1], strided)  # not contiguous: copied
+    assert all(np.shares_memory(g, a) for g, a in zip(got[:-1], work[:-1])) == numba_available()

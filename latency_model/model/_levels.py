@@ -22,7 +22,7 @@ from scipy import sparse
 
 from ..accel import numba_available
 
-__all__ = ["LevelData", "level_sums", "compiled_level_sums"]
+__all__ = ["LevelData", "level_sums", "compiled_level_sums", "compact"]
 
 
 class LevelData:
@@ -98,6 +98,45 @@ def _loop(starts, dens, ratio, base, direct, use_direct, idx, wts, prev, update,
             acc += (base[n] + x) * d
         total[s] = tot
         num[s] = acc
+
+
+def _compact_rows(keep, a):
+    """Move the rows of ``a`` (1-D or 2-D) where ``keep`` is true to its front, in order;
+    return how many."""
+    j = 0
+    for i in range(keep.size):
+        if keep[i]:
+            if j != i:
+                a[j] = a[i]
+            j += 1
+    return j
+
+
+_compact_compiled = None
+
+
+def compact(keep, arrays) -> list:
+    """``[a[keep] for a in arrays]``, the same values: compacted in place by a numba loop
+    where numba is available and the arrays are writeable and contiguous (views of their
+    fronts are returned), else copied by numpy. In place, a prune of the fluid tables'
+    nodes (:meth:`._tables._NodeSet._prune`) allocates nothing: copying 474,000 nodes of
+    16 corners into fresh memory took 0.2-0.26 s the first two times in a process (the
+    pages' first touch), 0.03 s later (2026-11-27)."""
+    global _compact_compiled
+    if _compact_compiled is None:
+        if numba_available():
+            import numba
+
+            _compact_compiled = numba.njit(cache=True, nogil=True)(_compact_rows)
+        else:
+            _compact_compiled = False
+    out = []
+    for a in arrays:
+        if _compact_compiled and a.flags.writeable and a.flags.c_contiguous and a.ndim in (1, 2):
+            out.append(a[:_compact_compiled(keep, a)])
+        else:
+            out.append(a[keep])
+    return out
 
 
 _compiled = None

@@ -125,11 +125,13 @@ class _NodeSet:
         dens = self.data.dens
         keep = dens > _PRUNE_BELOW * total[self.state]
         if not keep.all():
-            for name in ("state", "ratio", "base", "idx", "wts"):
-                setattr(self, name, getattr(self, name)[keep])
+            names = ("state", "ratio", "base", "idx", "wts")
+            *kept, dens = _levels.compact(keep, [getattr(self, name) for name in names] + [dens])
+            for name, a in zip(names, kept):
+                setattr(self, name, a)
             if self.next_state is not None:
                 self.next_state = tuple(a[keep] for a in self.next_state)
-            self.data = _levels.LevelData(self.n_states, self.state, dens[keep], self.idx, self.wts, self.n_table,
+            self.data = _levels.LevelData(self.n_states, self.state, dens, self.idx, self.wts, self.n_table,
                                           compiled=self.data.compiled)
 
 

@@ -408,7 +408,8 @@ def warm() -> None:
     :mod:`._nodes` and the level sums of :mod:`._levels`) into this process: about 1.3 s
     of CPU once, which every process pays at its first fluid-model call otherwise
     (:func:`latency_model.model.registry.warm`). One small call (1 and 3 packets at
-    p = 0.05, the default options). Without numba there is nothing to load, and nothing
+    p = 0.05, the default options) and the nodes' prune kernel (:func:`._levels.compact`)
+    on one row of each array type. Without numba there is nothing to load, and nothing
     runs."""
     from ..accel import numba_available
 
@@ -416,3 +417,7 @@ def warm() -> None:
         return
     params = TcpParams(p=0.05)
     expected_latency(params, size_bytes=[params.mss_bytes, 3 * params.mss_bytes])
+    from ._levels import compact  # the prune's kernel, which so small a call does not reach
+
+    keep = np.ones(1, bool)
+    compact(keep, [np.zeros(1, np.int64), np.zeros(1), np.zeros((1, 2), np.int32), np.zeros((1, 2))])
