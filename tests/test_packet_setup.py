@@ -88,6 +88,18 @@ def test_the_map_gives_the_packet_model_the_simulated_timers_and_caches_them_apa
     assert again["model_calls_computed"] == 0 and again["rows"] == mine["rows"]
 
 
+def _both_dps(prm, sizes, path) -> list:
+    """E[T] (s) of the level DP at ``sizes``, after checking that it equals the tree DP's
+    (both unfolded and truncated at 1e-11: docs/model.md sections 2 and 3, rel. 2e-5 as
+    in ``test_level_dp_equals_the_tree_dp``)."""
+    lv = packet.expected_latency(prm, size_packets=sizes, path=path, method="levels", max_states=0, eps=1e-11,
+                                 stationary_tol=None)
+    tr = packet.expected_latency(prm, size_packets=sizes, path=path, method="tree", max_states=0, eps=1e-11)
+    for x, y in zip(lv, tr):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+    return [x.expected_latency_s for x in lv]
+
+
 @pytest.mark.parametrize("quick", [1, 16])
 def test_quick_acks_in_the_level_dp_equal_the_tree_dp(quick):
     # the receiver's first ACKs at once (ns-3: 1, Linux: 16): the two DPs' engines agree
@@ -95,13 +107,7 @@ def test_quick_acks_in_the_level_dp_equal_the_tree_dp(quick):
 
     for variant, b, w0, p in (("newreno", 2, 2, 0.1), ("lt", 1, 3, 0.2)):
         prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
-        path = PathConfig(quick_acks=quick)
-        lv = packet.expected_latency(prm, size_packets=[1, 2, 3, 5, 8], path=path, method="levels", max_states=0,
-                                     eps=1e-11, stationary_tol=None)
-        tr = packet.expected_latency(prm, size_packets=[1, 2, 3, 5, 8], path=path, method="tree", max_states=0,
-                                     eps=1e-11)
-        for x, y in zip(lv, tr):
-            assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+        _both_dps(prm, [1, 2, 3, 5, 8], PathConfig(quick_acks=quick))
 
 
 def test_quick_acks_against_the_simulator():
@@ -135,13 +141,7 @@ def test_the_clock_granularity_in_the_level_dp_equals_the_tree_dp_and_lengthens_
     kw = dict(delack_timeout_s=0.04, min_rto_s=0.2)
     out = {}
     for g in (0.0, 0.2):
-        path = PathConfig(clock_granularity_s=g, **kw)
-        lv = packet.expected_latency(prm, size_packets=sizes, path=path, method="levels", max_states=0,
-                                     eps=1e-11, stationary_tol=None)
-        tr = packet.expected_latency(prm, size_packets=sizes, path=path, method="tree", max_states=0, eps=1e-11)
-        for x, y in zip(lv, tr):
-            assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
-        out[g] = [x.expected_latency_s for x in lv]
+        out[g] = _both_dps(prm, sizes, PathConfig(clock_granularity_s=g, **kw))
     assert out[0.0][0] == pytest.approx(out[0.2][0], rel=1e-9)  # one segment: only the initial RTO
     assert all(b > 1.01 * a for a, b in zip(out[0.0][3:], out[0.2][3:]))  # 5 and 8 packets: +1.5 %, +2.9 %
 
@@ -156,13 +156,7 @@ def test_a_collapsing_back_off_in_the_level_dp_equals_the_tree_dp_and_shortens_r
     sizes = [1, 2, 3, 5, 8]
     out = {}
     for collapse in (False, True):
-        path = PathConfig(backoff_collapses=collapse)
-        lv = packet.expected_latency(prm, size_packets=sizes, path=path, method="levels", max_states=0,
-                                     eps=1e-11, stationary_tol=None)
-        tr = packet.expected_latency(prm, size_packets=sizes, path=path, method="tree", max_states=0, eps=1e-11)
-        for x, y in zip(lv, tr):
-            assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
-        out[collapse] = [x.expected_latency_s for x in lv]
+        out[collapse] = _both_dps(prm, sizes, PathConfig(backoff_collapses=collapse))
     assert out[True][0] == out[False][0]  # one segment: no new ACK before the end
     assert all(b < 0.99 * a for a, b in zip(out[False][2:], out[True][2:]))
 
@@ -207,18 +201,14 @@ def test_the_paper_s_fixed_rto_equals_in_both_dps_and_matches_the_simulator():
     from latency_model.sim import OUT_FIELDS, run_many
 
     prm = apply_variant(TcpParams(p=0.2, b=1, w0=2), "newreno")
-    path = PathConfig(fixed_rto=True)
-    lv = packet.expected_latency(prm, size_packets=[2, 5], path=path, method="levels", max_states=0, eps=1e-11,
-                                 stationary_tol=None)
-    tr = packet.expected_latency(prm, size_packets=[2, 5], path=path, method="tree", max_states=0, eps=1e-11)
+    lv = _both_dps(prm, [2, 5], PathConfig(fixed_rto=True))
     rfc = packet.expected_latency(prm, size_packets=[2, 5])
-    for x, y, z in zip(lv, tr, rfc):
-        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
-        assert x.expected_latency_s < 0.95 * z.expected_latency_s
+    for x, z in zip(lv, rfc):
+        assert x < 0.95 * z.expected_latency_s
     for n, x in zip((2, 5), lv):
         runs = run_many(prm, n * prm.mss_bytes, np.random.SeedSequence(11).spawn(20000), SimConfig(rto_rule="paper"))
         lat = runs[:, OUT_FIELDS.index("completion_s")]
-        assert abs(x.expected_latency_s - lat.mean()) < 4 * lat.std(ddof=1) / np.sqrt(lat.size)
+        assert abs(x - lat.mean()) < 4 * lat.std(ddof=1) / np.sqrt(lat.size)
 
 
 def test_any_set_up_of_the_receiver_and_timer_gives_the_same_expectation_in_both_dps():
@@ -242,13 +232,7 @@ def test_any_set_up_of_the_receiver_and_timer_gives_the_same_expectation_in_both
            b=st.integers(1, 2), w0=st.integers(1, 6), p=st.sampled_from([0.02, 0.1, 0.3]))
     def check(quick, g, collapse, fixed, delack, variant, b, w0, p):
         prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
-        path = PathConfig(quick_acks=quick, clock_granularity_s=g, backoff_collapses=collapse, fixed_rto=fixed,
-                          delack_timeout_s=delack)
-        sizes = [1, 2, 4, 7]
-        lv = packet.expected_latency(prm, size_packets=sizes, path=path, method="levels", max_states=0, eps=1e-11,
-                                     stationary_tol=None)
-        tr = packet.expected_latency(prm, size_packets=sizes, path=path, method="tree", max_states=0, eps=1e-11)
-        for x, y in zip(lv, tr):
-            assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+        _both_dps(prm, [1, 2, 4, 7], PathConfig(quick_acks=quick, clock_granularity_s=g, backoff_collapses=collapse,
+                                                fixed_rto=fixed, delack_timeout_s=delack))
 
     check()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ..accel import numba_available
+from ..accel import compile_twin, numba_available
 
 __all__ = ["LevelData", "level_sums", "compiled_level_sums", "compact"]
 
@@ -124,12 +124,7 @@ def compact(keep, arrays) -> list:
     pages' first touch), 0.03 s later (2026-11-27)."""
     global _compact_compiled
     if _compact_compiled is None:
-        if numba_available():
-            import numba
-
-            _compact_compiled = numba.njit(cache=True, nogil=True)(_compact_rows)
-        else:
-            _compact_compiled = False
+        _compact_compiled = compile_twin(globals(), (), _compact_rows) or False
     out = []
     for a in arrays:
         if _compact_compiled and a.flags.writeable and a.flags.c_contiguous and a.ndim in (1, 2):

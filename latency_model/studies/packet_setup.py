@@ -22,6 +22,14 @@ _PATH_FIELDS = ("link_rate_bps", "header_bytes", "delay_s", "delack_timeout_s", 
                 "max_rto_s", "fin", "quick_acks", "clock_granularity_s")
 
 
+def _check(config) -> None:
+    """ValueError unless ``config`` is a :class:`~latency_model.sim.config.SimConfig`."""
+    from ..sim.config import SimConfig
+
+    if not isinstance(config, SimConfig):
+        raise ValueError(f"config must be a SimConfig, got {config!r}")
+
+
 def packet_path(config):
     """The :class:`~latency_model.model.packet.PathConfig` of a simulator configuration:
     its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and clock
@@ -40,10 +48,8 @@ def packet_path(config):
     PathConfig
     """
     from ..model.packet import PathConfig
-    from ..sim.config import SimConfig
 
-    if not isinstance(config, SimConfig):
-        raise ValueError(f"config must be a SimConfig, got {config!r}")
+    _check(config)
     # ns-3's sender recomputes the RTO from its estimator at every new ACK (NewAck); with
     # timestamps every new ACK is a valid sample (RFC 7323 4.1), so the back-off ends there too
     collapses = config.sender == "ns3" or config.rtt_sampling == "timestamps"
@@ -87,10 +93,7 @@ def packet_differences(config) -> list[str]:
     -------
     list of str
     """
-    from ..sim.config import SimConfig
-
-    if not isinstance(config, SimConfig):
-        raise ValueError(f"config must be a SimConfig, got {config!r}")
+    _check(config)
     out = []
     if config.sender != "rfc":
         extra = ""

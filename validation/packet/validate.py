@@ -61,6 +61,7 @@ from latency_model.checks import packet_model_seconds
 from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
 from latency_model.sim import SimConfig, simulate
+from latency_model.sim.ns3 import check_ns3_params
 from latency_model.studies.packet_setup import packet_options
 
 FIELDS = ["variant", "b", "w0", "p", "size_packets", "model_s", "sim_s", "ci_lo_s", "ci_hi_s",
@@ -171,8 +172,11 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
             for (variant, b, w0, p), sizes in grid_combos(g, cells, seed, size_law, p_range,
                                                               size_range):
                 cell = dict(variant=variant, b=b, w0=w0, p=p)
-                if stack == "ns3" and variant in ("proposal", "er"):
-                    continue  # ns-3.37's TcpNewReno has neither (sim/ns3.py check_ns3_params)
+                if config.sender == "ns3":
+                    try:  # ns-3.37's TcpNewReno has neither the proposal nor ER
+                        check_ns3_params(apply_variant(TcpParams(p=p, b=b, w0=w0), variant), config)
+                    except ValueError:
+                        continue
                 todo = [n for n in sizes if cell_key(dict(cell, size_packets=n)) not in done]
                 if not todo:
                     continue
