@@ -11,9 +11,10 @@ install).
 
 from __future__ import annotations
 
+import functools
 import os
 
-__all__ = ["numba_available", "compile_twin", "compile_twins"]
+__all__ = ["numba_available", "compile_twin", "compile_twins", "uncounted", "held"]
 
 
 def numba_available() -> bool:
@@ -49,6 +50,9 @@ def compile_twins(namespace: dict, helpers, entries):
 
     ns = dict(namespace)
     stamp = _sources_stamp(namespace, entries)
+    for name, intrinsic in _intrinsics().items():
+        if ns.get(name) is globals()[name]:
+            ns[name] = intrinsic
     for name in helpers:
         ns[name] = _fresh(numba.njit(cache=True, nogil=True)(_rebind(namespace[name], ns)), stamp)
     return tuple(_fresh(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)), stamp) for entry in entries)
@@ -111,3 +115,67 @@ def _rebind(fn, ns: dict):
     import types
 
     return types.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def uncounted(arrays):
+    """``arrays`` (an array or a tuple of arrays) as views that numba does not reference-count.
+
+    Pure Python: ``arrays`` itself. Compiled (:func:`compile_twins` puts an intrinsic in its
+    place): the same arrays with a null meminfo, so that passing them to a helper, or taking a
+    row of them, costs no atomic increment and decrement (numba's ``NRT_incref`` and
+    ``NRT_decref`` skip a null meminfo). Measured (docs/model.md section 5.2): those atomics
+    were half the packet model's time, as every helper call increments and decrements each
+    array it is given. The views must not outlive what owns the memory: a kernel's arguments
+    (held by its caller) or a local array kept referenced past the views' last use
+    (:func:`held`). Nothing is computed differently: the results are the same bits."""
+    return arrays
+
+
+def held(arrays):
+    """Nothing (pure and compiled): a use of ``arrays`` (an array or a tuple of arrays), which
+    numba keeps alive up to here, so :func:`uncounted` views of them stay valid until then."""
+    return None
+
+
+@functools.cache
+def _intrinsics() -> dict:
+    """The compiled :func:`uncounted` and :func:`held` (numba intrinsics)."""
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    def arrays_of(ty):
+        if isinstance(ty, types.Array):
+            return True
+        return isinstance(ty, types.BaseTuple) and all(isinstance(t, types.Array) for t in ty)
+
+    def strip(context, builder, ty, value):
+        ary = context.make_array(ty)(context, builder, value=value)
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    @intrinsic
+    def uncounted_(typingctx, arrays):
+        if not arrays_of(arrays):
+            return None
+
+        def codegen(context, builder, sig, args):
+            if isinstance(arrays, types.Array):
+                return strip(context, builder, arrays, args[0])
+            items = [strip(context, builder, ty, builder.extract_value(args[0], i))
+                     for i, ty in enumerate(arrays)]
+            return context.make_tuple(builder, sig.return_type, items)
+
+        return arrays(arrays), codegen
+
+    @intrinsic
+    def held_(typingctx, arrays):
+        if not arrays_of(arrays):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return context.get_dummy_value()
+
+        return types.none(arrays), codegen
+
+    return {"uncounted": uncounted_, "held": held_}

@@ -36,7 +36,7 @@ import types
 
 import numpy as np
 
-from ..accel import compile_twins
+from ..accel import compile_twins, held, uncounted
 from ..checks import BudgetError, check_memory
 from ._packet_flat import (
     ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_D, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO,
@@ -240,9 +240,8 @@ def _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn):
     nb = 16
     while nb < 4 * xn:
         nb *= 2
-    hk1 = np.zeros(nb, np.int64)
-    hk2 = np.zeros(nb, np.int64)
-    hv = np.empty(nb, np.int64)
+    tables = (np.zeros(nb, np.int64), np.zeros(nb, np.int64), np.empty(nb, np.int64))
+    hk1, hk2, hv = uncounted(tables)  # (accel.uncounted: no atomics in the loops below)
     best = np.empty(xn, np.int64)  # per signature: its most probable branch point
     for tier in range(1, NTIERS):
         hv[:] = -1
@@ -265,6 +264,7 @@ def _fold_branches(C, CF, eps, XI, XF, XP, XQ, xn):
                     XP[best[g]] += XP[j]
                     XQ[best[g]] += XQ[j]
                     gone[j] = True
+    held(tables)
     return gone
 
 
@@ -281,11 +281,17 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
     level states are folded afterwards (:func:`fold_level`). Returns 0, 1 if a pool is
     full (the caller enlarges them and calls again) or 2 if a state ran out of event
     slots."""
+    # every array as a view numba does not reference-count (accel.uncounted: the atomic
+    # increments and decrements of each helper call's arrays were half the time)
+    C, CF, IS, FS, PM, PT = uncounted((C, CF, IS, FS, PM, PT))
+    OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl = uncounted((OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl))
+    AI, AF, AP, AQ, acnt, ak1, ak2, av, asl = uncounted((AI, AF, AP, AQ, acnt, ak1, ak2, av, asl))
+    BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl = uncounted((BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl))
     k1 = PM.shape[1]
-    cp = np.empty(k1)
-    cq = np.empty(k1)
-    I = np.empty(IS.shape[1], np.int64)
-    F = np.empty(FS.shape[1])
+    scratch = (np.empty(k1), np.empty(k1))
+    rows = (np.empty(IS.shape[1], np.int64), np.empty(FS.shape[1]))
+    cp, cq = uncounted(scratch)
+    I, F = uncounted(rows)
     _clear(ocnt, ov, osl)
     _clear(acnt, av, asl)
     _clear(bcnt, bv, bsl)
@@ -355,6 +361,8 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
     _clear(bcnt, bv, bsl)
     # the level's rows are folded and compacted next (fold_level): empty its table
     _clear_table(ocnt[0], ov, osl)
+    held(scratch)
+    held(rows)
     return 0
 
 
@@ -409,10 +417,13 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
     depth_max = SI.shape[0]
     cap = NQ.shape[0]
     k1 = NQ.shape[1]
-    cq = np.empty(k1)
-    cv = np.empty(k1)
+    scratch = (np.empty(k1), np.empty(k1))
+    cq, cv = uncounted(scratch)  # (accel.uncounted: no atomics in the helper calls)
     cl = 0.0  # the returned node's loss-free remaining time
-    sg = np.empty((len(TAIL_TIERS), 2), np.int64)  # a node's signatures
+    sigs = np.empty((len(TAIL_TIERS), 2), np.int64)  # a node's signatures
+    sg = uncounted(sigs)
+    rows = (np.empty(SI.shape[1], np.int64), np.empty(SF.shape[1]))
+    LI, LF = uncounted(rows)  # a node's loss-free run
     SI[0, :] = I0
     SF[0, :] = F0
     smass[0] = mass0
@@ -424,7 +435,8 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
             h1, h2 = state_hash(C, CF, SI[d], SF[d], C[C_N])
             r = _node_lookup(nk1, nk2, nv, h1, h2)
             if r >= 0 and nst[r] == 3:  # a cycle (not expected): finish it loss-free
-                t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
+                copy_row(SI[d], SF[d], LI, LF)
+                t = _lossfree(C, CF, LI, LF)
                 if t < 0.0:
                     return 2
                 cq[:] = 0.0
@@ -452,7 +464,8 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
                 nmass[r] = smass[d]
                 srow[d] = r
                 if _negligible(smass[d], SF[d], CF, eps):
-                    t = _lossfree(C, CF, SI[d].copy(), SF[d].copy())
+                    copy_row(SI[d], SF[d], LI, LF)
+                    t = _lossfree(C, CF, LI, LF)
                     if t < 0.0:
                         return 2
                     g = -1  # the lender: an expanded node of the finest signature
@@ -541,6 +554,9 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
         if d < 0:
             out_q[:] = cq
             out_v[:] = cv
+            held(scratch)
+            held(sigs)
+            held(rows)
             return 0
         _accumulate(SQ[d], SV[d], cq, cv, sbr[d], sdt[d], p)
         if sbr[d] == 0:
@@ -568,11 +584,16 @@ def tail_level(C, CF, p, eps, borrow, delta, IS, FS, PM, PT, n_in,
     expected latency: ``acc[0, k]`` += P(k losses in all), ``acc[1, k]`` += E[T; k
     losses], ``acc[2, 0]`` += mass whose RTO estimator left its minimum. ``delta``
     renumbers a level state into the tails' frame. Returns :func:`tail_values`' status."""
+    # every array as a view numba does not reference-count (accel.uncounted)
+    C, CF, IS, FS, PM, PT, acc = uncounted((C, CF, IS, FS, PM, PT, acc))
+    nk1, nk2, nv, nst, nmass, NQ, NV, ncnt, NL, gk1, gk2, gv = uncounted(
+        (nk1, nk2, nv, nst, nmass, NQ, NV, ncnt, NL, gk1, gk2, gv))
+    SI, SF, sbr, srow, sdt, smass, SQ, SV, sl0 = uncounted((SI, SF, sbr, srow, sdt, smass, SQ, SV, sl0))
     k1 = PM.shape[1]
-    oq = np.empty(k1)
-    ov = np.empty(k1)
-    I = np.empty(IS.shape[1], np.int64)
-    F = np.empty(FS.shape[1])
+    scratch = (np.empty(k1), np.empty(k1))
+    rows = (np.empty(IS.shape[1], np.int64), np.empty(FS.shape[1]))
+    oq, ov = uncounted(scratch)
+    I, F = uncounted(rows)
     for i in range(n_in):
         copy_row(IS[i], FS[i], I, F)
         shift(C, I, F, delta)
@@ -601,6 +622,8 @@ def tail_level(C, CF, p, eps, borrow, delta, IS, FS, PM, PT, n_in,
                     k = k1 - 1
                 acc[0, k] += P[a] * oq[b]
                 acc[1, k] += (Q[a] + P[a] * dt) * oq[b] + P[a] * ov[b]
+    held(scratch)
+    held(rows)
     return 0
 
 
@@ -702,12 +725,14 @@ def class_keys(C, CF, I, F):
 
 def classes(C, CF, IS, FS, n, out):
     """:func:`class_keys` of rows 0..n-1 into ``out[0:NTIERS]``."""
+    C, CF, IS, FS = uncounted((C, CF, IS, FS))
     for i in range(n):
         out[0, i], out[1, i], out[2, i], out[3, i], out[4, i] = class_keys(C, CF, IS[i], FS[i])
 
 
 def row_hashes(C, CF, IS, FS, n, out):
     """:func:`state_hash` (first word) of level rows 0..n-1, relative to snd_max."""
+    C, CF, IS, FS = uncounted((C, CF, IS, FS))
     for i in range(n):
         h1, h2 = state_hash(C, CF, IS[i], FS[i], IS[i, I_SMAX])
         out[i] = h1 ^ (h2 * np.int64(31))
