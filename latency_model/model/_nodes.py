@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..accel import numba_available
+from ..accel import held, numba_available, uncounted
 
 __all__ = ["compiled_nodes"]
 
@@ -239,12 +239,15 @@ def _node(k, region, rs, traj, y):
 
 def _all_edges(k, r, w0, wss, next_kinks, frac_gap, bisections, fr_edge, fr_wide):
     """Panel edges of every state, shape (S, 3, width), and how many per region, (S, 3)."""
+    # views numba does not reference-count (accel.uncounted: no atomics in the helper calls)
+    k, r, w0, wss, frac_gap, fr_edge, fr_wide = uncounted((k, r, w0, wss, frac_gap, fr_edge, fr_wide))
     width = max(fr_edge.size, fr_wide.size) + 8
     edges = np.empty((r.size, 3, width))
     counts = np.zeros((r.size, 3), np.int64)
+    e, c = uncounted((edges, counts))
     for s in range(r.size):
         _state_edges(k, r[s], w0[s], wss[s], next_kinks, frac_gap, bisections, fr_edge, fr_wide,
-                     edges[s], counts[s])
+                     e[s], c[s])
     return edges, counts
 
 
@@ -252,6 +255,10 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
            kinks_t, kinks_f, off_f):
     """Node arrays of the states (as ``_Tables.nodes_for``) given their panel edges; with
     ``tables`` also the corners and weights of each node in the stacked tables."""
+    # views numba does not reference-count (accel.uncounted: no atomics in the helper calls)
+    k, r, w0, wss, edges, counts, gx, gwt, lattice, size_kinks = uncounted(
+        (k, r, w0, wss, edges, counts, gx, gwt, lattice, size_kinks))
+    rows_t, rows_f, kinks_t, kinks_f = uncounted((rows_t, rows_f, kinks_t, kinks_f))
     n_states = r.size
     cap = 0
     for s in range(n_states):
@@ -264,9 +271,9 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
     r_next, nw0s, nwsss = np.empty(cap), np.empty(cap), np.empty(cap)
     idx = np.zeros((cap if tables else 0, corners), np.int32)
     wts = np.zeros((cap if tables else 0, corners))
-    size_points, size_use = np.empty(4, np.int64), np.empty(4, np.bool_)
-    points, use = np.empty(4, np.int64), np.empty(4, np.bool_)
-    grid, lam, row_w = np.empty(4), np.empty(4), np.empty(4)
+    scratch = (np.empty(4, np.int64), np.empty(4, np.bool_), np.empty(4, np.int64), np.empty(4, np.bool_),
+               np.empty(4), np.empty(4), np.empty(4))
+    size_points, size_use, points, use, grid, lam, row_w = uncounted(scratch)
     n = 0
     for s in range(n_states):
         rs = r[s]
@@ -328,6 +335,7 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
                             wts[n, 2 * half] = scale * (1.0 - tw)
                             wts[n, 2 * half + 1] = scale * tw
                     n += 1
+    held(scratch)
     # n < cap only if a panel is so narrow that its weights underflow to 0 (dropped, as in numpy).
     return state[:n], ratio[:n], gw[:n], base[:n], exact[:n], r_next[:n], nw0s[:n], nwsss[:n], idx[:n], wts[:n]
 
@@ -335,10 +343,10 @@ def _build(k, r, w0, wss, edges, counts, tables, corners, gx, gwt, lattice, size
 def _exact_l1(k, r, w0, wss, fr_edge, fr_wide, gx, gwt, out):
     """L_1 at the states from the exact L_0 after each loss, summed in node order (as a
     level-1 node set without tables)."""
+    k, r, w0, wss, fr_edge, fr_wide, gx, gwt = uncounted((k, r, w0, wss, fr_edge, fr_wide, gx, gwt))
     width_max = max(fr_edge.size, fr_wide.size) + 8
-    edges = np.empty((3, width_max))
-    counts = np.zeros(3, np.int64)
-    dummy = np.empty(1)
+    scratch = (np.empty((3, width_max)), np.zeros(3, np.int64), np.empty(1))
+    edges, counts, dummy = uncounted(scratch)  # (accel.uncounted: no atomics in the helper calls)
     for s in range(r.size):
         rs = r[s]
         _state_edges(k, rs, w0[s], wss[s], False, dummy, 0, fr_edge, fr_wide, edges, counts)
@@ -357,6 +365,7 @@ def _exact_l1(k, r, w0, wss, fr_edge, fr_wide, gx, gwt, out):
                     tot += weight
                     acc += (base + nxt) * weight
         out[s] = acc / (tot if tot > 0 else 1.0)
+    held(scratch)
 
 
 _compiled = None
@@ -376,8 +385,15 @@ def compiled_nodes():
     if _jitted is None:
         import numba
 
-        jit = numba.njit(cache=True, nogil=True)
+        from ..accel import _fresh, _intrinsics, _sources_stamp
+
         g = globals()
+        stamp = _sources_stamp(g, [])  # this file and accel.py (uncounted, held)
+
+        def jit(fn):
+            return _fresh(numba.njit(cache=True, nogil=True)(fn), stamp)
+
+        g.update(_intrinsics())
         # The helpers first: the kernels resolve them as globals of this module.
         for name in ("_traj", "_time_window", "_bytes_to", "_after_loss", "_gap", "_sign",
                      "_boundary_kinks", "_state_edges", "_locate", "_stencil", "_lagrange", "_node"):
