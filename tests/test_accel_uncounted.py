@@ -27,6 +27,10 @@ def _through_views(a, b):
     return own
 
 
+def _scalar(x):
+    return uncounted(x)
+
+
 def test_the_pure_twins_are_identity_and_nothing():
     a, b = np.arange(3.0), np.arange(2)
     assert uncounted(a) is a
@@ -37,8 +41,7 @@ def test_the_pure_twins_are_identity_and_nothing():
 
 @pytest.mark.skipif(not numba_available(), reason="numba is not installed or is switched off")
 def test_compiled_views_read_and_write_the_owners_memory():
-    ns = {"np": np, "uncounted": uncounted, "held": held, "_bump": _bump}
-    (fn,) = compile_twins(ns, ("_bump",), (_through_views,))
+    (fn,) = compile_twins(globals(), ("_bump",), (_through_views,))
     a, b = np.array([1.0, 2.0, 3.0]), np.array([4, 5, 6])
     a_pure = a.copy()
     want = _through_views(a_pure, b)
@@ -52,9 +55,6 @@ def test_compiled_views_read_and_write_the_owners_memory():
 def test_the_compiled_uncounted_takes_only_arrays():
     import numba
 
-    def scalar(x):
-        return uncounted(x)
-
-    (fn,) = compile_twins({"uncounted": uncounted}, (), (scalar,))
+    (fn,) = compile_twins(globals(), (), (_scalar,))
     with pytest.raises(numba.core.errors.TypingError):
         fn(1.0)

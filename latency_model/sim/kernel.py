@@ -29,7 +29,7 @@ import functools
 
 import numpy as np
 
-from ..accel import compile_twin, numba_available
+from ..accel import compile_twin, held, numba_available, uncounted
 
 __all__ = ["run_batch", "compiled_run_batch", "numba_available", "N_OUT",
            "OUT_FIELDS"]
@@ -451,20 +451,16 @@ def run_batch(U, PI, PF, out, status):
     """
     n = PI[P_N]
     cap = 4 * (n + int(PF[Q_RWNDB] / PI[P_MSS])) + 64
-    I = np.zeros(N_IS, np.int64)
-    F = np.zeros(N_FS, np.float64)
-    txc = np.zeros(n, np.int64)
-    retx = np.zeros(n, np.int64)
-    rbuf = np.zeros(n, np.int64)
-    sent_at = np.zeros(n, np.float64)
-    dq_t = np.zeros(cap, np.float64)
-    dq_s = np.zeros(cap, np.int64)
-    dq_g = np.zeros(cap, np.int64)
-    dq_ts = np.zeros(cap, np.float64)
-    aq_t = np.zeros(cap, np.float64)
-    aq_s = np.zeros(cap, np.int64)
-    aq_a = np.zeros(cap, np.int64)
-    aq_e = np.zeros(cap, np.float64)
+    state = (np.zeros(N_IS, np.int64), np.zeros(N_FS, np.float64), np.zeros(n, np.int64),
+             np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.float64))
+    queues = (np.zeros(cap, np.float64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+              np.zeros(cap, np.float64), np.zeros(cap, np.float64), np.zeros(cap, np.int64),
+              np.zeros(cap, np.int64), np.zeros(cap, np.float64))
+    # views numba does not reference-count (accel.uncounted: every helper call would
+    # otherwise increment and decrement each array it is given, atomically)
+    U, PI, PF, out, status = uncounted((U, PI, PF, out, status))
+    I, F, txc, retx, rbuf, sent_at = uncounted(state)
+    dq_t, dq_s, dq_g, dq_ts, aq_t, aq_s, aq_a, aq_e = uncounted(queues)
     for r in range(U.shape[0]):
         st = _run_one(U[r], PI, PF, I, F, txc, retx, sent_at, rbuf,
                       dq_t, dq_s, dq_g, dq_ts, aq_t, aq_s, aq_a, aq_e)
@@ -479,6 +475,8 @@ def run_batch(U, PI, PF, out, status):
         out[r, 7] = I[MAXBO]
         out[r, 8] = I[FRX]
         out[r, 9] = I[FIRSTL]
+    held(state)
+    held(queues)
 
 
 _NAMES = ("_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_send_allowed", "_rtt_sample",

@@ -43,7 +43,7 @@ import functools
 
 import numpy as np
 
-from ..accel import compile_twin, numba_available
+from ..accel import compile_twin, held, numba_available, uncounted
 
 __all__ = ["run_batch_ns3", "pack_params_ns3", "compiled_run_batch_ns3", "numba_available",
            "N_OUT", "OUT_FIELDS", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
@@ -630,12 +630,12 @@ def run_batch_ns3(U, PI, PF, out, status):
     """
     n = PI[P_N]
     cap = 4 * (n + int(PF[Q_RWNDB] / PI[P_MSS])) + 64
-    I = np.zeros(N_IS, np.int64)
-    F = np.zeros(N_FS, np.float64)
-    S = np.zeros((N_S, n), np.int64)
-    h_time = np.zeros(n, np.float64)
-    QI = np.zeros((4, cap), np.int64)
-    QF = np.zeros((2, cap), np.float64)
+    state = (np.zeros(N_IS, np.int64), np.zeros(N_FS, np.float64), np.zeros((N_S, n), np.int64),
+             np.zeros(n, np.float64), np.zeros((4, cap), np.int64), np.zeros((2, cap), np.float64))
+    # views numba does not reference-count (accel.uncounted: every helper call would
+    # otherwise increment and decrement each array it is given, atomically)
+    U, PI, PF, out, status = uncounted((U, PI, PF, out, status))
+    I, F, S, h_time, QI, QF = uncounted(state)
     for r in range(U.shape[0]):
         st = _n3_run_one(U[r], PI, PF, I, F, S, h_time, QI, QF)
         status[r] = st
@@ -649,6 +649,7 @@ def run_batch_ns3(U, PI, PF, out, status):
         out[r, 7] = I[MAXBO]
         out[r, 8] = I[FRX]
         out[r, 9] = I[FIRSTL]
+    held(state)
 
 
 

@@ -48,7 +48,7 @@ import math
 
 import numpy as np
 
-from ..accel import compile_twin, numba_available
+from ..accel import compile_twin, held, numba_available, uncounted
 
 __all__ = ["run_batch_sack", "pack_params_sack", "compiled_run_batch_sack", "numba_available",
            "N_OUT", "OUT_FIELDS", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
@@ -1213,14 +1213,13 @@ def run_batch_sack(U, PI, PF, out, status):
     """
     n = PI[P_N]
     cap = 4 * (n + int(PF[Q_RWNDB] / PI[P_MSS])) + 64
-    I = np.zeros(N_IS, np.int64)
-    F = np.zeros(N_FS, np.float64)
-    S = np.zeros((N_S, n), np.int64)
-    sent_at = np.zeros(n, np.float64)
-    RB = np.zeros((2, n + 1), np.int64)
-    blk = np.zeros(6, np.int64)
-    QI = np.zeros((N_QI, cap), np.int64)
-    QF = np.zeros((N_QF, cap), np.float64)
+    state = (np.zeros(N_IS, np.int64), np.zeros(N_FS, np.float64), np.zeros((N_S, n), np.int64),
+             np.zeros(n, np.float64), np.zeros((2, n + 1), np.int64), np.zeros(6, np.int64),
+             np.zeros((N_QI, cap), np.int64), np.zeros((N_QF, cap), np.float64))
+    # views numba does not reference-count (accel.uncounted: every helper call would
+    # otherwise increment and decrement each array it is given, atomically)
+    U, PI, PF, out, status = uncounted((U, PI, PF, out, status))
+    I, F, S, sent_at, RB, blk, QI, QF = uncounted(state)
     for r in range(U.shape[0]):
         st = _sk_run_one(U[r], PI, PF, I, F, S, sent_at, RB, blk, QI, QF)
         status[r] = st
@@ -1234,6 +1233,7 @@ def run_batch_sack(U, PI, PF, out, status):
         out[r, 7] = I[MAXBO]
         out[r, 8] = I[FRX]
         out[r, 9] = I[FIRSTL]
+    held(state)
 
 
 
