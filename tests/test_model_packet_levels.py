@@ -452,3 +452,24 @@ def test_light_branch_points_fold_into_probable_ones_of_their_signature():
         assert sig[j, coarsest] not in heavy
     for j in np.flatnonzero(gone):
         assert sig[j, coarsest] in heavy
+
+
+def test_the_level_pools_are_enlarged_before_a_level_fills_them(monkeypatch):
+    # LT, b = 1, p = 0.2: level 12 holds 2,254 states with 5,231 distinct children, more
+    # than the first pools' 4,096 rows. The pools are enlarged before that level (by the
+    # children per state of the last two levels) instead of running it again (three levels
+    # ran twice for sizes 1-20 before); a level that fills them anyway (here with no
+    # enlargement ahead) runs again in larger pools, with the same bits either way.
+    prm = apply_variant(TcpParams(p=0.2, b=1, w0=2), "lt")
+    sizes = [n * MSS for n in (5, 14)]
+    kw = dict(eps=1e-7, k_max=3, tail_eps=1e-8, max_states=16000, tol=None)
+    ahead, small = {}, {}
+    ref = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, stats=ahead, **kw)
+    assert ahead.get("level_reruns", 0) == 0
+    assert max(ahead["level_states"]) > 2000
+    monkeypatch.setattr(LV, "POOL_MARGIN", 0.0)
+    again = LV.solve(PM._flat_consts(prm, PATH), prm, sizes, pool=16, stats=small, **kw)
+    assert small["level_reruns"] >= 1
+    for s in sizes:
+        assert again[s].expected_s == ref[s].expected_s
+        assert np.array_equal(again[s].done_p, ref[s].done_p)

@@ -1011,6 +1011,16 @@ class LevelResult:
         return float(self.done_pt.sum()) + self.extra_s
 
 
+POOL_SPREAD = 2.0
+"""Distinct children per state a level is first assumed to have (before folding). The
+level pools are enlarged before a level that would fill them (:func:`solve`): to hold
+1.25 x its states x the larger ratio of the last two levels (they alternate between about
+1.3 and 2.3 once the levels are large); a level that fills them anyway runs again in pools
+twice as large. Measured: LT, b = 1, W0 = 2, p = 0.2, sizes 1-20 ran three levels again,
+11 % of its time (docs/model.md section 5.2)."""
+POOL_MARGIN = 1.25
+"""The margin of :data:`POOL_SPREAD`'s estimate (0: no enlargement ahead)."""
+
 STATIONARY_WINDOW = 10
 """Levels over which the per-level increment's drift is measured (:func:`solve`)."""
 STATIONARY_TV = 1e-3
@@ -1070,6 +1080,7 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
     cur.cnt[0] = 1
     out, pa, pb = (_Pool(pool, ni, nf, k1) for _ in range(3))
     drop = np.zeros(2)
+    spread = [POOL_SPREAD] * 2  # distinct children per state of the last two levels (before folding)
     expanded = 0
     folded = 0.0
     rolled = 0.0
@@ -1121,7 +1132,14 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
         if progress is not None:
             progress(L, top)
         Cl[C_LIM] = L + 1
+        cap = out.I.shape[0]
+        while cap < POOL_MARGIN * max(spread) * n_cur:  # enlarged ahead, not run again when full
+            cap *= 2
         while True:
+            if cap > out.I.shape[0]:
+                _guard(params, f"level pools (level {L}, {cap:,} states)",
+                       3 * cap / out.I.shape[0] * sum(a.nbytes for a in out.args()))
+                out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
             st = advance(Cl, CFl, p, eps, cur.I, cur.F, cur.P, cur.Q, n_cur,
                          *out.args(), *pa.args(), *pb.args(), drop)
             if st == 0:
@@ -1130,9 +1148,9 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                 raise RuntimeError(f"packet model: a state needs more event slots than "
                                    f"allocated (status {st})")
             cap = 2 * out.I.shape[0]
-            _guard(params, f"level pools (level {L}, {cap:,} states)",
-                   6 * sum(a.nbytes for a in out.args()))
-            out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
+            if stats is not None:
+                stats["level_reruns"] = stats.get("level_reruns", 0) + 1
+        spread = spread[1:] + [int(out.cnt[0]) / n_cur]
         expanded += n_cur
         fold_level(out, max_states, eps, classes_k, Cl, CFl)
         folded += out.folded
