@@ -340,12 +340,13 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     ``n_sizes`` distinct sizes (None: every size up to the largest).
 
     Measured (docs/model.md, section 5.2; this machine, within a factor of about 3): the
-    level DP costs up to about 1 s per level (one level per packet) once a level holds
+    level DP costs up to about 0.6 s per level (one level per packet) once a level holds
     its thousands of states, and stops at the level where its distribution turns
     stationary, some 120-340 packets in at p = 0.05-0.2 (sizes beyond are
-    extrapolated; at p = 0.01 it runs every level): 1..1000 packets take 111 s at
-    p = 0.2, 292 s at 0.1, 362 s at 0.05, 638 s at 0.01 (W0 = 2, b = 2, the default
-    ``max_states`` 16,000; 2026-11-27; at 8000 within the machine's noise of these).
+    extrapolated; at p = 0.01 it runs every level): 1..1000 packets take 67 s at
+    p = 0.2, 179 s at 0.1, 221 s at 0.05, 441 s at 0.01 (W0 = 2, b = 2, the default
+    ``max_states`` 16,000; 2026-11-27, with the kernels' arrays uncounted; 111, 292, 362
+    and 638 s before).
     A level holds more states with a larger first window and with an ACK for every
     segment: the validation runs (``validation/packet/results*.csv``, ``model_time_s``)
     took about (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2,
@@ -365,7 +366,7 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     scale = (2.0 + max(float(w0), 1.0)) / 4.0 * (2.0 if b == 1 else 1.0)
     levels = min(n, 25.0 / p)  # levels run before the stationary extrapolation, about
     tails = 1.0 if n_sizes is None else min(max(float(n_sizes), 1.0) / levels, 1.0)
-    return 0.5 + 0.8 * levels * scale * (PACKET_LEVEL_SHARE + (1.0 - PACKET_LEVEL_SHARE) * tails)
+    return 0.5 + 0.55 * levels * scale * (PACKET_LEVEL_SHARE + (1.0 - PACKET_LEVEL_SHARE) * tails)
 
 
 PACKET_LEVEL_SHARE = 0.25
