@@ -473,3 +473,21 @@ def test_the_level_pools_are_enlarged_before_a_level_fills_them(monkeypatch):
     for s in sizes:
         assert again[s].expected_s == ref[s].expected_s
         assert np.array_equal(again[s].done_p, ref[s].done_p)
+
+
+@pytest.mark.parametrize("path", [PATH, PM.PathConfig(link_rate_bps=1e6, header_bytes=40),
+                                  PM.PathConfig(fin=True, quick_acks=2, delack_timeout_s=0.04)])
+def test_the_serialisation_shift_is_the_object_engine_s(path):
+    # The loss-free transfer's serialisation (added back to the rounds-model DP) runs on
+    # the compiled flat engine: the same bits as the object engine's two scripted runs
+    # (exact minus rounds), short last segments and every variant included.
+    for variant, b, w0, rwnd in [("newreno", 2, 2, 30), ("lt", 1, 10, 30), ("proposal", 1, 3, 61),
+                                 ("er", 2, 1, 30)]:
+        prm = apply_variant(TcpParams(p=0.1, b=b, w0=w0, rwnd=rwnd), variant)
+        for n in (1, 2, 3, 7, 20, 41, 200):
+            for size in (n * MSS, n * MSS - 137):
+                if size < 1:
+                    continue
+                want = (PM.scripted_latency(prm, size_bytes=size, path=path)
+                        - PM.scripted_latency(prm, size_bytes=size, path=path, serialisation="rounds"))
+                assert PM._serialisation_shift(prm, size, path) == want, (variant, b, w0, size)

@@ -841,20 +841,40 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
 
 def _serialisation_shift(params: TcpParams, size: int, path: PathConfig) -> float:
     """L_0(exact) - L_0(rounds), seconds: the serialisation the loss-free transfer
-    accumulates, added back to a rounds-time-model result (module docstring)."""
-    return (scripted_latency(params, size_bytes=size, path=path)
-            - scripted_latency(params, size_bytes=size, path=path, serialisation="rounds"))
+    accumulates, added back to a rounds-time-model result (module docstring).
+
+    On the flat engine, compiled, where it runs the transfer (rwnd up to
+    :data:`._packet_flat.MAX_RWND` packets; the same bits as the object engine,
+    ``test_the_serialisation_shift_is_the_object_engine_s``), else on the object engine:
+    1..1000 packets took 6.0 s of the object engine's Python (a transfer per size, O(N^2)
+    events; 9 % of a 1..1000-packet call at p = 0.2)."""
+    if params.rwnd > F.MAX_RWND:
+        return (scripted_latency(params, size_bytes=size, path=path)
+                - scripted_latency(params, size_bytes=size, path=path, serialisation="rounds"))
+    run = LV.kernels().scripted
+    times = []
+    for serial in (True, False):
+        C, CF = _flat_consts(params, path, serial)(size)
+        I, Fl = F.new_state(C, CF, params.w0, params.w_ss)
+        t = run(C, CF, I, Fl, np.zeros(int(C[F.C_N]), np.int64), False)
+        if t < 0.0:  # out of event slots: the object engine, which has no such limit
+            return (scripted_latency(params, size_bytes=size, path=path)
+                    - scripted_latency(params, size_bytes=size, path=path, serialisation="rounds"))
+        times.append(t)
+    return times[0] - times[1]
 
 
-def _flat_consts(params: TcpParams, path: PathConfig):
-    """size_bytes -> the flat engine's (C, CF) on the rounds time model."""
+def _flat_consts(params: TcpParams, path: PathConfig, serial: bool = False):
+    """size_bytes -> the flat engine's (C, CF): on the rounds time model, or with each
+    packet's serialisation (``serial``; the level DP keys states on the rounds model)."""
     d = path.delay_s if path.delay_s is not None else params.rtt_s / 2.0
+    ser = 8.0 / path.link_rate_bps if serial else 0.0
 
     def consts(size_bytes):
         return F.make_consts(
             size_bytes=size_bytes, mss=params.mss_bytes, rwnd_packets=params.rwnd,
             b=params.b, dup_t=params.dup_t, dup_lt=params.dup_lt,
-            tail=params.tail_retransmit, er=params.early_retransmit, d=d, ser_per_byte=0.0,
+            tail=params.tail_retransmit, er=params.early_retransmit, d=d, ser_per_byte=ser,
             header=path.header_bytes, delack=path.delack_timeout_s,
             min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
             fin=path.fin, quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
@@ -868,7 +888,7 @@ def predict(params: TcpParams, sizes_bytes, **options):
     Cost (CPU, defaults, level DP; docs/model.md sections 5.2, 6.2 and 6.5): one call for
     sizes 1..20 takes up to 4 s with W0 <= 4 (33 s with W0 = 10 at p = 0.2), one size of
     40-200 packets up to a few minutes (141 s the most among 146 random cells), 1..1000
-    packets 111 s at p = 0.2 to 638 s at p = 0.01. All sizes of one call share a DP, so
+    packets 67 s at p = 0.2 to 441 s at p = 0.01. All sizes of one call share a DP, so
     pass them together; a call's cost is mostly the tails of the sizes asked for.
 
     Parameters
