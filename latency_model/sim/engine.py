@@ -1,7 +1,13 @@
-"""Event core: a heap of ``(time, seq, kind, payload)`` with cancellable timers.
+"""Event core: a heap of events ordered by ``(tick, seq)`` with cancellable timers.
 
-``seq`` is a per-queue counter, so events due at the same instant run in the
-order they were scheduled: the run is deterministic and independent of payloads.
+``tick`` is the event's time on a clock of whole nanoseconds (:func:`tick`) and ``seq`` a
+per-queue counter, so events due in the same nanosecond run in the order they were
+scheduled, as ns-3 runs its events (an integer-nanosecond ``Time``, FIFO among equal
+times): the run is deterministic and independent of payloads, and two events due at the
+same instant in exact arithmetic (a delayed-ACK timer and a data arrival, say) keep their
+scheduling order however the floating-point sums that gave their times were rounded
+(ordered by the float times, they ran in the order of that rounding's last bit:
+docs/model.md section 6.10). The times themselves stay floats: only the order uses ticks.
 Timers are cancelled lazily (a cancelled entry is skipped when popped), which keeps
 push and pop at O(log n).
 """
@@ -10,7 +16,13 @@ from __future__ import annotations
 
 import heapq
 
-__all__ = ["EventQueue", "Timer"]
+__all__ = ["EventQueue", "Timer", "tick"]
+
+
+def tick(time_s: float) -> int:
+    """``time_s`` (seconds, >= 0) on the event clock: whole nanoseconds, rounded to nearest
+    (the compiled kernels' ``_before`` computes the same ``int64(t * 1e9 + 0.5)``)."""
+    return int(time_s * 1e9 + 0.5)
 
 
 class Timer:
@@ -60,10 +72,10 @@ class Timer:
 
 
 class EventQueue:
-    """Min-heap of events ordered by ``(time, seq)``.
+    """Min-heap of events ordered by ``(tick(time), seq)``.
 
     ``seq`` increases by one per :meth:`push`, which gives FIFO order among
-    simultaneous events and makes every run reproducible.
+    events due in the same nanosecond and makes every run reproducible.
     """
 
     __slots__ = ("_heap", "_seq", "_dead", "now")
@@ -78,7 +90,7 @@ class EventQueue:
         """Schedule ``kind`` with ``payload`` at absolute time ``time_s`` (seconds); return its token."""
         seq = self._seq
         self._seq += 1
-        heapq.heappush(self._heap, (time_s, seq, kind, payload))
+        heapq.heappush(self._heap, (tick(time_s), seq, time_s, kind, payload))
         return seq
 
     def discard(self, token: int) -> None:
@@ -89,10 +101,10 @@ class EventQueue:
         """Remove and return the next live event ``(time_s, token, kind, payload)``, or None if empty."""
         heap = self._heap
         while heap:
-            ev = heapq.heappop(heap)
-            if ev[1] in self._dead:
-                self._dead.discard(ev[1])
+            _, seq, time_s, kind, payload = heapq.heappop(heap)
+            if seq in self._dead:
+                self._dead.discard(seq)
                 continue
-            self.now = ev[0]
-            return ev
+            self.now = time_s
+            return time_s, seq, kind, payload
         return None

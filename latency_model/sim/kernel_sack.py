@@ -1106,6 +1106,18 @@ def _rk_on_ack(ack, tsecr, now, blk, nb, I, F, PI, PF, u, S, sent_at, QI, QF):
     I[SENT_NEW] = 0
 
 
+def _before(t, s, bt, bs):
+    """Event (t, s) runs before event (bt, bs): earlier on a clock of whole nanoseconds, or in
+    the same nanosecond and scheduled earlier (lower ``seq``), as ns-3 orders its events
+    (integer-nanosecond ``Time``, FIFO among equal times). Times that are equal in exact
+    arithmetic differ by rounding in the last bit; ordering them by that noise made a
+    delayed-ACK timer and a data arrival due at the same instant run in an arbitrary order
+    (docs/model.md section 6.10)."""
+    a = np.int64(t * 1e9 + 0.5)
+    b = np.int64(bt * 1e9 + 0.5)
+    return a < b or (a == b and s < bs)
+
+
 def _sk_run_one(u, PI, PF, I, F, S, sent_at, RB, blk, QI, QF):
     n = PI[P_N]
     I[:] = 0
@@ -1138,28 +1150,28 @@ def _sk_run_one(u, PI, PF, I, F, S, sent_at, RB, blk, QI, QF):
         if I[AQN] > 0:
             t = QF[QF_AT, I[AQH]]
             s = QI[QI_AS, I[AQH]]
-            if kind < 0 or t < bt or (t == bt and s < bs):
+            if kind < 0 or _before(t, s, bt, bs):
                 kind = 1
                 bt = t
                 bs = s
         if I[RTO_ON] != 0:
             t = F[RTO_T]
             s = I[RTO_SEQ]
-            if kind < 0 or t < bt or (t == bt and s < bs):
+            if kind < 0 or _before(t, s, bt, bs):
                 kind = 2
                 bt = t
                 bs = s
         if I[DL_ON] != 0:
             t = F[DL_T]
             s = I[DL_SEQ]
-            if kind < 0 or t < bt or (t == bt and s < bs):
+            if kind < 0 or _before(t, s, bt, bs):
                 kind = 3
                 bt = t
                 bs = s
         if I[RK_ON] != 0:
             t = F[RK_T]
             s = I[RK_SEQ]
-            if kind < 0 or t < bt or (t == bt and s < bs):
+            if kind < 0 or _before(t, s, bt, bs):
                 kind = 4
                 bt = t
                 bs = s
@@ -1237,7 +1249,7 @@ def run_batch_sack(U, PI, PF, out, status):
 
 
 
-_NAMES = ("_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_ack_now", "_sack_first",
+_NAMES = ("_before", "_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_ack_now", "_sack_first",
           "_on_segment", "_sk_flight", "_sk_can_send_new", "_sk_dup_thresh", "_sk_is_lost",
           "_sk_pipe", "_sk_update", "_sk_next_seg", "_sk_base_send", "_sk_loss_send",
           "_sk_recovery_send", "_sk_send_allowed", "_sk_prr_update", "_sk_limited_transmit",
