@@ -1020,6 +1020,10 @@ twice as large. Measured: LT, b = 1, W0 = 2, p = 0.2, sizes 1-20 ran three level
 11 % of its time (docs/model.md section 5.2)."""
 POOL_MARGIN = 1.25
 """The margin of :data:`POOL_SPREAD`'s estimate (0: no enlargement ahead)."""
+POOL_SPREAD_FROM = 256
+"""Levels of fewer states do not update the estimate (:data:`POOL_SPREAD`): the first
+levels' few states have many children each (W0 = 10, b = 1: hundreds), which would ask
+for pools hundreds of times too large."""
 
 STATIONARY_WINDOW = 10
 """Levels over which the per-level increment's drift is measured (:func:`solve`)."""
@@ -1132,14 +1136,19 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
         if progress is not None:
             progress(L, top)
         Cl[C_LIM] = L + 1
-        cap = out.I.shape[0]
-        while cap < POOL_MARGIN * max(spread) * n_cur:  # enlarged ahead, not run again when full
-            cap *= 2
+        # enlarged ahead rather than run again when full: at most 4x a level, and only
+        # within the memory limit (the run-again path below is the one that refuses)
+        ahead = out.I.shape[0]
+        while ahead < POOL_MARGIN * max(spread) * n_cur and ahead < 4 * out.I.shape[0]:
+            ahead *= 2
+        if ahead > out.I.shape[0]:
+            try:
+                _guard(params, "level pools", 3 * ahead / out.I.shape[0] * sum(a.nbytes for a in out.args()))
+            except BudgetError:
+                pass
+            else:
+                out, pa, pb = (_Pool(ahead, ni, nf, k1) for _ in range(3))
         while True:
-            if cap > out.I.shape[0]:
-                _guard(params, f"level pools (level {L}, {cap:,} states)",
-                       3 * cap / out.I.shape[0] * sum(a.nbytes for a in out.args()))
-                out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
             st = advance(Cl, CFl, p, eps, cur.I, cur.F, cur.P, cur.Q, n_cur,
                          *out.args(), *pa.args(), *pb.args(), drop)
             if st == 0:
@@ -1148,9 +1157,13 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                 raise RuntimeError(f"packet model: a state needs more event slots than "
                                    f"allocated (status {st})")
             cap = 2 * out.I.shape[0]
+            _guard(params, f"level pools (level {L}, {cap:,} states)",
+                   6 * sum(a.nbytes for a in out.args()))
+            out, pa, pb = (_Pool(cap, ni, nf, k1) for _ in range(3))
             if stats is not None:
                 stats["level_reruns"] = stats.get("level_reruns", 0) + 1
-        spread = spread[1:] + [int(out.cnt[0]) / n_cur]
+        if n_cur >= POOL_SPREAD_FROM:  # (a level of a few states says little)
+            spread = spread[1:] + [int(out.cnt[0]) / n_cur]
         expanded += n_cur
         fold_level(out, max_states, eps, classes_k, Cl, CFl)
         folded += out.folded

@@ -32,9 +32,13 @@ No random numbers and no call into the simulator: this is an independent second 
 Time model (``serialisation``): ``"exact"`` clocks every packet onto the link (MSS +
 header bytes at ``link_rate_bps``) as the simulator's link does; ``"rounds"`` sets the
 serialisation time to zero, so every time is a sum of one-way delays and timer values
-and far more states coincide, and adds back the serialisation the loss-free transfer
-accumulates (``exact`` L_0 minus ``rounds`` L_0), a first-order correction (docs/model.md
-gives its bound). ``"auto"`` (default) takes ``"exact"`` for p = 0 and ``"rounds"`` otherwise.
+(more states coincide in the tree DP), and adds back the serialisation the loss-free
+transfer accumulates (``exact`` L_0 minus ``rounds`` L_0). ``"auto"`` (default) is
+``"exact"``: the rounds model makes a data arrival and a timer due in the same rounds
+instant run in their scheduling order where the serialisation puts the arrival after the
+timer, and with delayed ACKs and a round trip at or above the delayed-ACK timeout that
+changes the ACKs sent (LT, b = 2, W0 = 3, p = 0.03, RTT 0.3 s, 20 packets: 5.7 % low;
+docs/model.md section 6.10). ``"rounds"`` was the default until 2026-11-27.
 """
 
 from __future__ import annotations
@@ -662,9 +666,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         ``"levels"``: the level DP (:mod:`._packet_levels`; compiled with numba; states
         keyed relative to snd_max, so it reaches 1000 packets); ``"tree"``: the per-size
         DP over the loss tree (exact for short files, exponential in their length).
-        ``"auto"`` (default) takes the tree for p = 0, ``quantiles=True``, exact
-        serialisation and rwnd above :data:`._packet_flat.MAX_RWND` packets, the levels
-        otherwise.
+        ``"auto"`` (default) takes the tree for p = 0, ``quantiles=True`` and rwnd above
+        :data:`._packet_flat.MAX_RWND` packets, the levels otherwise.
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
@@ -762,19 +765,14 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         sizes = check_array("size_bytes", size_bytes, low=1.0).ravel()
     if np.any(sizes != np.round(sizes)):
         raise ValueError("sizes must be whole bytes (size_bytes) or packets (size_packets)")
-    mode = serialisation
-    if mode == "auto":
-        mode = "exact" if params.p == 0.0 else "rounds"
+    mode = "exact" if serialisation == "auto" else serialisation
     if method == "auto":
-        method = ("tree" if params.p == 0.0 or quantiles or mode == "exact"
-                  or params.rwnd > F.MAX_RWND else "levels")
+        method = ("tree" if params.p == 0.0 or quantiles or params.rwnd > F.MAX_RWND
+                  else "levels")
     if method == "levels":
         if quantiles:
             raise ValueError("quantiles=True needs method='tree' (the level DP gives no "
                              "distribution)")
-        if mode == "exact":
-            raise ValueError("serialisation='exact' needs method='tree' (the level DP keys "
-                             "states on the rounds time model)")
         if params.rwnd > F.MAX_RWND:
             raise ValueError(f"method='levels' supports rwnd <= {F.MAX_RWND} packets, got "
                              f"{params.rwnd:g}; use method='tree'")
@@ -783,13 +781,13 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     if method == "levels":
         eps = LEVELS_EPS if eps is None else eps
         tail_eps = eps * LEVELS_TAIL_EPS_RATIO if tail_eps is None else tail_eps
-        solved = LV.solve(_flat_consts(params, path), params, sorted(set(sizes)), eps=eps,
+        solved = LV.solve(_flat_consts(params, path, mode == "exact"), params, sorted(set(sizes)), eps=eps,
                           k_max=k_max, tail_eps=tail_eps, tol=stationary_tol,
                           max_states=(LEVELS_MAX_STATES if max_states is None
                                       else max_states), progress=progress)
         for size in sizes:
             r = solved[size]
-            shift = _serialisation_shift(params, size, path)
+            shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
             mass = float(r.done_p.sum())
             mean = r.expected_s + shift * mass
             if r.extrapolated:
