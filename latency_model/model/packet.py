@@ -34,7 +34,9 @@ header bytes at ``link_rate_bps``) as the simulator's link does; ``"rounds"`` se
 serialisation time to zero, so every time is a sum of one-way delays and timer values
 (more states coincide in the tree DP), and adds back the serialisation the loss-free
 transfer accumulates (``exact`` L_0 minus ``rounds`` L_0). ``"auto"`` (default) is
-``"exact"``: the rounds model makes a data arrival and a timer due in the same rounds
+``"exact"`` (``"rounds"`` with ``quantiles=True``: the 90th percentile was validated on
+it, and its branch times fall on the histogram's bins): the rounds model makes a data
+arrival and a timer due in the same rounds
 instant run in their scheduling order where the serialisation puts the arrival after the
 timer, and with delayed ACKs and a round trip at or above the delayed-ACK timeout that
 changes the ACKs sent (LT, b = 2, W0 = 3, p = 0.03, RTT 0.3 s, 20 packets: 5.7 % low;
@@ -765,7 +767,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         sizes = check_array("size_bytes", size_bytes, low=1.0).ravel()
     if np.any(sizes != np.round(sizes)):
         raise ValueError("sizes must be whole bytes (size_bytes) or packets (size_packets)")
-    mode = "exact" if serialisation == "auto" else serialisation
+    # auto: exact serialisation (docs/model.md 6.10); the 90th percentile keeps the rounds
+    # model it was validated on (6.7), whose branch times fall on its 1 ms bins
+    mode = ("rounds" if quantiles else "exact") if serialisation == "auto" else serialisation
     if method == "auto":
         method = ("tree" if params.p == 0.0 or quantiles or params.rwnd > F.MAX_RWND
                   else "levels")
