@@ -35,12 +35,12 @@ serialisation time to zero, so every time is a sum of one-way delays and timer v
 (more states coincide in the tree DP), and adds back the serialisation the loss-free
 transfer accumulates (``exact`` L_0 minus ``rounds`` L_0). ``"auto"`` (default) is
 ``"exact"`` (``"rounds"`` with ``quantiles=True``: the 90th percentile was validated on
-it, and its branch times fall on the histogram's bins): the rounds model makes a data
-arrival and a timer due in the same rounds
-instant run in their scheduling order where the serialisation puts the arrival after the
-timer, and with delayed ACKs and a round trip at or above the delayed-ACK timeout that
-changes the ACKs sent (LT, b = 2, W0 = 3, p = 0.03, RTT 0.3 s, 20 packets: 5.7 % low;
-docs/model.md section 6.10). ``"rounds"`` was the default until 2026-11-27.
+it, and its branch times fall on the histogram's bins). The rounds model makes a data
+arrival and a timer due in the same rounds instant run in their scheduling order where
+the serialisation puts the arrival after the timer; with delayed ACKs and a round trip
+at or above the delayed-ACK timeout that changes the ACKs sent (LT, b = 2, W0 = 3,
+p = 0.03, RTT 0.3 s, 20 packets: 5.7 % low; docs/model.md section 6.10). ``"rounds"``
+was the default until 2026-11-27.
 """
 
 from __future__ import annotations
@@ -867,8 +867,8 @@ def _serialisation_shift(params: TcpParams, size: int, path: PathConfig) -> floa
 
 
 def _flat_consts(params: TcpParams, path: PathConfig, serial: bool = False):
-    """size_bytes -> the flat engine's (C, CF): on the rounds time model, or with each
-    packet's serialisation (``serial``; the level DP keys states on the rounds model)."""
+    """size_bytes -> the flat engine's (C, CF): with each packet's serialisation
+    (``serial``: the exact time model, the level DP's default) or none (the rounds model)."""
     d = path.delay_s if path.delay_s is not None else params.rtt_s / 2.0
     ser = 8.0 / path.link_rate_bps if serial else 0.0
 
