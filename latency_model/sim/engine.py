@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import heapq
 
-__all__ = ["EventQueue", "Timer", "tick"]
+__all__ = ["EventQueue", "Timer", "tick", "before"]
 
 
 def tick(time_s: float) -> int:
-    """``time_s`` (seconds, >= 0) on the event clock: whole nanoseconds, rounded to nearest
-    (the compiled kernels' ``_before`` computes the same ``int64(t * 1e9 + 0.5)``)."""
+    """``time_s`` (seconds, >= 0) on the event clock: whole nanoseconds, rounded to nearest."""
     return int(time_s * 1e9 + 0.5)
+
+
+def before(t: float, s: int, bt: float, bs: int) -> bool:
+    """Event ``(t, s)`` (time in seconds, scheduling ``seq``) runs before event ``(bt, bs)``:
+    an earlier :func:`tick`, or the same tick and scheduled earlier. The order of
+    :class:`EventQueue`, for the array kernels that keep their events in queues of their own
+    (:mod:`.kernel`, :mod:`.kernel_ns3`, :mod:`.kernel_sack` compile it as a helper)."""
+    a = tick(t)
+    b = tick(bt)
+    return a < b or (a == b and s < bs)
 
 
 class Timer:

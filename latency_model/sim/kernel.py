@@ -30,6 +30,7 @@ import functools
 import numpy as np
 
 from ..accel import compile_twin, held, numba_available, uncounted
+from .engine import before, tick  # noqa: F401 (tick: a helper of before, compiled with it)
 
 __all__ = ["run_batch", "compiled_run_batch", "numba_available", "N_OUT",
            "OUT_FIELDS"]
@@ -316,9 +317,9 @@ def _dup_ack(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts):
         _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
     elif PI[P_LTLO] <= I[DUP] and I[DUP] <= PI[P_LTHI]:
         I[LTC] += 1
-        before = _end(I[NXT], mss, size)
+        sent_end = _end(I[NXT], mss, size)
         _send_allowed(now, I, F, PI, PF, u, txc, retx, sent_at, dq_t, dq_s, dq_g, dq_ts)
-        I[LTB] += _end(I[NXT], mss, size) - before
+        I[LTB] += _end(I[NXT], mss, size) - sent_end
 
 
 def _ack_now(now, I, F, PF, u, aq_t, aq_s, aq_a, aq_e):
@@ -363,18 +364,6 @@ def _on_segment(seg, tsval, now, I, F, PI, PF, u, rbuf, aq_t, aq_s, aq_a, aq_e):
             I[DL_ON] = 1
 
 
-def _before(t, s, bt, bs):
-    """Event (t, s) runs before event (bt, bs): earlier on a clock of whole nanoseconds, or in
-    the same nanosecond and scheduled earlier (lower ``seq``), as ns-3 orders its events
-    (integer-nanosecond ``Time``, FIFO among equal times). Times that are equal in exact
-    arithmetic differ by rounding in the last bit; ordering them by that noise made a
-    delayed-ACK timer and a data arrival due at the same instant run in an arbitrary order
-    (docs/model.md section 6.10)."""
-    a = np.int64(t * 1e9 + 0.5)
-    b = np.int64(bt * 1e9 + 0.5)
-    return a < b or (a == b and s < bs)
-
-
 def _run_one(u, PI, PF, I, F, txc, retx, sent_at, rbuf, dq_t, dq_s, dq_g, dq_ts, aq_t, aq_s, aq_a, aq_e):
     n = PI[P_N]
     I[:] = 0
@@ -400,21 +389,21 @@ def _run_one(u, PI, PF, I, F, txc, retx, sent_at, rbuf, dq_t, dq_s, dq_g, dq_ts,
         if I[AQN] > 0:
             t = aq_t[I[AQH]]
             s = aq_s[I[AQH]]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 1
                 bt = t
                 bs = s
         if I[RTO_ON] != 0:
             t = F[RTO_T]
             s = I[RTO_SEQ]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 2
                 bt = t
                 bs = s
         if I[DL_ON] != 0:
             t = F[DL_T]
             s = I[DL_SEQ]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 3
                 bt = t
                 bs = s
@@ -491,7 +480,7 @@ def run_batch(U, PI, PF, out, status):
     held(queues)
 
 
-_NAMES = ("_before", "_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_send_allowed", "_rtt_sample",
+_NAMES = ("tick", "before", "_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_send_allowed", "_rtt_sample",
           "_ssthresh_after_loss", "_on_rto", "_on_ack_growth", "_new_ack", "_dup_ack", "_ack_now",
           "_on_segment", "_run_one")
 """Helpers of :func:`run_batch`, in dependency order (compiled by :func:`compiled_run_batch`)."""

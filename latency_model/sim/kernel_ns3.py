@@ -28,10 +28,10 @@ segments, send time, retransmitted]`` held in fixed arrays with head and tail in
 entry is appended only for a first transmission, so ``n`` entries always suffice; a timeout
 clears it by moving the head to the tail).
 
-The module is self-contained on purpose: it shares no compiled helper or slot constant with
-:mod:`.kernel`. numba's on-disk cache is invalidated only by changes to the file of the
-cached function, so a compiled function calling helpers from another file (or baking in that
-file's constants) would silently keep their old versions after that file changed.
+The module shares no slot constant with :mod:`.kernel`, only the event order
+(:func:`.engine.before`). numba's on-disk cache alone is invalidated only by changes to the
+file of the cached function; :func:`~latency_model.accel.compile_twin` also drops it when the
+file of any helper changes (``accel._fresh``), so a helper from another module is safe.
 
 A run returns a non-zero status (and the caller reruns it on the reference path, from the
 same seed) if it needs more uniforms than its first block or more queue space than allocated.
@@ -44,6 +44,7 @@ import functools
 import numpy as np
 
 from ..accel import compile_twin, held, numba_available, uncounted
+from .engine import before, tick  # noqa: F401 (tick: a helper of before, compiled with it)
 
 __all__ = ["run_batch_ns3", "pack_params_ns3", "compiled_run_batch_ns3", "numba_available",
            "N_OUT", "OUT_FIELDS", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
@@ -544,18 +545,6 @@ def _n3_on_ack(ack, now, I, F, PI, PF, u, S, h_time, QI, QF):
         _n3_send_allowed(now, I, F, PI, PF, u, S, h_time, QI, QF)
 
 
-def _before(t, s, bt, bs):
-    """Event (t, s) runs before event (bt, bs): earlier on a clock of whole nanoseconds, or in
-    the same nanosecond and scheduled earlier (lower ``seq``), as ns-3 orders its events
-    (integer-nanosecond ``Time``, FIFO among equal times). Times that are equal in exact
-    arithmetic differ by rounding in the last bit; ordering them by that noise made a
-    delayed-ACK timer and a data arrival due at the same instant run in an arbitrary order
-    (docs/model.md section 6.10)."""
-    a = np.int64(t * 1e9 + 0.5)
-    b = np.int64(bt * 1e9 + 0.5)
-    return a < b or (a == b and s < bs)
-
-
 def _n3_run_one(u, PI, PF, I, F, S, h_time, QI, QF):
     n = PI[P_N]
     I[:] = 0
@@ -584,21 +573,21 @@ def _n3_run_one(u, PI, PF, I, F, S, h_time, QI, QF):
         if I[AQN] > 0:
             t = QF[QF_AT, I[AQH]]
             s = QI[QI_AS, I[AQH]]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 1
                 bt = t
                 bs = s
         if I[RTO_ON] != 0:
             t = F[RTO_T]
             s = I[RTO_SEQ]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 2
                 bt = t
                 bs = s
         if I[DL_ON] != 0:
             t = F[DL_T]
             s = I[DL_SEQ]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 3
                 bt = t
                 bs = s
@@ -665,7 +654,7 @@ def run_batch_ns3(U, PI, PF, out, status):
 
 
 
-_NAMES = ("_before", "_end", "_seg_len", "_arm_rto", "_link_send", "_send_ack", "_ack_now", "_on_segment",
+_NAMES = ("tick", "before", "_end", "_seg_len", "_arm_rto", "_link_send", "_send_ack", "_ack_now", "_on_segment",
           "_n3_pipe", "_n3_add_reno_sack", "_n3_mark_head_lost", "_n3_rto_from_estimator",
           "_n3_estimate_rtt", "_n3_new_ack_timer", "_n3_transmit", "_n3_next_seg",
           "_n3_send_allowed", "_n3_increase_window", "_n3_on_rto", "_n3_discard_up_to",

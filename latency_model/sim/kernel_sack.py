@@ -33,9 +33,8 @@ buffer, RACK's lost mark and retransmission-in-flight flag, the segments an ACK 
 delivers) in one 2-D array, the receiver's SACK blocks (most recently changed first) in a
 2 x n array with a count, and every ACK in the queue carries its (up to 3) blocks.
 
-The module is self-contained on purpose (as :mod:`.kernel_ns3`): it shares no compiled
-helper or slot constant with :mod:`.kernel`, because numba's on-disk cache is invalidated
-only by changes to the file of the cached function.
+The module shares no slot constant with :mod:`.kernel`, only the event order
+(:func:`.engine.before`; a helper from another module is safe: see :mod:`.kernel_ns3`).
 
 A run returns a non-zero status (and the caller reruns it on the reference path, from the
 same seed) if it needs more uniforms than its first block or more queue space than allocated.
@@ -49,6 +48,7 @@ import math
 import numpy as np
 
 from ..accel import compile_twin, held, numba_available, uncounted
+from .engine import before, tick  # noqa: F401 (tick: a helper of before, compiled with it)
 
 __all__ = ["run_batch_sack", "pack_params_sack", "compiled_run_batch_sack", "numba_available",
            "N_OUT", "OUT_FIELDS", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
@@ -581,14 +581,14 @@ def _sk_limited_transmit(now, I, F, PI, PF, u, S, sent_at, QI, QF):
     I[HRXT] = I[UNA]
     while (I[NXT] < n and _sk_can_send_new(I, PI, PF)
            and F[CWND] - _sk_pipe(I, PI, PF, S) >= mss):
-        before = _end(I[NXT], mss, size)
+        sent_end = _end(I[NXT], mss, size)
         _transmit(I[NXT], now, I, F, PI, PF, u, S, sent_at, QI, QF)
         if I[FAIL] != 0:
             return
         I[NXT] += 1
         if I[NXT] > I[MAX]:
             I[MAX] = I[NXT]
-        I[LTB] += _end(I[NXT], mss, size) - before
+        I[LTB] += _end(I[NXT], mss, size) - sent_end
 
 
 def _ssthresh_after_loss(flight, mss):
@@ -1106,18 +1106,6 @@ def _rk_on_ack(ack, tsecr, now, blk, nb, I, F, PI, PF, u, S, sent_at, QI, QF):
     I[SENT_NEW] = 0
 
 
-def _before(t, s, bt, bs):
-    """Event (t, s) runs before event (bt, bs): earlier on a clock of whole nanoseconds, or in
-    the same nanosecond and scheduled earlier (lower ``seq``), as ns-3 orders its events
-    (integer-nanosecond ``Time``, FIFO among equal times). Times that are equal in exact
-    arithmetic differ by rounding in the last bit; ordering them by that noise made a
-    delayed-ACK timer and a data arrival due at the same instant run in an arbitrary order
-    (docs/model.md section 6.10)."""
-    a = np.int64(t * 1e9 + 0.5)
-    b = np.int64(bt * 1e9 + 0.5)
-    return a < b or (a == b and s < bs)
-
-
 def _sk_run_one(u, PI, PF, I, F, S, sent_at, RB, blk, QI, QF):
     n = PI[P_N]
     I[:] = 0
@@ -1150,28 +1138,28 @@ def _sk_run_one(u, PI, PF, I, F, S, sent_at, RB, blk, QI, QF):
         if I[AQN] > 0:
             t = QF[QF_AT, I[AQH]]
             s = QI[QI_AS, I[AQH]]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 1
                 bt = t
                 bs = s
         if I[RTO_ON] != 0:
             t = F[RTO_T]
             s = I[RTO_SEQ]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 2
                 bt = t
                 bs = s
         if I[DL_ON] != 0:
             t = F[DL_T]
             s = I[DL_SEQ]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 3
                 bt = t
                 bs = s
         if I[RK_ON] != 0:
             t = F[RK_T]
             s = I[RK_SEQ]
-            if kind < 0 or _before(t, s, bt, bs):
+            if kind < 0 or before(t, s, bt, bs):
                 kind = 4
                 bt = t
                 bs = s
@@ -1249,7 +1237,7 @@ def run_batch_sack(U, PI, PF, out, status):
 
 
 
-_NAMES = ("_before", "_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_ack_now", "_sack_first",
+_NAMES = ("tick", "before", "_end", "_seg_len", "_arm_rto", "_transmit", "_send_ack", "_ack_now", "_sack_first",
           "_on_segment", "_sk_flight", "_sk_can_send_new", "_sk_dup_thresh", "_sk_is_lost",
           "_sk_pipe", "_sk_update", "_sk_next_seg", "_sk_base_send", "_sk_loss_send",
           "_sk_recovery_send", "_sk_send_allowed", "_sk_prr_update", "_sk_limited_transmit",
