@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..accel import held, numba_available, uncounted
+from ..accel import compile_twins, held, numba_available, uncounted
 
 __all__ = ["compiled_nodes"]
 
@@ -383,21 +383,9 @@ def compiled_nodes():
         _compiled = None
         return None
     if _jitted is None:
-        import numba
-
-        from ..accel import _fresh, _intrinsics, _sources_stamp
-
-        g = globals()
-        stamp = _sources_stamp(g, [])  # this file and accel.py (uncounted, held)
-
-        def jit(fn):
-            return _fresh(numba.njit(cache=True, nogil=True)(fn), stamp)
-
-        g.update(_intrinsics())
-        # The helpers first: the kernels resolve them as globals of this module.
-        for name in ("_traj", "_time_window", "_bytes_to", "_after_loss", "_gap", "_sign",
-                     "_boundary_kinks", "_state_edges", "_locate", "_stencil", "_lagrange", "_node"):
-            g[name] = jit(g[name])
-        _jitted = (jit(_all_edges), jit(_build), jit(_exact_l1))
+        _jitted = compile_twins(globals(), ("_traj", "_time_window", "_bytes_to", "_after_loss", "_gap",
+                                            "_sign", "_boundary_kinks", "_state_edges", "_locate",
+                                            "_stencil", "_lagrange", "_node"),
+                                (_all_edges, _build, _exact_l1))
     _compiled = _jitted
     return _compiled
