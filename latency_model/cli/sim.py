@@ -102,15 +102,14 @@ def _simulate_budget(args, params, config, sizes: list) -> None:
     """Validate --runs, --seed, --engine and --workers, then refuse a Monte Carlo that
     cannot fit in memory and warn when it is long (:func:`~latency_model.checks.simulation_cost`)."""
     from ..checks import check_int, simulation_cost
-    from ..accel import numba_available
-    from ..sim.runner import ENGINES, fast_path_supported
+    from ..sim.runner import ENGINES, runs_compiled
 
     runs = check_int("runs", args.runs, low=1)
     check_int("seed", args.seed, low=0)
     if args.engine not in ENGINES:
         raise CliError(f"--engine must be one of {', '.join(ENGINES)}, got {show(args.engine)}")
     workers = check_workers("--workers", args.workers)
-    compiled = args.engine != "python" and numba_available() and fast_path_supported(params, config)
+    compiled = runs_compiled(args.engine, params, config)
     memory, seconds = simulation_cost(runs, max(sizes) / params.mss_bytes, params.p, len(sizes), compiled=compiled,
                                       sender=config.sender)
     n = f"{len(sizes):,} size{'s' if len(sizes) > 1 else ''}"

@@ -22,7 +22,7 @@ from .config import SimConfig
 from .link import block_size
 from .transfer import run_transfer, segments_of
 
-__all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "OUT_FIELDS"]
+__all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "runs_compiled", "OUT_FIELDS"]
 
 ENGINES = ("auto", "python", "compiled")
 """``"python"``: reference path; ``"compiled"``: numba kernel (error if unavailable or
@@ -49,6 +49,15 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
         except ValueError:
             return False
     return True
+
+
+def runs_compiled(engine: str, params: TcpParams, config: SimConfig | None = None) -> bool:
+    """True if :func:`run_many` with ``engine`` runs a compiled kernel (every sender has one:
+    the ``rfc``, ``ns3`` and ``sack`` kernels), for estimates of its cost: not ``"python"``,
+    numba available and :func:`fast_path_supported`."""
+    from ..accel import numba_available  # noqa: PLC0415
+
+    return engine != "python" and numba_available() and fast_path_supported(params, config)
 
 
 def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):

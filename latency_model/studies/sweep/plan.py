@@ -20,14 +20,13 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from ...accel import numba_available
 from ...checks import (PROCESS_BYTES, check_choice, check_int, check_memory, check_real, format_bytes, long_work,
                        model_cost, packet_model_seconds, simulation_cost, transfer_seconds)
 from ...growth import RULES, make_rule, rule_parameters
 from ...params import VARIANTS, TcpParams, apply_variant
 from ...sim.config import SimConfig
 from ...sim.profiles import check_stack, profile_params, recovery_overrides
-from ...sim.runner import ENGINES, fast_path_supported
+from ...sim.runner import ENGINES, runs_compiled
 from ...values import whole
 from ..packet_setup import packet_differences, packet_options
 from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
@@ -399,7 +398,7 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
                 cpu_seconds += math.ceil(len(sizes) / spec.model_chunk) * packet_model_seconds(
                     base.p, top_pk, base.w0, base.b, n_sizes=min(len(sizes), spec.model_chunk))
         if "simulation" in spec.sources:
-            compiled = spec.engine != "python" and numba_available() and fast_path_supported(base, config_c)
+            compiled = runs_compiled(spec.engine, base, config_c)
             m, _ = simulation_cost(spec.runs, top_pk, base.p, compiled=compiled)
             task_bytes = max(task_bytes, m)
             # transfer_seconds is linear in the size: the sum over all sizes in one step
