@@ -273,12 +273,38 @@ def test_growing_past_the_memory_limit_is_refused_with_a_clear_error(monkeypatch
     assert ok[6 * MSS].done_p.sum() == pytest.approx(1.0, abs=1e-12)
 
 
+@pytest.mark.parametrize("variant, b, w0, p", [
+    ("newreno", 1, 10, 0.1), ("lt", 2, 4, 0.2), ("proposal", 1, 2, 0.05), ("er", 2, 10, 0.1),
+])
+def test_a_receiver_window_beyond_the_file_is_the_file_s(variant, b, w0, p, monkeypatch):
+    # rwnd = 200 packets is beyond the level DP's 61-packet segment sets, but a window
+    # of the file's whole packets never binds where rwnd does not (packet.binding_rwnd),
+    # so the level DP runs it: equal to the tree DP, which runs the object engine with
+    # rwnd = 200 itself, to the tolerance of test_level_dp_equals_the_tree_dp
+    prm = apply_variant(TcpParams(p=p, b=b, w0=w0, rwnd=200, w_ss=200), variant)
+    sizes = [1, 2, 3, 5, 8]
+    assert PM.binding_rwnd(prm, 8 * MSS) == 8.0
+    rwnds = []
+    solve = LV.solve
+    monkeypatch.setattr(LV, "solve", lambda consts, *a, **k: rwnds.append(
+        consts(MSS)[1][FL.CF_RWND] / MSS) or solve(consts, *a, **k))
+    lv = PM.expected_latency(prm, size_packets=sizes, max_states=0, eps=1e-11,
+                             stationary_tol=None)  # auto: the level DP
+    assert rwnds == [8.0]
+    tr = PM.expected_latency(prm, size_packets=sizes, method="tree", max_states=0,
+                             eps=1e-11)
+    for x, y in zip(lv, tr):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=2e-5)
+        assert x.loss_count_pmf == pytest.approx(y.loss_count_pmf, rel=1e-6, abs=1e-12)
+
+
 def test_method_choice_and_refusals():
     prm = TcpParams(p=0.1, rwnd=80, w0=2)
-    r = PM.expected_latency(prm, size_packets=[3])[0]  # auto: the tree above MAX_RWND
-    assert r.expected_latency_s > 0
-    with pytest.raises(ValueError, match="rwnd <= 61"):
-        PM.expected_latency(prm, size_packets=[3], method="levels")
+    with pytest.raises(ValueError, match="rwnd <= 61 packets or files of at most 61"):
+        PM.expected_latency(prm, size_packets=[3, 62], method="levels")
+    assert PM.binding_rwnd(prm, 62 * MSS) == 62.0
+    assert PM.binding_rwnd(prm, 100 * MSS) == 80.0
+    assert PM.binding_rwnd(TcpParams(rwnd=30.5), 31 * MSS) == 30.5
     with pytest.raises(ValueError, match="quantiles"):
         PM.expected_latency(TcpParams(p=0.1), size_packets=[3], method="levels",
                             quantiles=True)

@@ -669,7 +669,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         keyed relative to snd_max, so it reaches 1000 packets); ``"tree"``: the per-size
         DP over the loss tree (exact for short files, exponential in their length).
         ``"auto"`` (default) takes the tree for p = 0, ``quantiles=True`` and rwnd above
-        :data:`._packet_flat.MAX_RWND` packets, the levels otherwise.
+        :data:`._packet_flat.MAX_RWND` packets with files longer than that (a window
+        beyond the file never binds: :func:`binding_rwnd`), the levels otherwise.
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
@@ -770,22 +771,26 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     # auto: exact serialisation (docs/model.md 6.10); the 90th percentile keeps the rounds
     # model it was validated on (6.7), whose branch times fall on its 1 ms bins
     mode = ("rounds" if quantiles else "exact") if serialisation == "auto" else serialisation
+    rwnd = binding_rwnd(params, float(sizes.max()))
     if method == "auto":
-        method = ("tree" if params.p == 0.0 or quantiles or params.rwnd > F.MAX_RWND
+        method = ("tree" if params.p == 0.0 or quantiles or rwnd > F.MAX_RWND
                   else "levels")
     if method == "levels":
         if quantiles:
             raise ValueError("quantiles=True needs method='tree' (the level DP gives no "
                              "distribution)")
-        if params.rwnd > F.MAX_RWND:
-            raise ValueError(f"method='levels' supports rwnd <= {F.MAX_RWND} packets, got "
-                             f"{params.rwnd:g}; use method='tree'")
+        if rwnd > F.MAX_RWND:
+            raise ValueError(f"method='levels' supports rwnd <= {F.MAX_RWND} packets or "
+                             f"files of at most {F.MAX_RWND} packets, got rwnd "
+                             f"{params.rwnd:g} and a file of {rwnd:g} packets; use "
+                             f"method='tree'")
     sizes = [int(s) for s in sizes.astype(np.int64)]
     out = []
     if method == "levels":
         eps = LEVELS_EPS if eps is None else eps
         tail_eps = eps * LEVELS_TAIL_EPS_RATIO if tail_eps is None else tail_eps
-        solved = LV.solve(_flat_consts(params, path, mode == "exact"), params, sorted(set(sizes)), eps=eps,
+        solved = LV.solve(_flat_consts(params, path, mode == "exact", rwnd), params,
+                          sorted(set(sizes)), eps=eps,
                           k_max=k_max, tail_eps=tail_eps, tol=stationary_tol,
                           max_states=(LEVELS_MAX_STATES if max_states is None
                                       else max_states), progress=progress)
@@ -850,10 +855,11 @@ def _serialisation_shift(params: TcpParams, size: int, path: PathConfig) -> floa
     ``test_the_serialisation_shift_is_the_object_engine_s``), else on the object engine:
     1..1000 packets took 6.0 s of the object engine's Python (a transfer per size, O(N^2)
     events; 9 % of a 1..1000-packet call at p = 0.2)."""
-    if params.rwnd <= F.MAX_RWND:
+    rwnd = binding_rwnd(params, size)
+    if rwnd <= F.MAX_RWND:
         times = []
         for serial in (True, False):
-            C, CF = _flat_consts(params, path, serial)(size)
+            C, CF = _flat_consts(params, path, serial, rwnd)(size)
             I, Fl = F.new_state(C, CF, params.w0, params.w_ss)
             times.append(LV.kernels().scripted(C, CF, I, Fl, np.zeros(int(C[F.C_N]), np.int64), False))
         if min(times) >= 0.0:  # (-1: out of event slots; the object engine has no such limit)
@@ -862,15 +868,31 @@ def _serialisation_shift(params: TcpParams, size: int, path: PathConfig) -> floa
             - scripted_latency(params, size_bytes=size, path=path, serialisation="rounds"))
 
 
-def _flat_consts(params: TcpParams, path: PathConfig, serial: bool = False):
+def binding_rwnd(params: TcpParams, size_bytes: float) -> float:
+    """The receiver window that binds a transfer of at most ``size_bytes`` bytes, packets:
+    ``min(rwnd, ceil(size_bytes / MSS))``.
+
+    Exact: the sender sends while FlightSize + next <= min(cwnd (+ LT credit), rwnd)
+    (RFC 5681 3.1, RFC 3042 2), and FlightSize + next never exceeds the file, so a window
+    of the file's whole packets never binds where ``rwnd`` does not; and nothing else reads
+    rwnd. The level DP's engine holds at most :data:`._packet_flat.MAX_RWND` packets in
+    its 64-bit segment sets, so with this any ``rwnd`` runs there for files of up to 61
+    packets (``test_a_receiver_window_beyond_the_file_is_the_file_s``)."""
+    return min(float(params.rwnd), float(-(-int(size_bytes) // params.mss_bytes)))
+
+
+def _flat_consts(params: TcpParams, path: PathConfig, serial: bool = False,
+                 rwnd: float | None = None):
     """size_bytes -> the flat engine's (C, CF): with each packet's serialisation
-    (``serial``: the exact time model, the level DP's default) or none (the rounds model)."""
+    (``serial``: the exact time model, the level DP's default) or none (the rounds model);
+    ``rwnd`` (packets, default ``params.rwnd``): the window that binds (:func:`binding_rwnd`)."""
     d = path.delay_s if path.delay_s is not None else params.rtt_s / 2.0
     ser = 8.0 / path.link_rate_bps if serial else 0.0
+    rwnd = params.rwnd if rwnd is None else rwnd
 
     def consts(size_bytes):
         return F.make_consts(
-            size_bytes=size_bytes, mss=params.mss_bytes, rwnd_packets=params.rwnd,
+            size_bytes=size_bytes, mss=params.mss_bytes, rwnd_packets=rwnd,
             b=params.b, dup_t=params.dup_t, dup_lt=params.dup_lt,
             tail=params.tail_retransmit, er=params.early_retransmit, d=d, ser_per_byte=ser,
             header=path.header_bytes, delack=path.delack_timeout_s,
