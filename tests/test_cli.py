@@ -262,3 +262,38 @@ def test_latency_packet_model_shows_its_levels_on_a_terminal(capsys, monkeypatch
     assert calls == [(L, 5) for L in range(6)] and closed == [True]
     code, out, err = run(capsys, "latency", "--model", "packet", "--size-packets", "6", "--p", "0.1", "--eps", "2")
     assert code == 2 and len(closed) == 2
+
+
+def _strict(text: str):
+    """json.loads that refuses NaN and Infinity (RFC 8259 has neither; JavaScript and jq fail)."""
+    def refuse(name):
+        raise ValueError(f"not strict JSON: {name}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_outputs_are_strict_where_a_value_is_missing(capsys, monkeypatch):
+    # An extrapolated size of the packet model has no L_k (NaN): --json writes null, as
+    # every --json output and JSON file does (studies.export.json_text)
+    import numpy as np
+
+    from latency_model.model import registry
+
+    def predict(model, params, sizes_bytes, **options):
+        n = len(sizes_bytes)
+        return registry.Prediction(model, np.asarray(sizes_bytes, float), np.full(n, 1.5),
+                                   np.column_stack([np.full(n, 1.0), np.full(n, np.nan)]))
+
+    monkeypatch.setattr(registry, "predict", predict)
+    code, out, err = run(capsys, "latency", "--model", "packet", "--size-packets", "3", "--json")
+    assert code == 0, err
+    row = _strict(out)["results"][0]
+    assert row["expected_latency_s"] == 1.5
+    assert row["conditional_latency_s"] == {"0": 1.0, "1": None}
+
+
+def test_json_text_replaces_every_non_finite_number():
+    from latency_model.studies.export import json_safe, json_text
+
+    obj = {"a": float("nan"), "b": [1.0, float("inf"), (-float("inf"), 2)], "c": {"d": "NaN"}}
+    assert json_safe(obj) == {"a": None, "b": [1.0, None, [None, 2]], "c": {"d": "NaN"}}
+    assert _strict(json_text(obj)) == json_safe(obj)

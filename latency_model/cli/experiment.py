@@ -9,10 +9,10 @@ or ``ValueError`` (one line, exit status 2).
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
+from ..studies.export import json_safe, json_text
 from .common import CliError, add_command, add_commands
 
 __all__ = ["register", "ci_text", "json_safe", "names", "out_dir", "flag_error", "emit"]
@@ -25,17 +25,6 @@ def ci_text(mean: float, lo: float, hi: float, fmt: str) -> str:
     if math.isnan(lo):
         return format(mean, fmt)
     return f"{format(mean, fmt)} [{format(lo, fmt)}, {format(hi, fmt)}]"
-
-
-def json_safe(obj):
-    """NaN (no value, e.g. B-TCP's reduction for NewReno itself) -> None, so the JSON is strict."""
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    return obj
 
 
 def names(text: str) -> tuple:
@@ -71,7 +60,7 @@ def emit(args, res, text, write) -> int:
     out = out_dir(args)
     paths = write(out, data) if out is not None else []
     if args.json:
-        print(json.dumps(data, allow_nan=False))
+        print(json_text(data))
     else:
         print(text)
         if paths:

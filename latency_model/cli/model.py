@@ -8,10 +8,10 @@ recursion, and the window-growth rules.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import sys
 
+from ..studies.export import json_text
 from ..values import show
 from .common import (FIELD_FLAGS, STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags,
                      cell, check_budget, check_out_dir, flag_message, number, os_error_message, params_for_size,
@@ -42,7 +42,7 @@ def cmd_tables(args) -> int:
         except OSError as exc:
             raise CliError(os_error_message(exc, "--out")) from None
     if args.json:
-        print(json.dumps({"tables": rows}))
+        print(json_text({"tables": rows}))
     else:
         print(tables_text(rows))
     return 0
@@ -71,7 +71,7 @@ def cmd_thresholds(args) -> int:
             }
         )
     if args.json:
-        print(json.dumps(out))
+        print(json_text(out))
         return 0
     print(f"timeout threshold: {params.timeout_threshold} packets (1 + dup)")
     print(f"{'time model':<12}{'y_to (B)':>12}{'y_to (pkt)':>12}{'FileSize_min (B)':>18}{'(pkt)':>8}")
@@ -129,7 +129,7 @@ def cmd_latency(args) -> int:
     if note:
         out["note"] = note
     if args.json:
-        print(json.dumps(out))
+        print(json_text(out))
         return 0
     if note:
         print(note)
@@ -197,7 +197,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
         out["params"]["stack"] = stack
         out["not_followed"] = not_followed
     if args.json:
-        print(json.dumps(out))
+        print(json_text(out))
         return 0
     if not_followed:
         print(f"stack {stack}: the model follows its link, timers, quick ACKs and back-off rule, not "
@@ -310,7 +310,7 @@ def rules_table() -> list[dict]:
 def cmd_rules(args) -> int:
     rows = rules_table()
     if args.json:
-        print(json.dumps({"rules": rows}))
+        print(json_text({"rules": rows}))
         return 0
     for row in rows:
         params = ", ".join(f"{k}={v}" for k, v in row["params"].items()) or "(no parameters)"

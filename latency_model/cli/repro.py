@@ -10,9 +10,9 @@ code and parameters only redraws; ``--force`` recomputes. The work is
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ..studies.export import json_text
 from .common import CliError, add_command, add_stack_flag
 
 __all__ = ["register"]
@@ -93,7 +93,7 @@ def cmd_validate(args) -> int:
     if args.json:
         keep = ("name", "status", "passed", "worst_relative_error", "tolerance", "tolerance_kind",
                 "sizes_compared", "known_difference")
-        print(json.dumps({"cases": [{k: c[k] for k in keep} for c in ev["cases"]],
+        print(json_text({"cases": [{k: c[k] for k in keep} for c in ev["cases"]],
                           "passed": ev["passed"], "known": ev["known"], "failed": ev["failed"],
                           "strict": bool(args.strict), "exit_status": status}))
     else:

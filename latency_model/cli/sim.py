@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 from typing import TYPE_CHECKING
 
+from ..studies.export import json_text
 from ..values import show
 from .common import (
     CliError,
@@ -70,7 +70,7 @@ def cmd_simulate(args) -> int:
         "results": results,
     }
     if args.json:
-        print(json.dumps(out))
+        print(json_text(out))
         return 0
     recovery = ("NewReno" if config.sender == "rfc" else "ns-3 NewReno" if config.sender == "ns3" else
                 "SACK" + (" + RACK-TLP" if config.rack_tlp else "") + (f" + PRR-{config.prr.upper()}"
@@ -136,7 +136,7 @@ def cmd_single_loss(args) -> int:
            "tail_timeout_packets": res.tail_timeout_packets,
            "params": params.to_dict(), "sim_config": config.to_dict()}
     if args.json:
-        print(json.dumps(out))
+        print(json_text(out))
         return 0
     print(f"single loss of packet i (0-based) in a {int(n)}-packet transfer: "
           "T = timeout, F = fast retransmit" + (", P = tail loss probe" if config.rack_tlp else ""))
@@ -199,7 +199,7 @@ def cmd_trace(args) -> int:
     result, rows = simulated_trace(params, size_b, config, **kwargs)
     if args.json:
         how = {"drops": kwargs["drops"]} if args.drop else {"seed": seed, "run": run}
-        text = json.dumps({"params": params.to_dict(), "sim_config": config.to_dict(), "size_bytes": size_b,
+        text = json_text({"params": params.to_dict(), "sim_config": config.to_dict(), "size_bytes": size_b,
                            **how, "result": result.to_dict(), "columns": TRACE_COLUMNS,
                            "events": [{c: getattr(r, c) for c in TRACE_COLUMNS} for r in rows]}) + "\n"
     else:
@@ -361,7 +361,7 @@ def cmd_rule_trace(args) -> int:
         d = rule_trace(params, n, config, args.pipe_packets, args.queue_packets)
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None
-    text = json.dumps(d) + "\n" if args.json else _rule_trace_csv(d) if args.csv else _rule_trace_text(d)
+    text = json_text(d) + "\n" if args.json else _rule_trace_csv(d) if args.csv else _rule_trace_text(d)
     if args.out is None:
         sys.stdout.write(text)
     else:

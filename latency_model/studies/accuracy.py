@@ -44,7 +44,6 @@ drawn from the CSV only (:func:`draw_maps`).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -1126,5 +1125,7 @@ def report_section(result: dict) -> list[str]:
 
 
 def dumps(result: dict, run_stats: bool = True) -> str:
-    """``result_json`` as one line of JSON (``--json``)."""
-    return json.dumps(result_json(result, run_stats=run_stats))
+    """``result_json`` as one line of strict JSON (``--json``; NaN as null)."""
+    from .export import json_text
+
+    return json_text(result_json(result, run_stats=run_stats))

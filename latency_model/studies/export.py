@@ -12,6 +12,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import os
 import stat
 import tempfile
@@ -110,9 +111,29 @@ def write_csv(path, rows: list[dict], columns: list[str]) -> Path:
     return atomic_write_text(path, buf.getvalue())
 
 
+def json_safe(obj):
+    """``obj`` with every non-finite float (NaN: no value, e.g. an extrapolated size's
+    L_k; infinity) replaced by None, in dicts, lists and tuples, so that its JSON is
+    strict: RFC 8259 has no NaN, and ``json.dumps`` would write one that JavaScript's,
+    jq's and most other parsers reject."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def json_text(obj, **kwargs) -> str:
+    """``obj`` as strict JSON (:func:`json_safe`; ``kwargs`` to ``json.dumps``): what every
+    ``--json`` output and :func:`write_json` file holds."""
+    return json.dumps(json_safe(obj), allow_nan=False, **kwargs)
+
+
 def write_json(path, obj) -> Path:
-    """Write ``obj`` as indented JSON, atomically."""
-    return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+    """Write ``obj`` as indented strict JSON (:func:`json_text`), atomically."""
+    return atomic_write_text(path, json_text(obj, indent=2, sort_keys=False) + "\n")
 
 
 def read_typed_csv(path, required, floats=(), ints=()) -> list[dict]:
