@@ -11,16 +11,19 @@ from latency_model.params import TcpParams, apply_variant
 MSS = 500
 
 
-def random_patterns(count: int, seed: int, *, p: float, max_packets: int):
+def random_patterns(count: int, seed: int, *, p: float, max_packets: int,
+                    rwnds=(4, 10, 30), wide: bool = False):
     """``count`` tuples (params, size in bytes, {segment: times lost}), reproducible from
-    ``seed``; ``p`` only goes into the parameters (the pattern fixes the losses)."""
+    ``seed``; ``p`` only goes into the parameters (the pattern fixes the losses); rwnd
+    drawn from ``rwnds``, W_SS 3 or 30 (``wide``: W_SS = rwnd, so that slow start fills
+    a wide window)."""
     rng = np.random.default_rng(seed)
     for trial in range(count):
         var = ("newreno", "lt", "proposal", "er")[trial % 4]
-        rw = (4, 10, 30)[int(rng.integers(0, 3))]
+        rw = rwnds[int(rng.integers(0, len(rwnds)))]
         w0 = min(int(rng.integers(1, 11)), rw)
-        prm = apply_variant(TcpParams(p=p, b=1 + trial % 2, w0=w0, rwnd=rw,
-                                      w_ss=(3, 30)[int(rng.integers(0, 2))]), var)
+        w_ss = rw if wide else (3, 30)[int(rng.integers(0, 2))]
+        prm = apply_variant(TcpParams(p=p, b=1 + trial % 2, w0=w0, rwnd=rw, w_ss=w_ss), var)
         n = int(rng.integers(1, max_packets + 1))
         size = n * MSS - (int(rng.integers(0, 400)) if trial % 3 == 0 else 0)
         drops = {int(s): int(rng.integers(1, 4))

@@ -41,6 +41,41 @@ def test_flat_engine_is_the_object_engine_bit_for_bit():
         assert _flat_scripted(prm, size, drops, True) == pytest.approx(ref, abs=1e-9)
 
 
+def test_wide_windows_on_the_flat_engine_are_the_object_engine_s():
+    # rwnd 80-253 packets: segment sets of two and four 64-bit words (_packet_flat.set_words),
+    # windows of up to 253 segments in slow start (W_SS = rwnd), files of up to 300 packets
+    # (segment numbers past 64, 128 and 256, where the words wrap); the object engine
+    # keeps sets of any size
+    wide = 0
+    for prm, size, drops in random_patterns(48, 7, p=0.1, max_packets=300,
+                                            rwnds=(80, 150, 253), wide=True):
+        ref = PM.scripted_latency(prm, size_bytes=size, drops=drops, serialisation="rounds")
+        assert _flat_scripted(prm, size, drops, False) == ref, (prm, size, drops)
+        assert _flat_scripted(prm, size, drops, True) == pytest.approx(ref, abs=1e-9)
+        wide += size > 128 * MSS
+    assert wide >= 20
+
+
+def test_wider_segment_sets_change_no_bit():
+    # the same DP with the sets (and send times) spread over two or four words: segments
+    # 64-127 (and 128-255) live in the other words, which the rows of one word do not have
+    prm = apply_variant(TcpParams(p=0.2, b=2, w0=4), "lt")
+    sizes = [66 * MSS, 130 * MSS - 100]
+    kw = dict(eps=1e-5, k_max=3, tail_eps=1e-6, max_states=300, tol=None)
+    ref = LV.solve(PM._flat_consts(prm, PATH, True), prm, sizes, **kw)
+    for words in (2, 4):
+        got = LV.solve(PM._flat_consts(prm, PATH, True, words=words), prm, sizes, **kw)
+        for s in sizes:
+            assert got[s].expected_s == ref[s].expected_s
+            assert np.array_equal(got[s].done_p, ref[s].done_p)
+            assert np.array_equal(got[s].done_pt, ref[s].done_pt)
+    with pytest.raises(ValueError, match="words must be 1, 2 or 4"):
+        PM._flat_consts(TcpParams(rwnd=100), PATH, words=1)(MSS)
+    assert [FL.set_words(r) for r in (4, 61, 62, 125, 126, 253)] == [1, 1, 2, 2, 4, 4]
+    with pytest.raises(ValueError, match="at most 253"):
+        FL.set_words(254)
+
+
 def test_pure_and_compiled_kernels_agree():
     # the pure-Python twin runs the same code: same paths, same DP result
     for prm, size, drops in random_patterns(8, 5, p=0.1, max_packets=40):
@@ -299,11 +334,11 @@ def test_a_receiver_window_beyond_the_file_is_the_file_s(variant, b, w0, p, monk
 
 
 def test_method_choice_and_refusals():
-    prm = TcpParams(p=0.1, rwnd=80, w0=2)
-    with pytest.raises(ValueError, match="rwnd <= 61 packets or files of at most 61"):
-        PM.expected_latency(prm, size_packets=[3, 62], method="levels")
-    assert PM.binding_rwnd(prm, 62 * MSS) == 62.0
-    assert PM.binding_rwnd(prm, 100 * MSS) == 80.0
+    prm = TcpParams(p=0.1, rwnd=300, w0=2)
+    with pytest.raises(ValueError, match="rwnd <= 253 packets or files of at most 253"):
+        PM.expected_latency(prm, size_packets=[3, 254], method="levels")
+    assert PM.binding_rwnd(prm, 254 * MSS) == 254.0
+    assert PM.binding_rwnd(prm, 400 * MSS) == 300.0
     assert PM.binding_rwnd(TcpParams(rwnd=30.5), 31 * MSS) == 30.5
     with pytest.raises(ValueError, match="quantiles"):
         PM.expected_latency(TcpParams(p=0.1), size_packets=[3], method="levels",
@@ -379,7 +414,7 @@ def test_folding_signatures_tell_a_blocked_recovery_and_a_held_back_off():
     blocked[FL.I_RECOVER] = I[FL.I_SMAX] - 1
     backed, resent = I.copy(), I.copy()
     backed[FL.I_BACKOFF] = resent[FL.I_BACKOFF] = 1
-    resent[FL.I_RETX] |= FL._bit(1)
+    FL._put(C, resent, FL.RETX_SET, 1)
     with np.errstate(over="ignore"):  # the tier-0 hash wraps, as compiled
         k = {name: LV.class_keys(C, CF, x, F)
              for name, x in [("free", I), ("blocked", blocked), ("backed", backed),

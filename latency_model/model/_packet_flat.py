@@ -8,13 +8,17 @@ same bits in both (``tests/test_model_packet_levels.py`` checks it on random los
 patterns).
 
 Layout. Constants: ``C`` (int64, ``C_*``) and ``CF`` (float64, ``CF_*``). State: ``I``
-(int64, ``I_*``, then the event kinds and values) and ``F`` (float64, ``F_*``, then the
-send times and the event times). Pending events are a list ordered by time, FIFO among
-equal times (within ``TIE``), kept in slots ``0 .. I[I_NEV] - 1``; an event packs its
-kind and value as ``value * 4 + kind``. Sets of segments (resent, held at the receiver)
-and the send times are indexed by ``segment & 63``: both only hold segments of
-``[snd_una, snd_max)``, which spans at most ``rwnd + 1 <= 63`` segments
-(:data:`MAX_RWND`).
+(int64, ``I_*``, then the event kinds and values, then the segment sets) and ``F``
+(float64, ``F_*``, then the event times, then the send times). Pending events are a list
+ordered by time, FIFO among equal times (within ``TIE``), kept in slots
+``0 .. I[I_NEV] - 1``; an event packs its kind and value as ``value * 4 + kind``. The two
+sets of segments (resent, held at the receiver: :data:`RETX_SET`, :data:`BUF_SET`) are
+``W = C[C_SETW]`` words of 64 bits each and the send times ``64 W`` slots, indexed by
+``segment mod 64 W`` (:func:`_word`, :func:`_sent_slot`; W = 1, 2 or 4, the fewest the
+receiver window needs: :func:`set_words`): both only hold segments of
+``[snd_una, snd_max)``, which spans at most ``rwnd + 1 <= 64 W - 2`` segments
+(:data:`MAX_RWND`). Their offsets in the rows are constants of the transfer
+(``C_SETOFF``, ``C_SENTOFF``), so no access branches on W.
 
 Level transitions: with ``C[C_LIM] > 0`` new data stops at segment ``lim - 1`` while the
 file end and every rule that looks at it stay where they are; a send cut short by the
@@ -31,26 +35,32 @@ __all__ = ["MAX_RWND", "TIE", "DATA", "ACK", "RTO", "DELACK", "make_consts", "ne
 
 TIE = 1e-9
 DATA, ACK, RTO, DELACK = 0, 1, 2, 3
-MAX_RWND = 61
-"""Largest receiver window (packets) of the flat engine (segment sets in 64-bit masks)."""
+MAX_WORDS = 4
+"""Most 64-bit words per segment set (:func:`set_words`)."""
+MAX_RWND = 64 * MAX_WORDS - 3
+"""Largest receiver window (packets) of the flat engine: 253 (segment sets of up to
+:data:`MAX_WORDS` 64-bit words)."""
+RETX_SET, BUF_SET = 0, 1
+"""The two segment sets: resent and outstanding (Karn's rule), held by the receiver."""
 
 # Constants (int64).
 C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_LIM, \
-    C_EVMAX, C_QUICK, C_COLLAPSE = range(15)
-N_C = 15
+    C_EVMAX, C_QUICK, C_COLLAPSE, C_SETW, C_SETOFF, C_SENTOFF, C_SENTMASK = range(19)
+N_C = 19
 # Constants (float64).
 CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G, CF_FIXRTO = range(10)
 N_CF = 10
 
 # State (int64).
 I_UNA, I_NXT, I_SMAX, I_RECOVER, I_INREC, I_PARTIAL, I_DUP, I_LTC, I_LTB, I_BACKOFF, \
-    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_RETX, I_BUF, I_FAIL, I_QUICK = range(20)
-N_I0 = 20
+    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_FAIL, I_QUICK = range(18)
+N_I0 = 18
 # State (float64).
 F_CWND, F_SSTH, F_RTO, F_SRTT, F_RTTVAR, F_BUSY = range(6)
 N_F0 = 6
 SENT_SLOTS = 64
-OFF_EVT = N_F0 + SENT_SLOTS  # the event times follow the send times
+"""Send times per 64-bit word of the segment sets."""
+OFF_EVT = N_F0  # the event times follow the fixed floats
 
 
 def ev_max(rwnd_packets: float) -> int:
@@ -60,18 +70,37 @@ def ev_max(rwnd_packets: float) -> int:
     return 3 * (int(rwnd_packets) + 2) + 4
 
 
-def n_int(evmax: int) -> int:
-    return N_I0 + evmax
+def set_words(rwnd_packets: float) -> int:
+    """64-bit words per segment set for a receiver window (packets): 1, 2 or 4, the fewest
+    whose ``64 W`` bits cover the ``rwnd + 1`` segments of ``[snd_una, snd_max)`` with a
+    segment to spare (:data:`MAX_RWND`)."""
+    w = 1
+    while 64 * w - 3 < rwnd_packets:
+        w *= 2
+    if w > MAX_WORDS:
+        raise ValueError(f"rwnd must be at most {MAX_RWND} packets for the flat engine, got "
+                         f"{rwnd_packets:g}")
+    return w
 
 
-def n_float(evmax: int) -> int:
-    return N_F0 + evmax + SENT_SLOTS
+def n_int(evmax: int, words: int = 1) -> int:
+    """Width of a state's int64 row: the fixed fields, the event slots and the two
+    segment sets' words."""
+    return N_I0 + evmax + 2 * words
+
+
+def n_float(evmax: int, words: int = 1) -> int:
+    """Width of a state's float64 row: the fixed fields, the event times and the send
+    times."""
+    return N_F0 + evmax + SENT_SLOTS * words
 
 
 def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0):
-    """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them."""
+                clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, words=None):
+    """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them;
+    ``words``: the segment sets' width (default :func:`set_words` of ``rwnd_packets``;
+    more words change nothing but the layout: ``test_wider_segment_sets_change_no_bit``)."""
     C = np.zeros(N_C, np.int64)
     CF = np.zeros(N_CF, np.float64)
     size = int(size_bytes)
@@ -91,6 +120,15 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
     C[C_EVMAX] = ev_max(rwnd_packets)
     C[C_QUICK] = int(quick_acks)
     C[C_COLLAPSE] = int(bool(backoff_collapses))
+    need = set_words(rwnd_packets)
+    w = need if words is None else int(words)
+    if w not in (1, 2, 4) or w < need:
+        raise ValueError(f"words must be 1, 2 or 4 and at least {need} for rwnd "
+                         f"{rwnd_packets:g} packets, got {words!r}")
+    C[C_SETW] = w
+    C[C_SETOFF] = N_I0 + C[C_EVMAX]
+    C[C_SENTOFF] = N_F0 + C[C_EVMAX]
+    C[C_SENTMASK] = SENT_SLOTS * w - 1
     CF[CF_RWND] = float(rwnd_packets) * mss
     CF[CF_D] = float(d)
     CF[CF_SER] = (mss + header) * ser_per_byte
@@ -107,8 +145,8 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
 def new_state(C, CF, w0_packets: float, w_ss_packets: float):
     """Rows (I, F) before the first send at t = 0."""
     evmax = int(C[C_EVMAX])
-    I = np.zeros(n_int(evmax), np.int64)
-    F = np.zeros(n_float(evmax), np.float64)
+    I = np.zeros(n_int(evmax, int(C[C_SETW])), np.int64)
+    F = np.zeros(n_float(evmax, int(C[C_SETW])), np.float64)
     I[I_RECOVER] = -1
     F[F_CWND] = float(w0_packets) * C[C_MSS]
     F[F_SSTH] = float(w_ss_packets) * C[C_MSS]
@@ -120,13 +158,22 @@ def new_state(C, CF, w0_packets: float, w_ss_packets: float):
 
 # Helpers ------------------------------------------------------------------------
 
-def copy_row(I, F, I2, F2):
-    """Copy state (I, F) into rows (I2, F2): the fixed fields and the pending events."""
+def copy_row(C, I, F, I2, F2):
+    """Copy state (I, F) into rows (I2, F2): the fixed fields, the pending events, the
+    segment sets and the send times of ``[snd_una, snd_max)`` (the others are never read:
+    a segment's send time is written when it is sent)."""
     n = I[I_NEV]
     for j in range(N_I0 + n):
         I2[j] = I[j]
     for j in range(OFF_EVT + n):
         F2[j] = F[j]
+    a = C[C_SETOFF]
+    for j in range(a, a + 2 * C[C_SETW]):
+        I2[j] = I[j]
+    off = C[C_SENTOFF]  # (only the window's send times are ever read)
+    mask = C[C_SENTMASK]
+    for k in range(I[I_UNA], I[I_SMAX]):
+        F2[off + (k & mask)] = F[off + (k & mask)]
 
 
 def _end(C, k):
@@ -141,6 +188,53 @@ def _seg_len(C, k):
 
 def _bit(k):
     return np.int64(1) << np.int64(k & 63)
+
+
+def _word(C, which, seg):
+    """Index in the int64 row of the word of set ``which`` (:data:`RETX_SET`,
+    :data:`BUF_SET`) that holds segment ``seg``: word ``(seg >> 6) mod W``."""
+    return C[C_SETOFF] + which * C[C_SETW] + ((seg >> 6) & (C[C_SETW] - 1))
+
+
+def _has(C, I, which, seg):
+    return (I[_word(C, which, seg)] & _bit(seg)) != 0
+
+
+def _put(C, I, which, seg):
+    j = _word(C, which, seg)
+    I[j] |= _bit(seg)
+
+
+def _take(C, I, which, seg):
+    j = _word(C, which, seg)
+    I[j] &= ~_bit(seg)
+
+
+def _low(n):
+    """The ``n`` low bits set (0 <= n <= 64)."""
+    return np.int64(-1) if n >= 64 else (np.int64(1) << np.int64(n)) - np.int64(1)
+
+
+def _window(C, I, which, base, n):
+    """Set ``which``'s members among segments ``base .. base + min(n, 64) - 1`` as bits
+    0.. of one word (the 64 W-bit ring of its words rotated to ``base``)."""
+    w = C[C_SETW]
+    a = C[C_SETOFF] + which * w
+    r = base & 63
+    k = (base >> 6) & (w - 1)
+    x = I[a + k]
+    if r != 0:
+        x = ((x >> np.int64(r)) & _low(64 - r)) | (I[a + ((k + 1) & (w - 1))] << np.int64(64 - r))
+    return x & _low(n)
+
+
+def _empty(C, I, which):
+    """Whether set ``which`` holds no segment."""
+    a = C[C_SETOFF] + which * C[C_SETW]
+    for j in range(a, a + C[C_SETW]):
+        if I[j] != 0:
+            return False
+    return True
 
 
 def _push(C, I, F, t, kind, v):
@@ -191,7 +285,8 @@ def _arm(C, I, F, kind, t):
 
 
 def _sent_slot(C, seg):
-    return N_F0 + (seg & 63)
+    """Index in the float row of segment ``seg``'s send time: slot ``seg mod 64 W``."""
+    return C[C_SENTOFF] + (seg & C[C_SENTMASK])
 
 
 # Sender ------------------------------------------------------------------------
@@ -199,7 +294,7 @@ def _sent_slot(C, seg):
 def _transmit(C, CF, I, F, seg, now):
     """Segment ``seg`` onto the FIFO link: serialised after the previous one, then d."""
     if seg < I[I_SMAX]:  # a retransmission (Karn's rule needs to know)
-        I[I_RETX] |= _bit(seg)
+        _put(C, I, RETX_SET, seg)
     F[_sent_slot(C, seg)] = now
     busy = F[F_BUSY]
     start = now if now > busy else busy
@@ -290,15 +385,13 @@ def _new_ack(C, CF, I, F, ack, now):
     acked = _end(C, ack) - _end(C, una)
     # RFC 6298 Section 3 (Karn): a sample only if no newly covered segment was resent.
     valid = True
-    retx = I[I_RETX]
-    if retx != 0:
+    if not _empty(C, I, RETX_SET):
         for k in range(una, ack):
-            if retx & _bit(k):
+            if _has(C, I, RETX_SET, k):
                 valid = False
                 break
         for k in range(una, ack):  # only segments >= snd_una are kept
-            retx &= ~_bit(k)
-        I[I_RETX] = retx
+            _take(C, I, RETX_SET, k)
     if valid:
         _rtt_sample(CF, I, F, now - F[_sent_slot(C, ack - 1)])
     elif C[C_COLLAPSE]:
@@ -399,21 +492,19 @@ def on_segment(C, CF, I, F, seg, now):
     segments (and the FIN-carrying last one, and while quick ACKs last); otherwise every
     b-th or the timer."""
     rcv = I[I_RCV]
-    buf = I[I_BUF]
-    if seg < rcv or (seg > rcv and buf & _bit(seg)):
+    if seg < rcv or (seg > rcv and _has(C, I, BUF_SET, seg)):
         _ack_now(C, CF, I, F, now)
         return
     if seg > rcv:
-        I[I_BUF] = buf | _bit(seg)
+        _put(C, I, BUF_SET, seg)
         _ack_now(C, CF, I, F, now)
         return
-    filled = buf != 0
+    filled = not _empty(C, I, BUF_SET)
     r = rcv + 1
-    if buf != 0:
-        while buf & _bit(r):
-            buf &= ~_bit(r)
+    if filled:
+        while _has(C, I, BUF_SET, r):
+            _take(C, I, BUF_SET, r)
             r += 1
-        I[I_BUF] = buf
     I[I_RCV] = r
     if filled or I[I_QUICK] > 0 or (C[C_FIN] and r == C[C_N]):
         _ack_now(C, CF, I, F, now)
@@ -436,9 +527,10 @@ def _rebase(C, I, F, ref):
         for i in range(I[I_NEV]):
             F[of + i] = F[of + i] - ref
         F[F_BUSY] = F[F_BUSY] - ref if F[F_BUSY] > ref else 0.0
+        off = C[C_SENTOFF]  # (read once: the loop writes F, which the compiler cannot
+        mask = C[C_SENTMASK]  # tell from C)
         for k in range(I[I_UNA], I[I_SMAX]):
-            j = _sent_slot(C, k)
-            F[j] -= ref
+            F[off + (k & mask)] -= ref
 
 
 def run_to_branch(C, CF, I, F):
@@ -494,20 +586,25 @@ def shift(C, I, F, delta):
     """Renumber every segment and ACK by ``delta`` (the tail's frame: file end fixed)."""
     if delta == 0:
         return
-    nsl = SENT_SLOTS
-    base = N_F0
-    old = F[base:base + nsl].copy()
-    for k in range(I[I_UNA], I[I_SMAX]):
-        F[base + ((k + delta) & 63)] = old[k & 63]
-    retx = np.int64(0)
-    buf = np.int64(0)
-    for k in range(I[I_UNA], I[I_SMAX]):
-        if I[I_RETX] & _bit(k):
-            retx |= _bit(k + delta)
-        if I[I_BUF] & _bit(k):
-            buf |= _bit(k + delta)
-    I[I_RETX] = retx
-    I[I_BUF] = buf
+    una = I[I_UNA]
+    span = I[I_SMAX] - una
+    sent = np.empty(span, np.float64)
+    flags = np.zeros(span, np.int64)  # bit 0: resent, bit 1: held
+    for k in range(una, una + span):
+        sent[k - una] = F[_sent_slot(C, k)]
+        if _has(C, I, RETX_SET, k):
+            flags[k - una] |= 1
+        if _has(C, I, BUF_SET, k):
+            flags[k - una] |= 2
+    a = C[C_SETOFF]  # (the engine keeps only segments of [snd_una, snd_max) in the sets)
+    for j in range(a, a + 2 * C[C_SETW]):
+        I[j] = 0
+    for k in range(una, una + span):
+        F[_sent_slot(C, k + delta)] = sent[k - una]
+        if flags[k - una] & 1:
+            _put(C, I, RETX_SET, k + delta)
+        if flags[k - una] & 2:
+            _put(C, I, BUF_SET, k + delta)
     I[I_UNA] += delta
     I[I_NXT] += delta
     I[I_SMAX] += delta
@@ -518,3 +615,4 @@ def shift(C, I, F, delta):
         ev = I[ok + i]
         if ev & 3 <= ACK:
             I[ok + i] = ev + 4 * delta
+

@@ -39,14 +39,15 @@ import numpy as np
 from ..accel import compile_twins, held, uncounted
 from ..checks import BudgetError, check_memory
 from ._packet_flat import (
-    ACK, C_EVMAX, C_LIM, C_MSS, C_N, CF_D, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO,
+    ACK, C_EVMAX, C_LIM, C_MSS, C_N, C_SETOFF, C_SETW, CF_D, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO,
     F_SSTH, RTO,
-    I_BACKOFF, I_BUF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT,
-    I_PARTIAL, I_PEND, I_QUICK, I_RCV, I_RECOVER, I_RETX, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
-    _ack_now, copy_row,
-    _arm, _bit, _cancel, _delete, _dup_ack, _end, _find, _flight, _new_ack, _push,
-    _rebase, _rtt_sample, _seg_len, _sent_slot, _transmit, deliver_head, n_float, n_int,
-    new_state, on_ack, on_rto, on_segment, resume, run_to_branch, send_allowed, shift)
+    I_BACKOFF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT,
+    I_PARTIAL, I_PEND, I_QUICK, I_RCV, I_RECOVER, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
+    BUF_SET, RETX_SET, _ack_now, _arm, _bit, _cancel, _delete, _dup_ack, _empty, _end, _find,
+    _flight, _has, _low, _new_ack, _push, _put, _take, _window, _word, copy_row,
+    _rebase, _rtt_sample, _seg_len, _sent_slot, _transmit,
+    deliver_head, n_float, n_int, new_state, on_ack, on_rto, on_segment, resume,
+    run_to_branch, send_allowed, shift)
 
 NE = 1 << 24
 """The file end's segment number in the tails' common frame."""
@@ -91,15 +92,18 @@ def state_hash(C, CF, I, F, base):
     cwk = np.int64(-1) if (quiet and cw >= CF[CF_RWND]) else np.int64(cw * 1e6 + 0.5)
     ssk = np.int64(-1) if (quiet and cw >= ss) else np.int64(ss * 1e6 + 0.5)
     rec = I[I_RECOVER] - base if I[I_RECOVER] >= una else _NONE
-    retx = np.int64(0)
-    buf = np.int64(0)
-    for j in range(I[I_SMAX] - una):
-        if I[I_RETX] & _bit(una + j):
-            retx |= np.int64(1) << np.int64(j)
+    wide = np.int64(0)  # members beyond 64 of either set (rwnd > 61: sets of several words)
     rcv = I[I_RCV]
-    for j in range(I[I_SMAX] - rcv - 1):
-        if I[I_BUF] & _bit(rcv + 1 + j):
-            buf |= np.int64(1) << np.int64(j)
+    n = I[I_SMAX] - una  # bit j: segment una + j resent
+    retx = _window(C, I, RETX_SET, una, n)
+    for j in range(64, n):
+        if _has(C, I, RETX_SET, una + j):
+            wide = _mix(wide, np.int64(j), _M1)
+    n = I[I_SMAX] - rcv - 1  # bit j: segment rcv + 1 + j held
+    buf = _window(C, I, BUF_SET, rcv + 1, n)
+    for j in range(64, n):
+        if _has(C, I, BUF_SET, rcv + 1 + j):
+            wide = _mix(wide, np.int64(-1 - j), _M1)
     h1 = _S1
     h2 = _S2
     partial = I[I_PARTIAL] if (I[I_INREC] or not _REDUCE) else 0
@@ -110,6 +114,9 @@ def state_hash(C, CF, I, F, base):
     for x in vals:
         h1 = _mix(h1, np.int64(x), _M1)
         h2 = _mix(h2, np.int64(x), _M2)
+    if wide != 0:
+        h1 = _mix(h1, wide, _M1)
+        h2 = _mix(h2, wide, _M2)
     ok = N_I0
     of = OFF_EVT
     for i in range(I[I_NEV]):
@@ -173,7 +180,7 @@ def _clear_table(n, hv, sl):
         hv[sl[i]] = -1
 
 
-def _add(IS, FS, PM, PT, cnt, hk1, hk2, hv, sl, I, F, P, Q, h1, h2):
+def _add(C, IS, FS, PM, PT, cnt, hk1, hk2, hv, sl, I, F, P, Q, h1, h2):
     """Merge state (I, F) with masses (P, Q) into a pool: add the masses to an equal
     state's, which takes the new state's variables if the new mass exceeds its total
     (the most probable representative, as :func:`.packet._merge`). Returns False when the
@@ -181,7 +188,7 @@ def _add(IS, FS, PM, PT, cnt, hk1, hk2, hv, sl, I, F, P, Q, h1, h2):
     r = _lookup(hk1, hk2, hv, h1, h2)
     if r >= 0:
         if P.sum() > PM[r].sum():
-            copy_row(I, F, IS[r], FS[r])
+            copy_row(C, I, F, IS[r], FS[r])
         PM[r, :] += P
         PT[r, :] += Q
         return True
@@ -193,7 +200,7 @@ def _add(IS, FS, PM, PT, cnt, hk1, hk2, hv, sl, I, F, P, Q, h1, h2):
     hk2[j] = h2
     hv[j] = n
     sl[n] = j
-    copy_row(I, F, IS[n], FS[n])
+    copy_row(C, I, F, IS[n], FS[n])
     PM[n, :] = P
     PT[n, :] = Q
     cnt[0] = n + 1
@@ -206,8 +213,8 @@ def _place(C, CF, I, F, cp, cq, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
     else into the branch-point pool Y. False when the pool is full."""
     h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
     if I[I_SMAX] >= C[C_LIM]:
-        return _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2)
-    return _add(YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl, I, F, cp, cq, h1, h2)
+        return _add(C, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2)
+    return _add(C, YI, YF, YP, YQ, ycnt, yk1, yk2, yv, ysl, I, F, cp, cq, h1, h2)
 
 
 def _child_masses(P, Q, w, dt, lost, cp, cq):
@@ -297,11 +304,11 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
     _clear(bcnt, bv, bsl)
     drop[:] = 0.0
     for i in range(n_in):
-        copy_row(IS[i], FS[i], I, F)
+        copy_row(C, IS[i], FS[i], I, F)
         resume(C, CF, I, F)
         if I[I_SMAX] >= C[C_LIM]:
             h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
-            if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, PM[i], PT[i], h1, h2):
+            if not _add(C, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, PM[i], PT[i], h1, h2):
                 return 1
             continue
         dt = run_to_branch(C, CF, I, F)
@@ -328,7 +335,7 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
                 continue
             m = XP[j].sum()
             if _negligible(m, XF[j], CF, eps):  # improbable: no further loss
-                copy_row(XI[j], XF[j], I, F)
+                copy_row(C, XI[j], XF[j], I, F)
                 dt = 0.0
                 while I[I_SMAX] < C[C_LIM]:
                     deliver_head(C, CF, I, F, False)
@@ -338,7 +345,7 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
                 _child_masses(XP[j], XQ[j], 1.0, dt, False, cp, cq)
                 drop[1] += m
                 h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
-                if not _add(OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
+                if not _add(C, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
                     return 1
                 continue
             for lost in range(2):
@@ -346,7 +353,7 @@ def advance_level(C, CF, p, eps, IS, FS, PM, PT, n_in,
                 if w == 0.0:
                     continue
                 drop[0] += 1.0
-                copy_row(XI[j], XF[j], I, F)
+                copy_row(C, XI[j], XF[j], I, F)
                 deliver_head(C, CF, I, F, lost == 1)
                 dt = run_to_branch(C, CF, I, F)
                 if I[I_FAIL]:
@@ -435,7 +442,7 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
             h1, h2 = state_hash(C, CF, SI[d], SF[d], C[C_N])
             r = _node_lookup(nk1, nk2, nv, h1, h2)
             if r >= 0 and nst[r] == 3:  # a cycle (not expected): finish it loss-free
-                copy_row(SI[d], SF[d], LI, LF)
+                copy_row(C, SI[d], SF[d], LI, LF)
                 t = _lossfree(C, CF, LI, LF)
                 if t < 0.0:
                     return 2
@@ -464,7 +471,7 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
                 nmass[r] = smass[d]
                 srow[d] = r
                 if _negligible(smass[d], SF[d], CF, eps):
-                    copy_row(SI[d], SF[d], LI, LF)
+                    copy_row(C, SI[d], SF[d], LI, LF)
                     t = _lossfree(C, CF, LI, LF)
                     if t < 0.0:
                         return 2
@@ -530,7 +537,7 @@ def tail_values(C, CF, p, eps, borrow, I0, F0, mass0, nk1, nk2, nv, nst, nmass, 
                     return 2
                 I = SI[d + 1]
                 F = SF[d + 1]
-                copy_row(SI[d], SF[d], I, F)
+                copy_row(C, SI[d], SF[d], I, F)
                 deliver_head(C, CF, I, F, b == 1)
                 dt = run_to_branch(C, CF, I, F)
                 if I[I_FAIL]:
@@ -595,7 +602,7 @@ def tail_level(C, CF, p, eps, borrow, delta, IS, FS, PM, PT, n_in,
     oq, ov = uncounted(scratch)
     I, F = uncounted(rows)
     for i in range(n_in):
-        copy_row(IS[i], FS[i], I, F)
+        copy_row(C, IS[i], FS[i], I, F)
         shift(C, I, F, delta)
         resume(C, CF, I, F)
         dt = run_to_branch(C, CF, I, F)
@@ -639,6 +646,15 @@ def reinsert(ok1, ok2, ov, hk1, hk2, hv):
             hv[s] = r
 
 
+def _in_flight(I, s):
+    """Whether a data event of segment ``s`` is pending."""
+    for j in range(I[I_NEV]):
+        ev = I[N_I0 + j]
+        if (ev & 3) == DATA and (ev >> 2) == s:
+            return True
+    return False
+
+
 def class_keys(C, CF, I, F):
     """Coarse signatures of one state for folding (:func:`fold_level`), finest first.
     Tiers 0-2 keep what a loss changes: the windows (cwnd and ssthresh in whole
@@ -665,15 +681,18 @@ def class_keys(C, CF, I, F):
     relative to snd_max."""
     mss = C[C_MSS]
     sm = I[I_SMAX]
+    rcv = I[I_RCV]
     held = 0
-    b = I[I_BUF]
-    while b != 0:
-        b &= b - 1
-        held += 1
+    a = C[C_SETOFF] + BUF_SET * C[C_SETW]
+    for j in range(a, a + C[C_SETW]):
+        b = I[j]
+        while b != 0:
+            b &= b - 1
+            held += 1
     nd = 0
     na = 0
-    fly = np.int64(0)
-    rcv = I[I_RCV]
+    fly = np.int64(0)  # data in flight, bit s - rcv_nxt (rcv_nxt + 64 on: wider sets)
+    far = False
     for j in range(I[I_NEV]):
         ev = I[N_I0 + j]
         kind = ev & 3
@@ -681,12 +700,20 @@ def class_keys(C, CF, I, F):
             nd += 1
             s = ev >> 2
             if s >= rcv and s < sm:
-                fly |= _bit(s)
+                if s - rcv < 64:
+                    fly |= _bit(s - rcv)
+                else:
+                    far = True
         elif kind == ACK:
             na += 1
+    # neither held nor in flight: bits of the first 64 segments from rcv_nxt at once
+    gap = ~(_window(C, I, BUF_SET, rcv, sm - rcv) | fly) & _low(sm - rcv)
     miss = 0
-    for s in range(rcv, sm):
-        if not (I[I_BUF] & _bit(s)) and not (fly & _bit(s)):
+    while gap != 0:
+        gap &= gap - 1
+        miss += 1
+    for s in range(rcv + 64, sm):  # (rwnd > 61 only)
+        if not _has(C, I, BUF_SET, s) and not (far and _in_flight(I, s)):
             miss += 1
     quiet = I[I_INREC] == 0 and I[I_BACKOFF] == 0
     cw = F[F_CWND]
@@ -702,7 +729,7 @@ def class_keys(C, CF, I, F):
     rx = np.int64(0)
     if I[I_BACKOFF] > 0:
         for s in range(I[I_UNA], sm):
-            if I[I_RETX] & _bit(s):
+            if _has(C, I, RETX_SET, s):
                 rx = np.int64(1)
                 break
     # when the retransmission timer fires, in round trips from now (1023: not armed)
@@ -780,7 +807,9 @@ def scripted(C, CF, I, F, lost_count, cut):
 
 # Driver ---------------------------------------------------------------------------
 
-_HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_push", "_delete", "_find", "_cancel", "_arm",
+_HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_word", "_has", "_put", "_take", "_low",
+            "_window", "_empty",
+            "_in_flight", "_push", "_delete", "_find", "_cancel", "_arm",
             "_sent_slot", "_transmit", "_flight", "send_allowed", "_rto_from_estimator", "_rtt_sample", "on_rto",
             "_new_ack", "_dup_ack", "on_ack", "_ack_now", "on_segment", "_rebase",
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
@@ -1061,7 +1090,8 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
     k1 = k_max + 1
     p = float(params.p)
     Cl, CFl = consts(BIG * mss)
-    ni, nf = n_int(int(Cl[C_EVMAX])), n_float(int(Cl[C_EVMAX]))
+    ni, nf = (n_int(int(Cl[C_EVMAX]), int(Cl[C_SETW])),
+              n_float(int(Cl[C_EVMAX]), int(Cl[C_SETW])))
     groups = {}
     for size in sizes:
         n = -(-size // mss)

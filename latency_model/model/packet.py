@@ -850,7 +850,7 @@ def _serialisation_shift(params: TcpParams, size: int, path: PathConfig) -> floa
     """L_0(exact) - L_0(rounds), seconds: the serialisation the loss-free transfer
     accumulates, added back to a rounds-time-model result (module docstring).
 
-    On the flat engine, compiled, where it runs the transfer (rwnd up to
+    On the flat engine, compiled, where it runs the transfer (a binding rwnd up to
     :data:`._packet_flat.MAX_RWND` packets; the same bits as the object engine,
     ``test_the_serialisation_shift_is_the_object_engine_s``), else on the object engine:
     1..1000 packets took 6.0 s of the object engine's Python (a transfer per size, O(N^2)
@@ -875,17 +875,18 @@ def binding_rwnd(params: TcpParams, size_bytes: float) -> float:
     Exact: the sender sends while FlightSize + next <= min(cwnd (+ LT credit), rwnd)
     (RFC 5681 3.1, RFC 3042 2), and FlightSize + next never exceeds the file, so a window
     of the file's whole packets never binds where ``rwnd`` does not; and nothing else reads
-    rwnd. The level DP's engine holds at most :data:`._packet_flat.MAX_RWND` packets in
-    its 64-bit segment sets, so with this any ``rwnd`` runs there for files of up to 61
-    packets (``test_a_receiver_window_beyond_the_file_is_the_file_s``)."""
+    rwnd. The level DP's engine holds at most :data:`._packet_flat.MAX_RWND` (253) packets
+    in its segment sets of up to four 64-bit words, so with this any ``rwnd`` runs there
+    for files of up to 253 packets (``test_a_receiver_window_beyond_the_file_is_the_file_s``)."""
     return min(float(params.rwnd), float(-(-int(size_bytes) // params.mss_bytes)))
 
 
 def _flat_consts(params: TcpParams, path: PathConfig, serial: bool = False,
-                 rwnd: float | None = None):
+                 rwnd: float | None = None, words: int | None = None):
     """size_bytes -> the flat engine's (C, CF): with each packet's serialisation
     (``serial``: the exact time model, the level DP's default) or none (the rounds model);
-    ``rwnd`` (packets, default ``params.rwnd``): the window that binds (:func:`binding_rwnd`)."""
+    ``rwnd`` (packets, default ``params.rwnd``): the window that binds (:func:`binding_rwnd`);
+    ``words``: the segment sets' width (default: the fewest ``rwnd`` needs)."""
     d = path.delay_s if path.delay_s is not None else params.rtt_s / 2.0
     ser = 8.0 / path.link_rate_bps if serial else 0.0
     rwnd = params.rwnd if rwnd is None else rwnd
@@ -898,7 +899,8 @@ def _flat_consts(params: TcpParams, path: PathConfig, serial: bool = False,
             header=path.header_bytes, delack=path.delack_timeout_s,
             min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
             fin=path.fin, quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
-            backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0)
+            backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0,
+            words=words)
     return consts
 
 
