@@ -11,6 +11,7 @@ cell (``--out``, appended; a re-run skips the cells it has).
 Usage::
 
     .venv/bin/python validation/packet/paths.py [--cells 30] [--draw-seed 1] [--runs 20000] [--part 0 --parts 2]
+        [--rwnd-range 4 61] [--size-range 1 100]
 """
 
 from __future__ import annotations
@@ -32,17 +33,20 @@ FIELDS = ("variant", "b", "w0", "p", "size_packets", "rtt_s", "mss_bytes", "rwnd
           "model_s", "sim_s", "sim_se_s", "rel_err", "err_se", "within", "model_time_s", "runs")
 
 
-def draw(count: int, seed: int) -> list[dict]:
-    """``count`` cells, each a dict of the drawn values (see the module docstring)."""
+def draw(count: int, seed: int, rwnd_range=(4, 61), size_range=(1, 100)) -> list[dict]:
+    """``count`` cells, each a dict of the drawn values (see the module docstring);
+    ``rwnd_range`` and ``size_range`` (packets, inclusive) narrow or widen the rwnd and the
+    size (the defaults are the module docstring's, and draw the same cells as before)."""
     rng = np.random.default_rng(seed)
     out = []
+    lo, hi = size_range
     for _ in range(count):
-        rwnd = int(rng.integers(4, 62))
+        rwnd = int(rng.integers(rwnd_range[0], rwnd_range[1] + 1))
         out.append(dict(
             variant=VARIANTS[int(rng.integers(len(VARIANTS)))], b=int(rng.integers(1, 3)),
             w0=float(rng.integers(1, min(10, rwnd) + 1)),
             p=float(f"{np.exp(rng.uniform(np.log(0.001), np.log(0.2))):.3g}"),
-            size_packets=int(round(np.exp(rng.uniform(0.0, np.log(100.0))))),
+            size_packets=int(round(np.exp(rng.uniform(np.log(lo), np.log(hi))))),
             rtt_s=float(f"{np.exp(rng.uniform(np.log(0.01), np.log(0.5))):.3g}"),
             mss_bytes=int((500, 1000, 1460)[int(rng.integers(3))]), rwnd=rwnd,
             link_rate_bps=float(f"{np.exp(rng.uniform(np.log(1e7), np.log(1e9))):.3g}")))
@@ -56,13 +60,17 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20000)
     ap.add_argument("--part", type=int, default=0, help="run the cells i with i %% parts == part")
     ap.add_argument("--parts", type=int, default=1)
+    ap.add_argument("--rwnd-range", type=int, nargs=2, default=(4, 61), metavar=("LO", "HI"),
+                    help="rwnd = W_SS drawn uniform on LO..HI packets (4 61; the level DP takes up to 253)")
+    ap.add_argument("--size-range", type=int, nargs=2, default=(1, 100), metavar=("LO", "HI"),
+                    help="sizes drawn log-uniform on LO..HI packets (1 100)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results_paths.csv"))
     a = ap.parse_args()
     done = set()
     if os.path.exists(a.out):
         with open(a.out) as fh:
             done = {(r["variant"], r["b"], r["w0"], r["p"], r["size_packets"], r["rtt_s"]) for r in csv.DictReader(fh)}
-    for i, c in enumerate(draw(a.cells, a.draw_seed)):
+    for i, c in enumerate(draw(a.cells, a.draw_seed, a.rwnd_range, a.size_range)):
         if i % a.parts != a.part:
             continue
         key = tuple(str(c[k]) for k in ("variant", "b", "w0", "p", "size_packets", "rtt_s"))
