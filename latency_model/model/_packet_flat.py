@@ -211,7 +211,9 @@ def _take(C, I, which, seg):
 
 
 def _low(n):
-    """The ``n`` low bits set (0 <= n <= 64)."""
+    """The ``n`` low bits set (none for n <= 0, all 64 for n >= 64)."""
+    if n <= 0:
+        return np.int64(0)
     return np.int64(-1) if n >= 64 else (np.int64(1) << np.int64(n)) - np.int64(1)
 
 

@@ -39,15 +39,13 @@ import numpy as np
 from ..accel import compile_twins, held, uncounted
 from ..checks import BudgetError, check_memory
 from ._packet_flat import (
-    ACK, C_EVMAX, C_LIM, C_MSS, C_N, C_SETOFF, C_SETW, CF_D, CF_MINRTO, CF_RWND, DATA, F_BUSY, F_CWND, F_RTO,
-    F_SSTH, RTO,
-    I_BACKOFF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB, I_LTC, I_NEV, I_NXT,
-    I_PARTIAL, I_PEND, I_QUICK, I_RCV, I_RECOVER, I_RTOMIN, I_SMAX, I_UNA, N_F0, N_I0, OFF_EVT,
-    BUF_SET, RETX_SET, _ack_now, _arm, _bit, _cancel, _delete, _dup_ack, _empty, _end, _find,
-    _flight, _has, _low, _new_ack, _push, _put, _take, _window, _word, copy_row,
-    _rebase, _rtt_sample, _seg_len, _sent_slot, _transmit,
-    deliver_head, n_float, n_int, new_state, on_ack, on_rto, on_segment, resume,
-    run_to_branch, send_allowed, shift)
+    ACK, BUF_SET, C_EVMAX, C_LIM, C_MSS, C_N, C_SETOFF, C_SETW, CF_D, CF_MINRTO, CF_RWND, DATA,
+    F_BUSY, F_CWND, F_RTO, F_SSTH, I_BACKOFF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB,
+    I_LTC, I_NEV, I_NXT, I_PARTIAL, I_PEND, I_QUICK, I_RCV, I_RECOVER, I_RTOMIN, I_SMAX, I_UNA,
+    N_F0, N_I0, OFF_EVT, RETX_SET, RTO, _ack_now, _arm, _bit, _cancel, _delete, _dup_ack,
+    _empty, _end, _find, _flight, _has, _low, _new_ack, _push, _put, _rebase, _rtt_sample,
+    _seg_len, _sent_slot, _take, _transmit, _window, _word, copy_row, deliver_head, n_float,
+    n_int, new_state, on_ack, on_rto, on_segment, resume, run_to_branch, send_allowed, shift)
 
 NE = 1 << 24
 """The file end's segment number in the tails' common frame."""
