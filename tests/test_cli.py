@@ -297,3 +297,23 @@ def test_json_text_replaces_every_non_finite_number():
     obj = {"a": float("nan"), "b": [1.0, float("inf"), (-float("inf"), 2)], "c": {"d": "NaN"}}
     assert json_safe(obj) == {"a": None, "b": [1.0, None, [None, 2]], "c": {"d": "NaN"}}
     assert _strict(json_text(obj)) == json_safe(obj)
+
+
+def test_a_window_beyond_the_level_dp_is_announced(capsys, monkeypatch):
+    # rwnd 300 with a 260-packet file: the packet model's tree DP, whose time grows with the
+    # length, says so on stderr first (the level DP takes rwnd up to 253 packets, or any
+    # rwnd with files of up to 253 packets: a window beyond the file never binds)
+    import numpy as np
+
+    from latency_model.model import registry
+
+    def predict(model, params, sizes_bytes, **options):
+        n = len(sizes_bytes)
+        return registry.Prediction(model, np.asarray(sizes_bytes, float), np.full(n, 9.0), None)
+
+    monkeypatch.setattr(registry, "predict", predict)
+    base = ["latency", "--model", "packet", "--rwnd", "300", "--wss", "300", "--p", "0.01"]
+    code, out, err = run(capsys, *base, "--size-packets", "260")
+    assert code == 0 and "tree DP" in err and "rwnd above 253" in err, err
+    code, out, err = run(capsys, *base, "--size-packets", "200")
+    assert code == 0 and "tree DP" not in err, err

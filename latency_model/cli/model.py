@@ -157,13 +157,20 @@ def _latency_other_model(args, base, sizes: list) -> int:
     if args.model == "packet":  # its cost grows with size (and at low p): say so first
         from ..checks import PROCESS_BYTES, packet_model_seconds
 
+        from ..model._packet_flat import MAX_RWND
+        from ..model.packet import binding_rwnd
+
         top = max(sizes) / base.mss_bytes
-        # the estimate is the level DP's; --p90 runs the tree DP, announced on its own below
-        seconds = 0.0 if args.p90 else packet_model_seconds(base.p, top, base.w0, base.b,
-                                                             n_sizes=len(set(sizes)))
+        # beyond the level DP's window (253 packets, with a longer file) the tree DP runs
+        tree = args.p90 or binding_rwnd(base, max(sizes)) > MAX_RWND
+        # the estimate is the level DP's; the tree DP is announced on its own below
+        seconds = 0.0 if tree else packet_model_seconds(base.p, top, base.w0, base.b,
+                                                        n_sizes=len(set(sizes)))
         check_budget(f"the packet model up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES, seconds)
-        if args.p90 and top > P90_QUICK_PACKETS and base.p > 0.0:
-            warn(f"--p90 computes every size with the tree DP, whose states multiply with the length: "
+        if tree and top > P90_QUICK_PACKETS and base.p > 0.0:
+            why = ("--p90 computes" if args.p90 else
+                   f"an rwnd above {MAX_RWND} packets with files longer than that computes")
+            warn(f"{why} every size with the tree DP, whose states multiply with the length: "
                  f"{top:g} packets may take minutes or more (docs/model.md section 5.1)")
     groups: dict = {}
     for i, size in enumerate(sizes):
