@@ -158,10 +158,17 @@ def run(out: str, runs: int, grids: list, sims_from: str | None = None, cells: i
     options = packet_options(config)  # the model follows the simulated link, timers and receiver
     known = {}  # simulated columns to reuse: the simulator and each cell's seed are fixed
     if sims_from:
+        other = set()
         with open(sims_from) as fh:
             for row in csv.DictReader(fh):
                 if int(row["runs"]) == runs:
                     known[cell_key(row)] = row
+                else:
+                    other.add(int(row["runs"]))
+        if other:  # (their cells are simulated again, with --runs)
+            print(f"--sims-from {sims_from}: {len(known)} cells with {runs} runs reused; cells "
+                  f"with {sorted(other)} runs are simulated again (give --runs to reuse them)",
+                  flush=True)
     done = done_cells(out)
     new = not os.path.exists(out)
     with open(out, "a", newline="") as fh:
