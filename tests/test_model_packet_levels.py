@@ -337,6 +337,8 @@ def test_method_choice_and_refusals():
     prm = TcpParams(p=0.1, rwnd=300, w0=2)
     with pytest.raises(ValueError, match="rwnd <= 253 packets or files of at most 253"):
         PM.expected_latency(prm, size_packets=[3, 254], method="levels")
+    with pytest.raises(ValueError, match="got rwnd 300 and a file of 400 packets"):
+        PM.expected_latency(prm, size_packets=[400], method="levels")
     assert PM.binding_rwnd(prm, 254 * MSS) == 254.0
     assert PM.binding_rwnd(prm, 400 * MSS) == 300.0
     assert PM.binding_rwnd(TcpParams(rwnd=30.5), 31 * MSS) == 30.5

@@ -156,7 +156,6 @@ def _latency_other_model(args, base, sizes: list) -> int:
         raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
     if args.model == "packet":  # its cost grows with size (and at low p): say so first
         from ..checks import PROCESS_BYTES, packet_model_seconds
-
         from ..model._packet_flat import MAX_RWND
         from ..model.packet import binding_rwnd
 

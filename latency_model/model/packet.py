@@ -780,9 +780,10 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
             raise ValueError("quantiles=True needs method='tree' (the level DP gives no "
                              "distribution)")
         if rwnd > F.MAX_RWND:
+            longest = -(-int(sizes.max()) // params.mss_bytes)
             raise ValueError(f"method='levels' supports rwnd <= {F.MAX_RWND} packets or "
                              f"files of at most {F.MAX_RWND} packets, got rwnd "
-                             f"{params.rwnd:g} and a file of {rwnd:g} packets; use "
+                             f"{params.rwnd:g} and a file of {longest} packets; use "
                              f"method='tree'")
     sizes = [int(s) for s in sizes.astype(np.int64)]
     out = []
