@@ -312,10 +312,10 @@ def test_growing_past_the_memory_limit_is_refused_with_a_clear_error(monkeypatch
     ("newreno", 1, 10, 0.1), ("lt", 2, 4, 0.2), ("proposal", 1, 2, 0.05), ("er", 2, 10, 0.1),
 ])
 def test_a_receiver_window_beyond_the_file_is_the_file_s(variant, b, w0, p, monkeypatch):
-    # rwnd = 200 packets is beyond the level DP's 61-packet segment sets, but a window
-    # of the file's whole packets never binds where rwnd does not (packet.binding_rwnd),
-    # so the level DP runs it: equal to the tree DP, which runs the object engine with
-    # rwnd = 200 itself, to the tolerance of test_level_dp_equals_the_tree_dp
+    # rwnd = 200 packets: a window of the file's whole packets never binds where rwnd
+    # does not (packet.binding_rwnd), so the level DP runs the largest file's 8 packets
+    # of window (one-word segment sets): equal to the tree DP, which runs the object
+    # engine with rwnd = 200 itself, to the tolerance of test_level_dp_equals_the_tree_dp
     prm = apply_variant(TcpParams(p=p, b=b, w0=w0, rwnd=200, w_ss=200), variant)
     sizes = [1, 2, 3, 5, 8]
     assert PM.binding_rwnd(prm, 8 * MSS) == 8.0
