@@ -343,10 +343,10 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     level DP costs up to about 0.6 s per level (one level per packet) once a level holds
     its thousands of states, and stops at the level where its distribution turns
     stationary, some 120-340 packets in at p = 0.05-0.2 (sizes beyond are
-    extrapolated; at p = 0.01 it runs every level): 1..1000 packets take 67 s at
-    p = 0.2, 179 s at 0.1, 221 s at 0.05, 441 s at 0.01 (W0 = 2, b = 2, the default
-    ``max_states`` 16,000; 2026-11-27, with the kernels' arrays uncounted; 111, 292, 362
-    and 638 s before).
+    extrapolated; at p = 0.01 it runs every level): 1..1000 packets take 59 s at
+    p = 0.2, 175 s at 0.1, 256 s at 0.05, 486 s at 0.01 (W0 = 2, b = 2, the default
+    ``max_states`` 16,000, exact serialisation; 2026-11-27; 67, 179, 221 and 441 s with
+    the rounds model, 111, 292, 362 and 638 s before the kernels' arrays were uncounted).
     A level holds more states with a larger first window and with an ACK for every
     segment: the validation runs (``validation/packet/results*.csv``, ``model_time_s``)
     took about (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2,

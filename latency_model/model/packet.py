@@ -680,7 +680,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         Truncation biases E[T] down, folding either way: docs/model.md sections 4, 5.2,
         6.2-6.8 measure them (a median 0.46 % and at most 3.6 % on 146 random cells of
         1-200 packets; within 2.5 % of 100,000-run means on the 28 cells re-simulated so;
-        +1.3 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
+        +2.7 % at 1000 packets and p = 0.01); a smaller eps reduces truncation at 3-5x
         the time a decade.
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
@@ -696,8 +696,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         and damage; tree DP: :data:`TREE_MAX_STATES`). docs/model.md section 4 measures
         the bias. Level DP: the default 16000 took the high bias of b = 1 with a large
         first window at 100 packets from +3.7 % (8000) to +2.5 % at most and the drift
-        past 200 packets at p = 0.01 from +6.2 % to +1.3 % at 1000, for 1.2-1.5 x the
-        time (sections 5.2 and 6.8); 8000 is the faster setting of before.
+        past 200 packets at p = 0.01 from +6.2 % to +1.3 % at 1000 (rounds time model;
+        +2.7 % with exact serialisation), for 1.2-1.5 x the time (sections 5.2 and 6.8);
+        8000 is the faster setting of before.
     tail_eps : float, optional
         Level DP: nodes of a file's end below this probability (in mass x RTO / its
         minimum) take the later losses of the most probable node of their signature, from
@@ -911,7 +912,7 @@ def predict(params: TcpParams, sizes_bytes, **options):
     Cost (CPU, defaults, level DP; docs/model.md sections 5.2, 6.2 and 6.5): one call for
     sizes 1..20 takes up to 4 s with W0 <= 4 (33 s with W0 = 10 at p = 0.2), one size of
     40-200 packets up to a few minutes (141 s the most among 146 random cells), 1..1000
-    packets 67 s at p = 0.2 to 441 s at p = 0.01. All sizes of one call share a DP, so
+    packets 59 s at p = 0.2 to 486 s at p = 0.01. All sizes of one call share a DP, so
     pass them together; a call's cost is mostly the tails of the sizes asked for.
 
     Parameters
