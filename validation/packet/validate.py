@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python validation/packet/validate.py [--runs 4000] [--grid core]
+    .venv/bin/python validation/packet/validate.py [--runs 10000] [--grid core]
     .venv/bin/python validation/packet/validate.py --runs 10000 --grid long
     .venv/bin/python validation/packet/validate.py --summary   # only read the CSV and summarise
     .venv/bin/python validation/packet/validate.py --table     # docs/model.md 6.2's table
@@ -306,7 +306,8 @@ def table(out: str) -> None:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=4000)
+    ap.add_argument("--runs", type=int, default=10000,
+                    help="simulated transfers a cell (10000, as the committed grids' results)")
     ap.add_argument("--grid", nargs="+", default=["core"], choices=sorted(GRIDS) + ["random"])
     ap.add_argument("--cells", type=int, default=40, help="cells of --grid random (40)")
     ap.add_argument("--draw-seed", type=int, default=18, help="seed of --grid random's draw")
