@@ -76,6 +76,36 @@ def test_wider_segment_sets_change_no_bit():
         FL.set_words(254)
 
 
+def test_keys_of_a_wide_window_see_members_beyond_64_segments():
+    # A 120-segment window (rwnd 120: two-word sets): the state key must tell a segment
+    # resent or held 80 segments past snd_una / rcv_nxt (state_hash's members beyond the
+    # first word of its window), and the folding signature must count a segment held or
+    # missing there (class_keys' held and missing counts); a one-word key would not.
+    prm = TcpParams(p=0.1, b=2, w0=120, rwnd=120, w_ss=120)
+    C, CF = PM._flat_consts(prm, PATH)(200 * MSS)
+    assert C[FL.C_SETW] == 2
+    I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
+    FL.resume(C, CF, I, F)
+    FL.run_to_branch(C, CF, I, F)
+    assert I[FL.I_SMAX] - I[FL.I_UNA] == 120 and I[FL.I_RCV] == 0
+    base = I[FL.I_SMAX]
+    with np.errstate(over="ignore"):
+        ref, ref_cls = LV.state_hash(C, CF, I, F, base), LV.class_keys(C, CF, I, F)
+        for which, seg in [(FL.RETX_SET, 80), (FL.RETX_SET, 10), (FL.BUF_SET, 81), (FL.BUF_SET, 11)]:
+            J = I.copy()
+            FL._put(C, J, which, seg)
+            assert FL._has(C, J, which, seg) and not FL._has(C, I, which, seg)
+            assert LV.state_hash(C, CF, J, F, base) != ref, (which, seg)
+            if which == FL.BUF_SET:  # one more held segment: the tiers that count them
+                assert all(a != b for a, b in zip(LV.class_keys(C, CF, J, F)[:3], ref_cls)), seg
+        # segment 90's arrival taken away (lost, not held, not in flight): one more missing
+        # segment, in every tier (the coarse ones count missing segments only)
+        J, G = I.copy(), F.copy()
+        j = [i for i in range(I[FL.I_NEV]) if I[FL.N_I0 + i] == 90 * 4 + FL.DATA]
+        FL._delete(J, G, j[0])
+        assert all(a != b for a, b in zip(LV.class_keys(C, CF, J, G), ref_cls))
+
+
 def test_pure_and_compiled_kernels_agree():
     # the pure-Python twin runs the same code: same paths, same DP result
     for prm, size, drops in random_patterns(8, 5, p=0.1, max_packets=40):
