@@ -371,8 +371,9 @@ def _latency_flags(p) -> None:
                         "W0 and past 200 packets at small p)")
     g.add_argument("--stack", default=None, metavar="NAME",
                    help=f"the packet model set up as a simulated stack profile ({STACK_HELP}): its link, "
-                        "timers, quick ACKs and back-off rule, and its W0 unless --w0 (Linux: 10); the sender "
-                        "stays the RFC one, and what it does not follow is printed (docs/model.md 6.9)")
+                        "timers, quick ACKs and back-off rule, and its W0 unless --w0 (Linux: 10); ns3 also its "
+                        "sender (NewReno and LT only), linux the RFC sender, and what the model does not follow "
+                        "is printed (docs/model.md 6.9)")
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "

@@ -21,6 +21,8 @@ from __future__ import annotations
 _TIE = 1e-9
 # Event kinds.
 DATA, ACK, RTO, DELACK = 0, 1, 2, 3
+# ns-3's congestion states (TcpCongState_t; CA_CWR does not occur without ECN).
+OPEN, DISORDER, RECOVERY, LOSS = 0, 1, 2, 3
 
 
 class _Const:
@@ -28,11 +30,11 @@ class _Const:
 
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
-                 "init_rto", "fin", "quick", "g", "collapse", "fixed")
+                 "init_rto", "fin", "quick", "g", "collapse", "fixed", "ns3", "srtt0")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                  ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                 clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0):
+                 clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, sender="rfc"):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -62,6 +64,11 @@ class _Const:
         # > 0: the paper's rule (the simulator's rto_rule "paper"): this RTO always, no
         # estimator, no back-off
         self.fixed = float(fixed_rto)
+        # ns-3.37's TcpNewReno + TcpClassicRecovery (the simulator's sender "ns3"), whose
+        # SYN-ACK gives the first RTT sample: the round trip plus the two SYNs'
+        # serialisation (4 option bytes beyond the header, sim/ns3.py _SYN_BYTES)
+        self.ns3 = sender == "ns3"
+        self.srtt0 = 2.0 * self.d + 2.0 * (4 + header) * ser_per_byte if self.ns3 else -1.0
 
     def end(self, k: int) -> int:
         """Bytes in segments 0..k-1."""
@@ -78,7 +85,7 @@ class _State:
     __slots__ = ("una", "nxt", "smax", "cwnd", "ssth", "recover", "in_rec", "partial_seen",
                  "dupacks", "lt_credit", "lt_bytes", "backoff", "rto", "srtt", "rttvar",
                  "retx", "sent_at", "busy", "rcv_nxt", "buf", "pending", "events", "done",
-                 "rto_above_min", "quick")
+                 "rto_above_min", "quick", "nstate", "ract", "sacked", "lost", "rflag", "hist")
 
     def copy(self) -> "_State":
         s = _State.__new__(_State)
@@ -107,6 +114,12 @@ class _State:
         s.done = self.done
         s.rto_above_min = self.rto_above_min
         s.quick = self.quick
+        s.nstate = self.nstate
+        s.ract = self.ract
+        s.sacked = self.sacked
+        s.lost = self.lost
+        s.rflag = self.rflag
+        s.hist = self.hist
         return s
 
     def key(self):
@@ -126,7 +139,8 @@ class _State:
                 self.dupacks, self.lt_credit, self.lt_bytes, self.backoff,
                 int(self.rto * 1e9 + 0.5), self.retx, self.rcv_nxt, self.buf, self.pending,
                 int(self.busy * 1e9 + 0.5),
-                tuple([(int(t * 1e9 + 0.5), kind, v) for t, kind, v in self.events]), self.quick)
+                tuple([(int(t * 1e9 + 0.5), kind, v) for t, kind, v in self.events]), self.quick,
+                self.nstate, self.ract, self.sacked, self.lost, self.rflag, max(self.hist, una))
 
     def coarse_key(self, mss: int):
         """A coarser signature used only to aggregate improbable states (see
@@ -149,13 +163,14 @@ class _State:
                 delack = True
         return (una, self.nxt - una, self.smax - una, self.rcv_nxt - una, len(self.buf),
                 self.in_rec, self.backoff, round(self.rto, 9), int(self.cwnd // mss),
-                int(self.ssth // mss), self.pending, nd, na, t_rto, delack, self.quick)
+                int(self.ssth // mss), self.pending, nd, na, t_rto, delack, self.quick,
+                self.nstate, self.ract, len(self.sacked))
 
     def coarse_key2(self):
         """The second folding tier's signature: progress (snd_una, snd_max, rcv_nxt) and
         phase (recovery, back-off) only."""
         una = self.una
-        return (una, self.smax - una, self.rcv_nxt - una, self.in_rec, self.backoff)
+        return (una, self.smax - una, self.rcv_nxt - una, self.in_rec, self.backoff, self.nstate)
 
 
 
@@ -175,6 +190,11 @@ def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     s.rto = c.fixed if c.fixed > 0.0 else c.init_rto  # RFC 6298 (2.1)
     s.srtt = -1.0
     s.rttvar = 0.0
+    s.rto_above_min = False
+    if c.ns3:  # the SYN-ACK's sample (ns-3 EstimateRtt on the handshake)
+        s.srtt = c.srtt0
+        s.rttvar = c.srtt0 / 2.0
+        _rto_from_estimator(c, s)
     s.retx = frozenset()
     s.sent_at = {}
     s.busy = 0.0
@@ -183,8 +203,13 @@ def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     s.pending = 0
     s.events = []
     s.done = False
-    s.rto_above_min = False
     s.quick = c.quick
+    # the ns3 sender: congestion state, recovery point active, the scoreboard's Reno
+    # marks, lost and retransmitted flags, and the first segment with an RTT-history entry
+    s.nstate = OPEN
+    s.ract = False
+    s.sacked = s.lost = s.rflag = frozenset()
+    s.hist = 0
     return s
 
 
@@ -240,6 +265,9 @@ def _flight(c: _Const, s: _State) -> int:
 def send_allowed(c: _Const, s: _State, now: float) -> None:
     """RFC 5681 Section 3.1 / RFC 3042: send while FlightSize + next <= min(cwnd + LT
     credit, rwnd); one segment may always leave when nothing is in flight."""
+    if c.ns3:
+        _ns3_send(c, s, now)
+        return
     limit = min(s.cwnd + s.lt_credit * c.mss, c.rwnd)
     n = c.n
     una_end = c.end(s.una)
@@ -287,6 +315,9 @@ def on_rto(c: _Const, s: _State, now: float) -> None:
     """RFC 6298 (5.4)-(5.6); RFC 5681 Section 3.1 Eq. 4 (ssthresh kept on repeated
     expiries, "when a segment ... has already been retransmitted"); RFC 6582 Section 3.2
     step 1 (recover = highest sent); go-back-N from snd_una."""
+    if c.ns3:
+        _ns3_on_rto(c, s, now)
+        return
     s.backoff += 1
     if s.backoff == 1:
         s.ssth = max(_flight(c, s) / 2.0, 2.0 * c.mss)
@@ -393,10 +424,227 @@ def _dup_ack(c: _Const, s: _State, now: float) -> None:
 
 def on_ack(c: _Const, s: _State, ack: int, now: float) -> None:
     """A cumulative ACK arrives: new (RFC 5681 / 6582) or duplicate (RFC 5681 Section 2)."""
+    if c.ns3:
+        _ns3_on_ack(c, s, ack, now)
+        return
     if ack > s.una:
         _new_ack(c, s, ack, now)
     elif ack == s.una and s.smax > s.una:
         _dup_ack(c, s, now)
+
+
+# The ns3 sender -----------------------------------------------------------------
+# ns-3.37's TcpSocketBase + TcpNewReno + TcpClassicRecovery without SACK, as the
+# simulator's sender "ns3" (sim/ns3.py, which cites ns-3's source for each rule; the
+# table of docs/simulator.md, "The ns3 sender"). The scoreboard's three flags per
+# outstanding segment are sets here (the flat engine keeps them as intervals).
+
+def _ns3_pipe(c: _Const, s: _State) -> int:
+    """``TcpTxBuffer::BytesInFlight``: outstanding - Reno-marked - lost + retransmitted,
+    bytes (a segment counts when (not sacked) - lost + retransmitted > 0)."""
+    b = 0
+    for k in range(s.una, s.smax):
+        if (k not in s.sacked) - (k in s.lost) + (k in s.rflag) > 0:
+            b += c.seg_len(k)
+    return b
+
+
+def _ns3_add_reno_sack(s: _State) -> None:
+    """``AddRenoSack``: mark the first unmarked segment after the head."""
+    for k in range(s.una + 1, s.smax):
+        if k not in s.sacked:
+            s.sacked = s.sacked | {k}
+            return
+
+
+def _ns3_mark_head_lost(s: _State) -> None:
+    """``MarkHeadAsLost``: the head loses its marks and is marked lost."""
+    h = s.una
+    if h < s.smax:
+        s.sacked = s.sacked - {h}
+        s.rflag = s.rflag - {h}
+        s.lost = s.lost | {h}
+
+
+def _ns3_transmit(c: _Const, s: _State, seg: int, now: float) -> None:
+    """``SendDataPacket``: a segment below HighTxMark is a retransmission (its flag set;
+    its RTT-history entry, if any, is then never sampled: Karn's set ``retx``)."""
+    if seg < s.smax:
+        s.rflag = s.rflag | {seg}
+    _transmit(c, s, seg, now)
+
+
+def _ns3_next_seg(c: _Const, s: _State) -> int:
+    """``NextSeg``: the first lost segment neither retransmitted nor marked, else new data
+    while fewer than rwnd bytes are outstanding (ns-3.41's ``<``), else -1."""
+    for k in range(s.una, s.smax):
+        if k in s.lost and k not in s.rflag and k not in s.sacked:
+            return k
+    if s.smax < c.n and c.end(s.smax) - c.end(s.una) < c.rwnd:
+        return s.smax
+    return -1
+
+
+def _ns3_send(c: _Const, s: _State, now: float) -> None:
+    """``SendPendingData``: send while min(rwnd, cwnd) - pipe > 0, with the silly-window
+    rule, and nothing in CA_OPEN once the FIN-carrying last segment has left."""
+    while True:
+        if s.nstate == OPEN and c.fin and s.smax >= c.n:
+            return
+        win = c.rwnd if c.rwnd < s.cwnd else s.cwnd
+        avail = win - _ns3_pipe(c, s)
+        if avail <= 0:
+            return
+        seg = _ns3_next_seg(c, s)
+        if seg < 0:
+            return
+        if avail < c.mss and c.size - seg * c.mss > avail:
+            return  # silly-window avoidance
+        _ns3_transmit(c, s, seg, now)
+        if seg == s.smax:
+            s.smax += 1
+        s.nxt = s.smax
+
+
+def _ns3_increase_window(c: _Const, s: _State, segs: int) -> None:
+    """``TcpNewReno::IncreaseWindow``: slow start one MSS an ACK, then one congestion-
+    avoidance step of max(1, floor(MSS^2 / cwnd)) bytes with segments left."""
+    mss = c.mss
+    if s.cwnd < s.ssth and segs >= 1:
+        s.cwnd += mss
+        segs -= 1
+    if s.cwnd >= s.ssth and segs > 0:
+        s.cwnd += float(int(max(1.0, mss * mss / s.cwnd)))
+
+
+def _ns3_timer(c: _Const, s: _State, now: float, reset: bool) -> None:
+    """``NewAck``: the back-off ends; on a restart the RTO is recomputed from the
+    estimator and the timer re-armed."""
+    s.backoff = 0
+    if reset:
+        _rto_from_estimator(c, s)
+        _arm(s, RTO, now + s.rto)
+
+
+def _ns3_on_rto(c: _Const, s: _State, now: float) -> None:
+    """``ReTxTimeout``: ssthresh from the pipe on every expiry, every outstanding segment
+    lost (also those the receiver holds), the RTT history cleared, CA_LOSS, cwnd 1 MSS."""
+    s.backoff += 1
+    in_flight = _ns3_pipe(c, s)
+    s.dupacks = 0
+    s.sacked = frozenset()
+    s.rflag = frozenset()
+    s.lost = frozenset(range(s.una, s.smax))
+    s.recover = s.smax
+    s.ract = True
+    s.in_rec = False
+    s.partial_seen = False
+    s.rto = min(2.0 * s.rto, c.max_rto)
+    s.hist = s.smax
+    s.ssth = float(max(2 * c.mss, in_flight // 2))
+    s.nstate = LOSS
+    s.cwnd = float(c.mss)
+    _ns3_send(c, s, now)
+
+
+def _ns3_on_ack(c: _Const, s: _State, ack: int, now: float) -> None:
+    """``ReceivedAck``: ``EstimateRtt`` (the oldest RTT-history entry, if covered and
+    never retransmitted), then a duplicate ACK or ``DiscardUpTo`` and ``ProcessAck``, then
+    ``SendPendingData``."""
+    h = s.una if s.una > s.hist else s.hist  # the oldest entry of the RTT history
+    if h < s.smax and ack > h and h not in s.retx:
+        m = now - s.sent_at[h]
+        if m > 0.0:
+            _rtt_sample(c, s, m)
+    old = s.una
+    if ack == old:
+        if ack < s.smax:
+            _ns3_dup_ack(c, s, now)
+            _ns3_send(c, s, now)
+        return
+    # DiscardUpTo
+    keep = frozenset(range(ack, s.smax))
+    s.sacked = s.sacked & keep
+    s.lost = s.lost & keep
+    s.rflag = s.rflag & keep
+    if s.retx:
+        s.retx = s.retx & keep
+    sa = s.sent_at
+    for k in range(old, ack):
+        sa.pop(k, None)
+    s.una = ack
+    if s.nxt < ack:
+        s.nxt = ack
+    if ack < s.smax and ack in s.sacked:  # a Reno mark on the new head moves on
+        s.sacked = s.sacked - {ack}
+        _ns3_add_reno_sack(s)
+        _ns3_mark_head_lost(s)
+    _ns3_new_ack(c, s, ack, old, now)
+    if not s.done:
+        _ns3_send(c, s, now)
+
+
+def _ns3_dup_ack(c: _Const, s: _State, now: float) -> None:
+    """``DupAck``: ignored in CA_LOSS; a Reno mark each in recovery; in DISORDER the
+    dup_t-th enters recovery unless the recovery point is still ahead, and with Limited
+    Transmit the others add a Reno mark each."""
+    if s.nstate == LOSS:
+        return
+    if s.nstate != RECOVERY:
+        s.dupacks += 1
+    if s.nstate == OPEN:
+        s.nstate = DISORDER
+    if s.nstate == RECOVERY:
+        _ns3_add_reno_sack(s)
+    elif s.dupacks == c.dup_t and (s.una >= s.recover or not s.ract):
+        # EnterRecovery: recover = HighTxMark, ssthresh from the pipe after the marks,
+        # cwnd = ssthresh (no inflation), the head retransmitted
+        s.recover = s.smax
+        s.ract = True
+        s.nstate = RECOVERY
+        s.in_rec = True
+        _ns3_add_reno_sack(s)
+        _ns3_mark_head_lost(s)
+        s.ssth = float(max(2 * c.mss, (_ns3_pipe(c, s) + c.mss) // 2))
+        s.cwnd = s.ssth
+        _ns3_transmit(c, s, s.una, now)
+    elif c.lt_hi > 0:
+        _ns3_add_reno_sack(s)
+
+
+def _ns3_new_ack(c: _Const, s: _State, ack: int, old: int, now: float) -> None:
+    """``ProcessAck`` for a new ACK (after ``DiscardUpTo``)."""
+    nbytes = c.end(ack) - c.end(old)
+    segs = nbytes // c.mss  # (a remainder only from the short last segment: done)
+    s.dupacks = 0
+    if ack >= c.n:
+        s.done = True
+        return
+    if s.nstate == RECOVERY and ack < s.recover:  # partial ACK
+        _ns3_mark_head_lost(s)
+        _ns3_transmit(c, s, ack, now)
+        _ns3_timer(c, s, now, not s.partial_seen)
+        s.partial_seen = True
+        return
+    if s.nstate == LOSS and ack < s.recover:
+        _ns3_increase_window(c, s, segs)
+        _ns3_timer(c, s, now, True)
+        return
+    exited = False
+    if s.nstate == RECOVERY:
+        exited = True
+    elif s.nstate == LOSS:
+        segs = (c.end(ack) - c.end(s.recover)) // c.mss
+    s.nstate = OPEN
+    s.in_rec = False
+    s.partial_seen = False
+    if ack >= s.recover:
+        s.ract = False
+    if exited:
+        _ns3_timer(c, s, now, True)
+        s.cwnd = s.ssth
+    _ns3_increase_window(c, s, segs)
+    _ns3_timer(c, s, now, True)
 
 
 # Receiver ---------------------------------------------------------------------

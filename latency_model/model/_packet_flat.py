@@ -45,16 +45,24 @@ RETX_SET, BUF_SET = 0, 1
 
 # Constants (int64).
 C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_LIM, \
-    C_EVMAX, C_QUICK, C_COLLAPSE, C_SETW, C_SETOFF, C_SENTOFF, C_SENTMASK = range(19)
-N_C = 19
+    C_EVMAX, C_QUICK, C_COLLAPSE, C_SETW, C_SETOFF, C_SENTOFF, C_SENTMASK, C_NS3 = range(20)
+N_C = 20
 # Constants (float64).
-CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G, CF_FIXRTO = range(10)
-N_CF = 10
+CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G, CF_FIXRTO, \
+    CF_SRTT0 = range(11)
+N_CF = 11
 
-# State (int64).
+# State (int64). The last six are the ns3 sender's (:func:`_ns3_send` and below): its
+# congestion state, whether its recovery point is active, its scoreboard as intervals
+# (Reno marks on segments snd_una + 1 .. snd_una + I_SACKN, lost flags below I_LOSTEND,
+# retransmitted flags below I_RFEND, each from snd_una) and the first segment with an
+# RTT-history entry.
 I_UNA, I_NXT, I_SMAX, I_RECOVER, I_INREC, I_PARTIAL, I_DUP, I_LTC, I_LTB, I_BACKOFF, \
-    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_FAIL, I_QUICK = range(18)
-N_I0 = 18
+    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_FAIL, I_QUICK, \
+    I_NSTATE, I_RACT, I_SACKN, I_LOSTEND, I_RFEND, I_HIST = range(24)
+N_I0 = 24
+OPEN, DISORDER, RECOVERY, LOSS = 0, 1, 2, 3
+"""ns-3's congestion states (``TcpCongState_t``), the ns3 sender's ``I_NSTATE``."""
 # State (float64).
 F_CWND, F_SSTH, F_RTO, F_SRTT, F_RTTVAR, F_BUSY = range(6)
 N_F0 = 6
@@ -97,7 +105,8 @@ def n_float(evmax: int, words: int = 1) -> int:
 
 def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                 ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, words=None):
+                clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, words=None,
+                sender="rfc"):
     """(C, CF) for one transfer, as :class:`._packet_engine._Const` computes them;
     ``words``: the segment sets' width (default :func:`set_words` of ``rwnd_packets``;
     more words change nothing but the layout: ``test_wider_segment_sets_change_no_bit``)."""
@@ -139,6 +148,9 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
     CF[CF_INITRTO] = float(init_rto)
     CF[CF_G] = float(clock_granularity)
     CF[CF_FIXRTO] = float(fixed_rto)  # > 0: the paper's fixed RTO, no estimator, no back-off
+    C[C_NS3] = int(sender == "ns3")
+    # the ns3 sender's first RTT sample, the SYN-ACK's (as _Const.srtt0)
+    CF[CF_SRTT0] = 2.0 * float(d) + 2.0 * (4 + header) * ser_per_byte if C[C_NS3] else -1.0
     return C, CF
 
 
@@ -153,6 +165,10 @@ def new_state(C, CF, w0_packets: float, w_ss_packets: float):
     F[F_RTO] = CF[CF_FIXRTO] if CF[CF_FIXRTO] > 0.0 else CF[CF_INITRTO]  # RFC 6298 (2.1)
     F[F_SRTT] = -1.0
     I[I_QUICK] = C[C_QUICK]
+    if C[C_NS3]:  # the SYN-ACK's sample (as _packet_engine.initial_state)
+        F[F_SRTT] = CF[CF_SRTT0]
+        F[F_RTTVAR] = CF[CF_SRTT0] / 2.0
+        _rto_from_estimator(CF, I, F)
     return I, F
 
 
@@ -314,6 +330,9 @@ def send_allowed(C, CF, I, F, now, lt):
     """RFC 5681 Section 3.1 / RFC 3042: send while FlightSize + next <= min(cwnd + LT
     credit, rwnd); one segment may always leave when nothing is in flight. ``lt``: the
     bytes sent count as Limited Transmit data (``I_LTB``)."""
+    if C[C_NS3]:
+        _ns3_send(C, CF, I, F, now)
+        return
     limit = min(F[F_CWND] + I[I_LTC] * C[C_MSS], CF[CF_RWND])
     n = C[C_N]
     lim = C[C_LIM]
@@ -367,6 +386,9 @@ def _rto_from_estimator(CF, I, F):
 def on_rto(C, CF, I, F, now):
     """RFC 6298 (5.4)-(5.6); RFC 5681 3.1 Eq. 4 (ssthresh kept on repeated expiries);
     RFC 6582 3.2 step 1 (recover = highest sent); go-back-N from snd_una."""
+    if C[C_NS3]:
+        _ns3_on_rto(C, CF, I, F, now)
+        return
     I[I_BACKOFF] += 1
     if I[I_BACKOFF] == 1:
         F[F_SSTH] = max(_flight(C, I) / 2.0, 2.0 * C[C_MSS])
@@ -473,10 +495,222 @@ def _dup_ack(C, CF, I, F, now):
 
 def on_ack(C, CF, I, F, ack, now):
     """A cumulative ACK arrives: new (RFC 5681 / 6582) or duplicate (RFC 5681 Section 2)."""
+    if C[C_NS3]:
+        _ns3_on_ack(C, CF, I, F, ack, now)
+        return
     if ack > I[I_UNA]:
         _new_ack(C, CF, I, F, ack, now)
     elif ack == I[I_UNA] and I[I_SMAX] > I[I_UNA]:
         _dup_ack(C, CF, I, F, now)
+
+
+# The ns3 sender ------------------------------------------------------------------
+# As _packet_engine's (ns-3.37, sim/ns3.py), with the scoreboard as intervals from
+# snd_una: the Reno marks are a run from snd_una + 1 (AddRenoSack marks the first
+# unmarked segment after the head, DiscardUpTo moves a mark from the new head to the
+# run's end), the lost flags a run from snd_una (the head, or everything outstanding at a
+# timeout) and the retransmitted flags a run inside it (lost segments are resent in
+# order; MarkHeadAsLost clears the head's). A state the intervals cannot hold sets
+# I_FAIL; tests/test_model_packet_ns3.py checks the two engines bit for bit.
+
+def _ns3_pipe(C, I):
+    """``BytesInFlight``: outstanding - Reno-marked - lost and not retransmitted, bytes."""
+    una = I[I_UNA]
+    b = _end(C, I[I_SMAX]) - _end(C, una)
+    sk = I[I_SACKN]
+    if sk > 0:
+        b -= _end(C, una + 1 + sk) - _end(C, una + 1)
+    lo = I[I_RFEND] if I[I_RFEND] > una else una
+    if I[I_LOSTEND] > lo:
+        b -= _end(C, I[I_LOSTEND]) - _end(C, lo)
+    return b
+
+
+def _ns3_add_reno_sack(I):
+    if I[I_UNA] + 1 + I[I_SACKN] < I[I_SMAX]:
+        I[I_SACKN] += 1
+
+
+def _ns3_mark_head_lost(I):
+    una = I[I_UNA]
+    if una < I[I_SMAX]:
+        if I[I_RFEND] > una + 1:
+            I[I_FAIL] = 1
+        elif I[I_RFEND] == una + 1:
+            I[I_RFEND] = una
+        if I[I_LOSTEND] < una + 1:
+            I[I_LOSTEND] = una + 1
+
+
+def _ns3_transmit(C, CF, I, F, seg, now):
+    if seg < I[I_SMAX]:  # a retransmission: the next of the lost run
+        lo = I[I_RFEND] if I[I_RFEND] > I[I_UNA] else I[I_UNA]
+        if seg != lo:
+            I[I_FAIL] = 1
+        I[I_RFEND] = seg + 1
+    _transmit(C, CF, I, F, seg, now)
+
+
+def _ns3_send(C, CF, I, F, now):
+    """``SendPendingData`` (new data stops at segment ``lim - 1`` under a level limit)."""
+    n = C[C_N]
+    lim = C[C_LIM]
+    nn = lim if (lim > 0 and lim < n) else n
+    mss = C[C_MSS]
+    while True:
+        if I[I_NSTATE] == OPEN and C[C_FIN] and I[I_SMAX] >= n:
+            return
+        win = CF[CF_RWND] if CF[CF_RWND] < F[F_CWND] else F[F_CWND]
+        avail = win - _ns3_pipe(C, I)
+        if avail <= 0:
+            return
+        una = I[I_UNA]
+        sm = I[I_SMAX]
+        lo = I[I_RFEND] if I[I_RFEND] > una else una
+        seg = -1
+        if lo < I[I_LOSTEND]:  # NextSeg: the first lost, not retransmitted
+            seg = lo
+        elif sm < nn and _end(C, sm) - _end(C, una) < CF[CF_RWND]:
+            seg = sm
+        if seg < 0:
+            return
+        if avail < mss and C[C_SIZE] - seg * mss > avail:
+            return  # silly-window avoidance
+        _ns3_transmit(C, CF, I, F, seg, now)
+        if seg == sm:
+            I[I_SMAX] = sm + 1
+        I[I_NXT] = I[I_SMAX]
+        if I[I_FAIL]:
+            return
+
+
+def _ns3_increase_window(C, F, segs):
+    mss = C[C_MSS]
+    if F[F_CWND] < F[F_SSTH] and segs >= 1:
+        F[F_CWND] += mss
+        segs -= 1
+    if F[F_CWND] >= F[F_SSTH] and segs > 0:
+        F[F_CWND] += float(int(max(1.0, mss * mss / F[F_CWND])))
+
+
+def _ns3_timer(C, CF, I, F, now, reset):
+    I[I_BACKOFF] = 0
+    if reset:
+        _rto_from_estimator(CF, I, F)
+        _arm(C, I, F, RTO, now + F[F_RTO])
+
+
+def _ns3_on_rto(C, CF, I, F, now):
+    """``ReTxTimeout``."""
+    I[I_BACKOFF] += 1
+    in_flight = _ns3_pipe(C, I)
+    I[I_DUP] = 0
+    I[I_SACKN] = 0
+    I[I_RFEND] = I[I_UNA]
+    I[I_LOSTEND] = I[I_SMAX]
+    I[I_RECOVER] = I[I_SMAX]
+    I[I_RACT] = 1
+    I[I_INREC] = 0
+    I[I_PARTIAL] = 0
+    F[F_RTO] = min(2.0 * F[F_RTO], CF[CF_MAXRTO])
+    I[I_HIST] = I[I_SMAX]
+    F[F_SSTH] = float(max(2 * C[C_MSS], in_flight // 2))
+    I[I_NSTATE] = LOSS
+    F[F_CWND] = float(C[C_MSS])
+    _ns3_send(C, CF, I, F, now)
+
+
+def _ns3_on_ack(C, CF, I, F, ack, now):
+    """``ReceivedAck``: ``EstimateRtt``, then a duplicate ACK or ``DiscardUpTo`` and
+    ``ProcessAck``, then ``SendPendingData``."""
+    una = I[I_UNA]
+    sm = I[I_SMAX]
+    h = una if una > I[I_HIST] else I[I_HIST]  # the oldest entry of the RTT history
+    if h < sm and ack > h and not _has(C, I, RETX_SET, h):
+        m = now - F[_sent_slot(C, h)]
+        if m > 0.0:
+            _rtt_sample(CF, I, F, m)
+    if ack == una:
+        if ack < sm:
+            _ns3_dup_ack(C, CF, I, F, now)
+            _ns3_send(C, CF, I, F, now)
+        return
+    if not _empty(C, I, RETX_SET):  # DiscardUpTo
+        for k in range(una, ack):
+            _take(C, I, RETX_SET, k)
+    sk = I[I_SACKN]
+    I[I_UNA] = ack
+    if I[I_NXT] < ack:
+        I[I_NXT] = ack
+    top = una + 1 + sk  # the Reno marks ran up to here
+    if sk > 0 and ack < top:  # the new head's mark moves on to the run's end
+        I[I_SACKN] = top - (ack + 1)
+        _ns3_add_reno_sack(I)
+        _ns3_mark_head_lost(I)
+    else:
+        I[I_SACKN] = 0
+    _ns3_new_ack(C, CF, I, F, ack, una, now)
+    if not I[I_DONE]:
+        _ns3_send(C, CF, I, F, now)
+
+
+def _ns3_dup_ack(C, CF, I, F, now):
+    """``DupAck`` (and ``EnterRecovery``)."""
+    st = I[I_NSTATE]
+    if st == LOSS:
+        return
+    if st != RECOVERY:
+        I[I_DUP] += 1
+    if st == OPEN:
+        I[I_NSTATE] = DISORDER
+    mss = C[C_MSS]
+    if st == RECOVERY:
+        _ns3_add_reno_sack(I)
+    elif I[I_DUP] == C[C_DUPT] and (I[I_UNA] >= I[I_RECOVER] or I[I_RACT] == 0):
+        I[I_RECOVER] = I[I_SMAX]
+        I[I_RACT] = 1
+        I[I_NSTATE] = RECOVERY
+        I[I_INREC] = 1
+        _ns3_add_reno_sack(I)
+        _ns3_mark_head_lost(I)
+        F[F_SSTH] = float(max(2 * mss, (_ns3_pipe(C, I) + mss) // 2))
+        F[F_CWND] = F[F_SSTH]
+        _ns3_transmit(C, CF, I, F, I[I_UNA], now)
+    elif C[C_LTHI] > 0:
+        _ns3_add_reno_sack(I)
+
+
+def _ns3_new_ack(C, CF, I, F, ack, old, now):
+    """``ProcessAck`` for a new ACK (after ``DiscardUpTo``)."""
+    mss = C[C_MSS]
+    segs = (_end(C, ack) - _end(C, old)) // mss
+    I[I_DUP] = 0
+    if ack >= C[C_N]:
+        I[I_DONE] = 1
+        return
+    st = I[I_NSTATE]
+    if st == RECOVERY and ack < I[I_RECOVER]:  # partial ACK
+        _ns3_mark_head_lost(I)
+        _ns3_transmit(C, CF, I, F, ack, now)
+        _ns3_timer(C, CF, I, F, now, I[I_PARTIAL] == 0)
+        I[I_PARTIAL] = 1
+        return
+    if st == LOSS and ack < I[I_RECOVER]:
+        _ns3_increase_window(C, F, segs)
+        _ns3_timer(C, CF, I, F, now, True)
+        return
+    if st == LOSS:
+        segs = (_end(C, ack) - _end(C, I[I_RECOVER])) // mss
+    I[I_NSTATE] = OPEN
+    I[I_INREC] = 0
+    I[I_PARTIAL] = 0
+    if ack >= I[I_RECOVER]:
+        I[I_RACT] = 0
+    if st == RECOVERY:
+        _ns3_timer(C, CF, I, F, now, True)
+        F[F_CWND] = F[F_SSTH]
+    _ns3_increase_window(C, F, segs)
+    _ns3_timer(C, CF, I, F, now, True)
 
 
 # Receiver ------------------------------------------------------------------------
@@ -612,6 +846,9 @@ def shift(C, I, F, delta):
     I[I_SMAX] += delta
     I[I_RECOVER] += delta
     I[I_RCV] += delta
+    I[I_LOSTEND] += delta
+    I[I_RFEND] += delta
+    I[I_HIST] += delta
     ok = N_I0
     for i in range(I[I_NEV]):
         ev = I[ok + i]

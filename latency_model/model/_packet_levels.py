@@ -42,6 +42,7 @@ from ._packet_flat import (
     ACK, BUF_SET, C_EVMAX, C_LIM, C_MSS, C_N, C_SETOFF, C_SETW, CF_D, CF_MINRTO, CF_RWND, DATA,
     F_BUSY, F_CWND, F_RTO, F_SSTH, I_BACKOFF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB,
     I_LTC, I_NEV, I_NXT, I_PARTIAL, I_PEND, I_QUICK, I_RCV, I_RECOVER, I_RTOMIN, I_SMAX, I_UNA,
+    C_NS3, I_HIST, I_LOSTEND, I_NSTATE, I_RACT, I_RFEND, I_SACKN,
     N_F0, N_I0, OFF_EVT, RETX_SET, RTO, _ack_now, _arm, _bit, _cancel, _delete, _dup_ack,
     _empty, _end, _find, _flight, _has, _low, _new_ack, _push, _put, _rebase, _rtt_sample,
     _seg_len, _sent_slot, _take, _transmit, _window, _word, copy_row, deliver_head, n_float,
@@ -76,6 +77,18 @@ def _negligible(mass, F, CF, eps):
 def _mix(h, x, m):
     h = (h ^ x) * m
     return h ^ (h >> np.int64(29))
+
+
+def _ns3_key(I):
+    """The ns3 sender's fields as one word: congestion state, recovery point active, the
+    Reno marks, the lost and retransmitted runs and the RTT history's first segment,
+    relative to snd_una (runs and history that start below it are empty or begin there)."""
+    una = I[I_UNA]
+    lost = I[I_LOSTEND] - una if I[I_LOSTEND] > una else 0
+    rf = I[I_RFEND] - una if I[I_RFEND] > una else 0
+    hist = I[I_HIST] - una if I[I_HIST] > una else 0
+    return ((((I[I_NSTATE] * 2 + I[I_RACT]) * 1024 + I[I_SACKN]) * 1024 + lost) * 1024
+            + rf) * 1024 + hist
 
 
 def state_hash(C, CF, I, F, base):
@@ -115,6 +128,10 @@ def state_hash(C, CF, I, F, base):
     if wide != 0:
         h1 = _mix(h1, wide, _M1)
         h2 = _mix(h2, wide, _M2)
+    if C[C_NS3]:  # the ns3 sender's state and scoreboard, from snd_una
+        ns = _ns3_key(I)
+        h1 = _mix(h1, ns, _M1)
+        h2 = _mix(h2, ns, _M2)
     ok = N_I0
     of = OFF_EVT
     for i in range(I[I_NEV]):
@@ -745,6 +762,15 @@ def class_keys(C, CF, I, F):
     c2 = base * 64 + miss
     c4 = ((I[I_INREC] * 64 + I[I_BACKOFF]) * 4 + blocked * 2 + rx) * 64 + miss
     c3 = c4 * 128 + (sm - I[I_UNA])
+    if C[C_NS3]:  # the ns3 sender: its congestion state in every tier (CA_LOSS ignores
+        # duplicate ACKs), whether its recovery point is active and its Reno marks
+        x = np.int64((I[I_NSTATE] * 2 + I[I_RACT]) * 1024 + I[I_SACKN])
+        c0 = _mix(c0, x, _M1)
+        c1 = _mix(c1, x, _M1)
+        c2 = _mix(c2, x, _M1)
+        x = np.int64(I[I_NSTATE])
+        c3 = _mix(c3, x, _M1)
+        c4 = _mix(c4, x, _M1)
     return c0, c1, c2, c3, c4
 
 
@@ -813,7 +839,10 @@ _HELPERS = ("copy_row", "_end", "_seg_len", "_bit", "_word", "_has", "_put", "_t
             "run_to_branch", "deliver_head", "resume", "shift", "_mix", "state_hash",
             "_lookup", "_clear", "_clear_table", "_add", "_place", "_child_masses", "_lossfree",
             "_accumulate", "class_keys", "_negligible", "tail_values", "_fold_branches",
-            "_slot", "tail_signature", "_node_slot", "_node_lookup")
+            "_slot", "tail_signature", "_node_slot", "_node_lookup", "_ns3_key",
+            "_ns3_pipe", "_ns3_add_reno_sack", "_ns3_mark_head_lost", "_ns3_transmit", "_ns3_send",
+            "_ns3_increase_window", "_ns3_timer", "_ns3_on_rto", "_ns3_on_ack", "_ns3_dup_ack",
+            "_ns3_new_ack")
 
 
 _ENTRIES = ("advance_level", "tail_level", "reinsert", "rehash_nodes", "classes", "row_hashes",

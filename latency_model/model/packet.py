@@ -56,6 +56,9 @@ from ..growth import StandardRule
 from ..params import TcpParams
 from . import _packet_engine as E
 from . import _packet_flat as F
+
+SENDERS = ("rfc", "ns3")
+"""The senders the packet model runs (:attr:`PathConfig.sender`)."""
 from . import _packet_levels as LV
 
 __all__ = ["PacketResult", "PathConfig", "expected_latency", "scripted_latency",
@@ -101,6 +104,15 @@ class PathConfig:
         The paper's timer (the simulator's ``rto_rule="paper"``): the RTO is always
         ``TcpParams.rto`` (``rto_s``, else max(1 s, 4 RTT)), with no estimator and no
         back-off. Default False (RFC 6298).
+    sender : {"rfc", "ns3"}
+        The sender: ``"rfc"`` (RFC 5681, 6582, 3042, 5827, 6298 with Karn's rule; the
+        default) or ``"ns3"``, ns-3.37's TcpNewReno with TcpClassicRecovery and its timer
+        as the simulator's ``ns3`` sender runs them (``sim/ns3.py``; docs/simulator.md,
+        "The ns3 sender"): pipe accounting with Reno marks, no window inflation, ssthresh
+        from the pipe, integer congestion avoidance, the back-off ending at every new ACK,
+        RTT samples from the oldest entry of the RTT history, the SYN-ACK's sample first.
+        With ``"ns3"``: variants NewReno and LT only (no tail rule, no Early Retransmit)
+        and no ``fixed_rto``; ``backoff_collapses`` is part of the sender.
     """
 
     link_rate_bps: float = 100e6
@@ -115,6 +127,7 @@ class PathConfig:
     clock_granularity_s: float = 0.0
     backoff_collapses: bool = False
     fixed_rto: bool = False
+    sender: str = "rfc"
 
     def __post_init__(self) -> None:
         check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
@@ -132,6 +145,9 @@ class PathConfig:
         for name in ("backoff_collapses", "fixed_rto"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        check_choice("sender", self.sender, SENDERS)
+        if self.sender == "ns3" and self.fixed_rto:
+            raise ValueError("sender 'ns3' runs ns-3's timer: fixed_rto must be False")
 
 
 @dataclass(frozen=True)
@@ -200,6 +216,15 @@ def check_supported(params: TcpParams) -> None:
         raise ValueError(f"the packet model supports p in [0, 0.5], got p = {params.p:g}")
 
 
+def check_sender(params: TcpParams, path: PathConfig) -> None:
+    """Raise ValueError unless ``path.sender`` can run ``params``: the ``ns3`` sender has
+    no tail rule (the paper's proposal) and no Early Retransmit, as ns-3.37 without SACK
+    (``sim.ns3.check_ns3_params``)."""
+    if path.sender == "ns3" and (params.tail_retransmit or params.early_retransmit):
+        raise ValueError("sender 'ns3' has no tail retransmission (the paper's proposal) and no "
+                         "Early Retransmit: use variant newreno or lt")
+
+
 def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -> E._Const:
     return E._Const(
         size_bytes=size_bytes, mss=params.mss_bytes, rwnd_packets=params.rwnd, b=params.b,
@@ -210,7 +235,8 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         header=path.header_bytes, delack=path.delack_timeout_s, min_rto=path.min_rto_s,
         max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin,
         quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
-        backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0)
+        backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0,
+        sender=path.sender)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
@@ -263,6 +289,7 @@ def scripted_latency(params: TcpParams, *positional, size_bytes: int, drops=(),
         raise ValueError("scripted_latency: pass the size as size_bytes=... (keyword)")
     check_supported(params)
     path = _path_args(path, options)
+    check_sender(params, path)
     check_choice("serialisation", serialisation, ("exact", "rounds"))
     size = check_int("size_bytes", size_bytes, low=1)
     c = _const(params, size, path, serialisation == "exact")
@@ -740,6 +767,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                          "size_packets=...")
     check_supported(params)
     path = _path_args(path, options)
+    check_sender(params, path)
     check_choice("serialisation", serialisation, SERIALISATION)
     check_choice("method", method, METHODS)
     if eps is not None:
@@ -902,7 +930,7 @@ def _flat_consts(params: TcpParams, path: PathConfig, serial: bool = False,
             min_rto=path.min_rto_s, max_rto=path.max_rto_s, init_rto=path.initial_rto_s,
             fin=path.fin, quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
             backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0,
-            words=words)
+            words=words, sender=path.sender)
     return consts
 
 

@@ -5,11 +5,12 @@ The packet model (:mod:`latency_model.model.packet`) never imports the simulator
 link and timers come in a :class:`~latency_model.model.packet.PathConfig` whose defaults
 restate the ``rfc`` profile's. A comparison with the simulator (``sweep --what both``,
 ``accuracy``) gives it the simulated link and timers instead (:func:`packet_options`),
-and names every setting of the simulator it cannot follow (:func:`packet_differences`):
-its sender is the RFC one, with Karn's rule, so the ``ns3`` and ``linux`` profiles'
-senders and RTT sampling stay declared differences, as do the paper's reading of
-Limited Transmit, ACK losses and a drop-tail buffer. The receiver's quick ACKs (ns-3: 1,
-Linux: 16), the clock granularity G (1 ms, 200 ms), the back-off ending at every new ACK
+and names every setting of the simulator it cannot follow (:func:`packet_differences`).
+It runs the RFC sender with Karn's rule or ns-3.37's (``PathConfig.sender``: the
+``ns3`` profile's sender and RTT sampling are followed), so Linux's SACK sender and the
+timestamps' RTT samples stay declared differences, as do the paper's reading of Limited
+Transmit, ACK losses and a drop-tail buffer. The receiver's quick ACKs (ns-3: 1, Linux:
+16), the clock granularity G (1 ms, 200 ms), the back-off ending at every new ACK
 (ns-3's RTO recomputed there; with timestamps every new ACK a valid sample; the samples
 themselves stay Karn's) and the paper's fixed RTO (``rto_rule="paper"``) are followed.
 """
@@ -33,8 +34,8 @@ def _check(config) -> None:
 def packet_path(config):
     """The :class:`~latency_model.model.packet.PathConfig` of a simulator configuration:
     its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and clock
-    granularity, FIN and the receiver's quick ACKs, and with the ``ns3`` sender or
-    timestamps the RTO recomputed at every new ACK (``backoff_collapses``: ns-3's
+    granularity, FIN and the receiver's quick ACKs, the ``ns3`` sender (``sender="ns3"``,
+    which brings ns-3's timer), and with it or timestamps the RTO recomputed at every new ACK (``backoff_collapses``: ns-3's
     ``NewAck``; with timestamps every new ACK is a valid sample, RFC 7323 Section 4.1),
     and the paper's fixed RTO for ``rto_rule="paper"`` (``fixed_rto``).
 
@@ -54,7 +55,8 @@ def packet_path(config):
     # timestamps every new ACK is a valid sample (RFC 7323 4.1), so the back-off ends there too
     collapses = config.sender == "ns3" or config.rtt_sampling == "timestamps"
     return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS}, backoff_collapses=collapses,
-                      fixed_rto=config.rto_rule == "paper")
+                      fixed_rto=config.rto_rule == "paper",
+                      sender="ns3" if config.sender == "ns3" else "rfc")
 
 
 def packet_options(config) -> dict:
@@ -95,14 +97,13 @@ def packet_differences(config) -> list[str]:
     """
     _check(config)
     out = []
-    if config.sender != "rfc":
+    if config.sender not in ("rfc", "ns3"):
         extra = ""
         if config.sender == "sack":
             extra = " (SACK" + (", PRR" if config.prr != "off" else "") + (", RACK-TLP" if config.rack_tlp else "") + ")"
-        also = " with ns-3's RTO recomputed at every new ACK" if config.sender == "ns3" else ""
         out.append(f"its sender {config.sender}{extra}, where the model runs the RFC sender (RFC 5681, 6582, "
-                   f"3042, 5827){also}")
-    if config.rtt_sampling != "karn":
+                   "3042, 5827)")
+    if config.rtt_sampling not in ("karn", "ns3"):  # (ns3: the ns3 sender's own, followed)
         out.append(f"its RTT sampling {config.rtt_sampling}, where the model samples under Karn's rule (and "
                    "follows only the back-off ending at every new ACK)")
     if config.lt_mode != "rfc3042":
