@@ -45,24 +45,27 @@ RETX_SET, BUF_SET = 0, 1
 
 # Constants (int64).
 C_N, C_SIZE, C_MSS, C_LAST, C_B, C_DUPT, C_LTLO, C_LTHI, C_TAIL, C_ER, C_FIN, C_LIM, \
-    C_EVMAX, C_QUICK, C_COLLAPSE, C_SETW, C_SETOFF, C_SENTOFF, C_SENTMASK, C_NS3 = range(20)
-N_C = 20
+    C_EVMAX, C_QUICK, C_COLLAPSE, C_SETW, C_SETOFF, C_SENTOFF, C_SENTMASK, C_NS3, C_NSOFF = range(21)
+N_C = 21
 # Constants (float64).
 CF_RWND, CF_D, CF_SER, CF_SERLAST, CF_DELACK, CF_MINRTO, CF_MAXRTO, CF_INITRTO, CF_G, CF_FIXRTO, \
     CF_SRTT0 = range(11)
 N_CF = 11
 
-# State (int64). The last six are the ns3 sender's (:func:`_ns3_send` and below): its
-# congestion state, whether its recovery point is active, its scoreboard as intervals
-# (Reno marks on segments snd_una + 1 .. snd_una + I_SACKN, lost flags below I_LOSTEND,
-# retransmitted flags below I_RFEND, each from snd_una) and the first segment with an
-# RTT-history entry.
+# State (int64).
 I_UNA, I_NXT, I_SMAX, I_RECOVER, I_INREC, I_PARTIAL, I_DUP, I_LTC, I_LTB, I_BACKOFF, \
-    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_FAIL, I_QUICK, \
-    I_NSTATE, I_RACT, I_SACKN, I_LOSTEND, I_RFEND, I_HIST = range(24)
-N_I0 = 24
+    I_RCV, I_PEND, I_DONE, I_RTOMIN, I_NEV, I_CUTLT, I_FAIL, I_QUICK = range(18)
+N_I0 = 18
+# The ns3 sender's fields (:func:`_ns3_send` and below), after the segment sets at
+# ``C[C_NSOFF]`` and only in its rows (so the RFC sender's rows are as narrow as before):
+# its congestion state, whether its recovery point is active, its scoreboard as runs
+# (Reno marks on segments snd_una + 1 .. snd_una + J_SACKN, lost flags below J_LOSTEND,
+# retransmitted flags below J_RFEND, each from snd_una) and the first segment with an
+# RTT-history entry.
+J_NSTATE, J_RACT, J_SACKN, J_LOSTEND, J_RFEND, J_HIST = range(6)
+N_J = 6
 OPEN, DISORDER, RECOVERY, LOSS = 0, 1, 2, 3
-"""ns-3's congestion states (``TcpCongState_t``), the ns3 sender's ``I_NSTATE``."""
+"""ns-3's congestion states (``TcpCongState_t``), the ns3 sender's ``J_NSTATE``."""
 # State (float64).
 F_CWND, F_SSTH, F_RTO, F_SRTT, F_RTTVAR, F_BUSY = range(6)
 N_F0 = 6
@@ -91,10 +94,10 @@ def set_words(rwnd_packets: float) -> int:
     return w
 
 
-def n_int(evmax: int, words: int = 1) -> int:
-    """Width of a state's int64 row: the fixed fields, the event slots and the two
-    segment sets' words."""
-    return N_I0 + evmax + 2 * words
+def n_int(evmax: int, words: int = 1, ns3: bool = False) -> int:
+    """Width of a state's int64 row: the fixed fields, the event slots, the two segment
+    sets' words and with the ns3 sender its fields (:data:`N_J`)."""
+    return N_I0 + evmax + 2 * words + (N_J if ns3 else 0)
 
 
 def n_float(evmax: int, words: int = 1) -> int:
@@ -149,6 +152,7 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
     CF[CF_G] = float(clock_granularity)
     CF[CF_FIXRTO] = float(fixed_rto)  # > 0: the paper's fixed RTO, no estimator, no back-off
     C[C_NS3] = int(sender == "ns3")
+    C[C_NSOFF] = C[C_SETOFF] + 2 * w
     # the ns3 sender's first RTT sample, the SYN-ACK's (as _Const.srtt0)
     CF[CF_SRTT0] = 2.0 * float(d) + 2.0 * (4 + header) * ser_per_byte if C[C_NS3] else -1.0
     return C, CF
@@ -157,7 +161,7 @@ def make_consts(*, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
 def new_state(C, CF, w0_packets: float, w_ss_packets: float):
     """Rows (I, F) before the first send at t = 0."""
     evmax = int(C[C_EVMAX])
-    I = np.zeros(n_int(evmax, int(C[C_SETW])), np.int64)
+    I = np.zeros(n_int(evmax, int(C[C_SETW]), bool(C[C_NS3])), np.int64)
     F = np.zeros(n_float(evmax, int(C[C_SETW])), np.float64)
     I[I_RECOVER] = -1
     F[F_CWND] = float(w0_packets) * C[C_MSS]
@@ -184,7 +188,7 @@ def copy_row(C, I, F, I2, F2):
     for j in range(OFF_EVT + n):
         F2[j] = F[j]
     a = C[C_SETOFF]
-    for j in range(a, a + 2 * C[C_SETW]):
+    for j in range(a, a + 2 * C[C_SETW] + (N_J if C[C_NS3] else 0)):  # sets, ns3 fields
         I2[j] = I[j]
     off = C[C_SENTOFF]  # (only the window's send times are ever read)
     mask = C[C_SENTMASK]
@@ -510,55 +514,60 @@ def on_ack(C, CF, I, F, ack, now):
 # unmarked segment after the head, DiscardUpTo moves a mark from the new head to the
 # run's end), the lost flags a run from snd_una (the head, or everything outstanding at a
 # timeout) and the retransmitted flags a run inside it (lost segments are resent in
-# order; MarkHeadAsLost clears the head's). A state the intervals cannot hold sets
+# order; MarkHeadAsLost clears the head's). A state the runs cannot hold sets
 # I_FAIL; tests/test_model_packet_ns3.py checks the two engines bit for bit.
 
 def _ns3_pipe(C, I):
     """``BytesInFlight``: outstanding - Reno-marked - lost and not retransmitted, bytes."""
+    o = C[C_NSOFF]
     una = I[I_UNA]
     b = _end(C, I[I_SMAX]) - _end(C, una)
-    sk = I[I_SACKN]
+    sk = I[o + J_SACKN]
     if sk > 0:
         b -= _end(C, una + 1 + sk) - _end(C, una + 1)
-    lo = I[I_RFEND] if I[I_RFEND] > una else una
-    if I[I_LOSTEND] > lo:
-        b -= _end(C, I[I_LOSTEND]) - _end(C, lo)
+    lo = I[o + J_RFEND] if I[o + J_RFEND] > una else una
+    if I[o + J_LOSTEND] > lo:
+        b -= _end(C, I[o + J_LOSTEND]) - _end(C, lo)
     return b
 
 
-def _ns3_add_reno_sack(I):
-    if I[I_UNA] + 1 + I[I_SACKN] < I[I_SMAX]:
-        I[I_SACKN] += 1
+def _ns3_add_reno_sack(C, I):
+    o = C[C_NSOFF]
+    if I[I_UNA] + 1 + I[o + J_SACKN] < I[I_SMAX]:
+        I[o + J_SACKN] += 1
 
 
-def _ns3_mark_head_lost(I):
+def _ns3_mark_head_lost(C, I):
+    o = C[C_NSOFF]
     una = I[I_UNA]
     if una < I[I_SMAX]:
-        if I[I_RFEND] > una + 1:
+        if I[o + J_RFEND] > una + 1:
             I[I_FAIL] = 1
-        elif I[I_RFEND] == una + 1:
-            I[I_RFEND] = una
-        if I[I_LOSTEND] < una + 1:
-            I[I_LOSTEND] = una + 1
+        elif I[o + J_RFEND] == una + 1:
+            I[o + J_RFEND] = una
+        if I[o + J_LOSTEND] < una + 1:
+            I[o + J_LOSTEND] = una + 1
 
 
 def _ns3_transmit(C, CF, I, F, seg, now):
+    o = C[C_NSOFF]
     if seg < I[I_SMAX]:  # a retransmission: the next of the lost run
-        lo = I[I_RFEND] if I[I_RFEND] > I[I_UNA] else I[I_UNA]
+        lo = I[o + J_RFEND] if I[o + J_RFEND] > I[I_UNA] else I[I_UNA]
         if seg != lo:
             I[I_FAIL] = 1
-        I[I_RFEND] = seg + 1
+        I[o + J_RFEND] = seg + 1
     _transmit(C, CF, I, F, seg, now)
 
 
 def _ns3_send(C, CF, I, F, now):
     """``SendPendingData`` (new data stops at segment ``lim - 1`` under a level limit)."""
+    o = C[C_NSOFF]
     n = C[C_N]
     lim = C[C_LIM]
     nn = lim if (lim > 0 and lim < n) else n
     mss = C[C_MSS]
     while True:
-        if I[I_NSTATE] == OPEN and C[C_FIN] and I[I_SMAX] >= n:
+        if I[o + J_NSTATE] == OPEN and C[C_FIN] and I[I_SMAX] >= n:
             return
         win = CF[CF_RWND] if CF[CF_RWND] < F[F_CWND] else F[F_CWND]
         avail = win - _ns3_pipe(C, I)
@@ -566,9 +575,9 @@ def _ns3_send(C, CF, I, F, now):
             return
         una = I[I_UNA]
         sm = I[I_SMAX]
-        lo = I[I_RFEND] if I[I_RFEND] > una else una
+        lo = I[o + J_RFEND] if I[o + J_RFEND] > una else una
         seg = -1
-        if lo < I[I_LOSTEND]:  # NextSeg: the first lost, not retransmitted
+        if lo < I[o + J_LOSTEND]:  # NextSeg: the first lost, not retransmitted
             seg = lo
         elif sm < nn and _end(C, sm) - _end(C, una) < CF[CF_RWND]:
             seg = sm
@@ -602,20 +611,21 @@ def _ns3_timer(C, CF, I, F, now, reset):
 
 def _ns3_on_rto(C, CF, I, F, now):
     """``ReTxTimeout``."""
+    o = C[C_NSOFF]
     I[I_BACKOFF] += 1
     in_flight = _ns3_pipe(C, I)
     I[I_DUP] = 0
-    I[I_SACKN] = 0
-    I[I_RFEND] = I[I_UNA]
-    I[I_LOSTEND] = I[I_SMAX]
+    I[o + J_SACKN] = 0
+    I[o + J_RFEND] = I[I_UNA]
+    I[o + J_LOSTEND] = I[I_SMAX]
     I[I_RECOVER] = I[I_SMAX]
-    I[I_RACT] = 1
+    I[o + J_RACT] = 1
     I[I_INREC] = 0
     I[I_PARTIAL] = 0
     F[F_RTO] = min(2.0 * F[F_RTO], CF[CF_MAXRTO])
-    I[I_HIST] = I[I_SMAX]
+    I[o + J_HIST] = I[I_SMAX]
     F[F_SSTH] = float(max(2 * C[C_MSS], in_flight // 2))
-    I[I_NSTATE] = LOSS
+    I[o + J_NSTATE] = LOSS
     F[F_CWND] = float(C[C_MSS])
     _ns3_send(C, CF, I, F, now)
 
@@ -623,9 +633,10 @@ def _ns3_on_rto(C, CF, I, F, now):
 def _ns3_on_ack(C, CF, I, F, ack, now):
     """``ReceivedAck``: ``EstimateRtt``, then a duplicate ACK or ``DiscardUpTo`` and
     ``ProcessAck``, then ``SendPendingData``."""
+    o = C[C_NSOFF]
     una = I[I_UNA]
     sm = I[I_SMAX]
-    h = una if una > I[I_HIST] else I[I_HIST]  # the oldest entry of the RTT history
+    h = una if una > I[o + J_HIST] else I[o + J_HIST]  # the oldest entry of the RTT history
     if h < sm and ack > h and not _has(C, I, RETX_SET, h):
         m = now - F[_sent_slot(C, h)]
         if m > 0.0:
@@ -638,17 +649,17 @@ def _ns3_on_ack(C, CF, I, F, ack, now):
     if not _empty(C, I, RETX_SET):  # DiscardUpTo
         for k in range(una, ack):
             _take(C, I, RETX_SET, k)
-    sk = I[I_SACKN]
+    sk = I[o + J_SACKN]
     I[I_UNA] = ack
     if I[I_NXT] < ack:
         I[I_NXT] = ack
     top = una + 1 + sk  # the Reno marks ran up to here
     if sk > 0 and ack < top:  # the new head's mark moves on to the run's end
-        I[I_SACKN] = top - (ack + 1)
-        _ns3_add_reno_sack(I)
-        _ns3_mark_head_lost(I)
+        I[o + J_SACKN] = top - (ack + 1)
+        _ns3_add_reno_sack(C, I)
+        _ns3_mark_head_lost(C, I)
     else:
-        I[I_SACKN] = 0
+        I[o + J_SACKN] = 0
     _ns3_new_ack(C, CF, I, F, ack, una, now)
     if not I[I_DONE]:
         _ns3_send(C, CF, I, F, now)
@@ -656,41 +667,43 @@ def _ns3_on_ack(C, CF, I, F, ack, now):
 
 def _ns3_dup_ack(C, CF, I, F, now):
     """``DupAck`` (and ``EnterRecovery``)."""
-    st = I[I_NSTATE]
+    o = C[C_NSOFF]
+    st = I[o + J_NSTATE]
     if st == LOSS:
         return
     if st != RECOVERY:
         I[I_DUP] += 1
     if st == OPEN:
-        I[I_NSTATE] = DISORDER
+        I[o + J_NSTATE] = DISORDER
     mss = C[C_MSS]
     if st == RECOVERY:
-        _ns3_add_reno_sack(I)
-    elif I[I_DUP] == C[C_DUPT] and (I[I_UNA] >= I[I_RECOVER] or I[I_RACT] == 0):
+        _ns3_add_reno_sack(C, I)
+    elif I[I_DUP] == C[C_DUPT] and (I[I_UNA] >= I[I_RECOVER] or I[o + J_RACT] == 0):
         I[I_RECOVER] = I[I_SMAX]
-        I[I_RACT] = 1
-        I[I_NSTATE] = RECOVERY
+        I[o + J_RACT] = 1
+        I[o + J_NSTATE] = RECOVERY
         I[I_INREC] = 1
-        _ns3_add_reno_sack(I)
-        _ns3_mark_head_lost(I)
+        _ns3_add_reno_sack(C, I)
+        _ns3_mark_head_lost(C, I)
         F[F_SSTH] = float(max(2 * mss, (_ns3_pipe(C, I) + mss) // 2))
         F[F_CWND] = F[F_SSTH]
         _ns3_transmit(C, CF, I, F, I[I_UNA], now)
     elif C[C_LTHI] > 0:
-        _ns3_add_reno_sack(I)
+        _ns3_add_reno_sack(C, I)
 
 
 def _ns3_new_ack(C, CF, I, F, ack, old, now):
     """``ProcessAck`` for a new ACK (after ``DiscardUpTo``)."""
+    o = C[C_NSOFF]
     mss = C[C_MSS]
     segs = (_end(C, ack) - _end(C, old)) // mss
     I[I_DUP] = 0
     if ack >= C[C_N]:
         I[I_DONE] = 1
         return
-    st = I[I_NSTATE]
+    st = I[o + J_NSTATE]
     if st == RECOVERY and ack < I[I_RECOVER]:  # partial ACK
-        _ns3_mark_head_lost(I)
+        _ns3_mark_head_lost(C, I)
         _ns3_transmit(C, CF, I, F, ack, now)
         _ns3_timer(C, CF, I, F, now, I[I_PARTIAL] == 0)
         I[I_PARTIAL] = 1
@@ -701,11 +714,11 @@ def _ns3_new_ack(C, CF, I, F, ack, old, now):
         return
     if st == LOSS:
         segs = (_end(C, ack) - _end(C, I[I_RECOVER])) // mss
-    I[I_NSTATE] = OPEN
+    I[o + J_NSTATE] = OPEN
     I[I_INREC] = 0
     I[I_PARTIAL] = 0
     if ack >= I[I_RECOVER]:
-        I[I_RACT] = 0
+        I[o + J_RACT] = 0
     if st == RECOVERY:
         _ns3_timer(C, CF, I, F, now, True)
         F[F_CWND] = F[F_SSTH]
@@ -846,9 +859,11 @@ def shift(C, I, F, delta):
     I[I_SMAX] += delta
     I[I_RECOVER] += delta
     I[I_RCV] += delta
-    I[I_LOSTEND] += delta
-    I[I_RFEND] += delta
-    I[I_HIST] += delta
+    if C[C_NS3]:
+        o = C[C_NSOFF]
+        I[o + J_LOSTEND] += delta
+        I[o + J_RFEND] += delta
+        I[o + J_HIST] += delta
     ok = N_I0
     for i in range(I[I_NEV]):
         ev = I[ok + i]

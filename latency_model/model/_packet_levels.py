@@ -42,7 +42,7 @@ from ._packet_flat import (
     ACK, BUF_SET, C_EVMAX, C_LIM, C_MSS, C_N, C_SETOFF, C_SETW, CF_D, CF_MINRTO, CF_RWND, DATA,
     F_BUSY, F_CWND, F_RTO, F_SSTH, I_BACKOFF, I_CUTLT, I_DONE, I_DUP, I_FAIL, I_INREC, I_LTB,
     I_LTC, I_NEV, I_NXT, I_PARTIAL, I_PEND, I_QUICK, I_RCV, I_RECOVER, I_RTOMIN, I_SMAX, I_UNA,
-    C_NS3, I_HIST, I_LOSTEND, I_NSTATE, I_RACT, I_RFEND, I_SACKN,
+    C_NS3, C_NSOFF, J_HIST, J_LOSTEND, J_NSTATE, J_RACT, J_RFEND, J_SACKN,
     N_F0, N_I0, OFF_EVT, RETX_SET, RTO, _ack_now, _arm, _bit, _cancel, _delete, _dup_ack,
     _empty, _end, _find, _flight, _has, _low, _new_ack, _push, _put, _rebase, _rtt_sample,
     _seg_len, _sent_slot, _take, _transmit, _window, _word, copy_row, deliver_head, n_float,
@@ -79,15 +79,16 @@ def _mix(h, x, m):
     return h ^ (h >> np.int64(29))
 
 
-def _ns3_key(I):
+def _ns3_key(C, I):
     """The ns3 sender's fields as one word: congestion state, recovery point active, the
     Reno marks, the lost and retransmitted runs and the RTT history's first segment,
     relative to snd_una (runs and history that start below it are empty or begin there)."""
     una = I[I_UNA]
-    lost = I[I_LOSTEND] - una if I[I_LOSTEND] > una else 0
-    rf = I[I_RFEND] - una if I[I_RFEND] > una else 0
-    hist = I[I_HIST] - una if I[I_HIST] > una else 0
-    return ((((I[I_NSTATE] * 2 + I[I_RACT]) * 1024 + I[I_SACKN]) * 1024 + lost) * 1024
+    o = C[C_NSOFF]
+    lost = I[o + J_LOSTEND] - una if I[o + J_LOSTEND] > una else 0
+    rf = I[o + J_RFEND] - una if I[o + J_RFEND] > una else 0
+    hist = I[o + J_HIST] - una if I[o + J_HIST] > una else 0
+    return ((((I[o + J_NSTATE] * 2 + I[o + J_RACT]) * 1024 + I[o + J_SACKN]) * 1024 + lost) * 1024
             + rf) * 1024 + hist
 
 
@@ -129,7 +130,7 @@ def state_hash(C, CF, I, F, base):
         h1 = _mix(h1, wide, _M1)
         h2 = _mix(h2, wide, _M2)
     if C[C_NS3]:  # the ns3 sender's state and scoreboard, from snd_una
-        ns = _ns3_key(I)
+        ns = _ns3_key(C, I)
         h1 = _mix(h1, ns, _M1)
         h2 = _mix(h2, ns, _M2)
     ok = N_I0
@@ -764,11 +765,12 @@ def class_keys(C, CF, I, F):
     c3 = c4 * 128 + (sm - I[I_UNA])
     if C[C_NS3]:  # the ns3 sender: its congestion state in every tier (CA_LOSS ignores
         # duplicate ACKs), whether its recovery point is active and its Reno marks
-        x = np.int64((I[I_NSTATE] * 2 + I[I_RACT]) * 1024 + I[I_SACKN])
+        o = C[C_NSOFF]
+        x = np.int64((I[o + J_NSTATE] * 2 + I[o + J_RACT]) * 1024 + I[o + J_SACKN])
         c0 = _mix(c0, x, _M1)
         c1 = _mix(c1, x, _M1)
         c2 = _mix(c2, x, _M1)
-        x = np.int64(I[I_NSTATE])
+        x = np.int64(I[o + J_NSTATE])
         c3 = _mix(c3, x, _M1)
         c4 = _mix(c4, x, _M1)
     return c0, c1, c2, c3, c4
@@ -1117,7 +1119,7 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
     k1 = k_max + 1
     p = float(params.p)
     Cl, CFl = consts(BIG * mss)
-    ni, nf = (n_int(int(Cl[C_EVMAX]), int(Cl[C_SETW])),
+    ni, nf = (n_int(int(Cl[C_EVMAX]), int(Cl[C_SETW]), bool(Cl[C_NS3])),
               n_float(int(Cl[C_EVMAX]), int(Cl[C_SETW])))
     groups = {}
     for size in sizes:
