@@ -29,6 +29,14 @@ up to ``eps``, for short files, p = 0 and the 90th percentile):
 No random numbers and no call into the simulator: this is an independent second answer
 (docs/model.md derives it and lists each rule with its RFC section).
 
+The sender (``PathConfig.sender``) is the RFC one by default or ns-3.37's TcpNewReno with
+classic recovery and its timer (``"ns3"``, the ``ns3`` stack profile's: Reno marks and
+pipe accounting, ssthresh from the pipe, no window inflation, integer congestion
+avoidance, the back-off ending at every new ACK, ns-3's RTT history; the simulator's
+``sim/ns3.py`` cites ns-3's source for each rule): the same rules written again in both
+engines, checked against the simulator's ns3 sender path by path
+(``tests/test_model_packet_ns3.py``; docs/model.md section 6.9).
+
 Time model (``serialisation``): ``"exact"`` clocks every packet onto the link (MSS +
 header bytes at ``link_rate_bps``) as the simulator's link does; ``"rounds"`` sets the
 serialisation time to zero, so every time is a sum of one-way delays and timer values

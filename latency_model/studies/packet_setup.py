@@ -35,8 +35,9 @@ def packet_path(config):
     """The :class:`~latency_model.model.packet.PathConfig` of a simulator configuration:
     its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and clock
     granularity, FIN and the receiver's quick ACKs, the ``ns3`` sender (``sender="ns3"``,
-    which brings ns-3's timer), and with it or timestamps the RTO recomputed at every new ACK (``backoff_collapses``: ns-3's
-    ``NewAck``; with timestamps every new ACK is a valid sample, RFC 7323 Section 4.1),
+    which brings ns-3's timer), and with it or timestamps the RTO recomputed at every new
+    ACK (``backoff_collapses``: ns-3's ``NewAck``; with timestamps every new ACK is a valid
+    sample, RFC 7323 Section 4.1),
     and the paper's fixed RTO for ``rto_rule="paper"`` (``fixed_rto``).
 
     Parameters
