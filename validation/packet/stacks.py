@@ -4,17 +4,19 @@ Usage::
 
     .venv/bin/python validation/packet/stacks.py [--runs 10000] [--jobs 2] [--cache DIR]
 
-The packet model is the RFC sender; beside the simulator it follows the simulated link and
-timers (``studies/packet_setup.py``). Three simulated set-ups, each on the same cells
+The packet model runs the RFC sender or ns-3's; beside the simulator it follows the simulated
+link and timers (``studies/packet_setup.py``). Three simulated set-ups, each on the same cells
 (sizes 1-20 packets, the packet model's cap on the accuracy map; p = 0.02, 0.1; b = 1, 2;
 NewReno and LT; W0 as the profile gives it):
 
 - ``rfc-linux-timers``: the RFC sender with Linux's timers and headers (delayed ACK 40 ms,
   RTO 200 ms min, 1 s initial, 120 s max; 52-byte headers): every setting followed, so the
   model should be as close as on the rfc profile;
-- ``ns3`` and ``linux``: the profiles, whose senders, RTT sampling and clock granularity
-  the model does not follow (``packet_differences``; it follows their quick ACKs): how
-  much the stack changes the answer;
+- ``ns3``: the profile, whose sender and timer the model runs too (``PathConfig.sender``,
+  since 2026-11-27; before, the RFC sender: how much the stack changes the answer);
+- ``linux``: the profile, whose SACK sender (PRR, RACK-TLP) and timestamps' RTT samples
+  the model does not follow (``packet_differences``; it follows its quick ACKs and
+  timers): how much the stack changes the answer;
 - ``linux-rfc-sender``: Linux's non-SACK path (``--stack linux --sender rfc``): the RFC
   sender with Linux's timers and quick ACKs, timestamps and its 200 ms clock granularity
   (the two settings not followed).
