@@ -138,3 +138,22 @@ def test_the_ns3_sender_agrees_with_the_simulated_ns3_profile(variant, b, w0, p,
     se = (s.ci95_s[1] - s.ci95_s[0]) / (2 * 1.959964)
     assert abs(r.expected_latency_s - s.mean_latency_s) <= 3 * se + 0.01 * s.mean_latency_s, \
         (r.expected_latency_s, s.mean_latency_s, se)
+
+
+def test_the_accuracy_map_of_the_ns3_stack_keeps_the_variants_its_sender_runs(tmp_path):
+    # `accuracy --stack ns3` without --variants: the default map's NewReno and LT (its
+    # proposal cells could be neither simulated nor modelled), said on stderr; the
+    # proposal named explicitly: one line, exit 2
+    import json
+
+    from test_cli_fuzz import run_cli
+
+    base = ["accuracy", "--stack", "ns3", "--models", "packet", "--size-packets", "1,2", "--p", "0.1",
+            "--b", "2", "--runs", "50", "--cache", str(tmp_path)]
+    code, out, err, exc = run_cli(base + ["--json"])
+    assert exc is None and code == 0, err
+    doc = json.loads(out)
+    assert doc["map"]["variants"] == ["newreno", "lt"] and "variants newreno, lt" in err
+    assert {r["variant"] for r in doc["rows"]} == {"newreno", "lt"}
+    code, out, err, exc = run_cli(base + ["--variants", "proposal"])
+    assert exc is None and code == 2 and "use variant newreno or lt" in err and len(err.strip().splitlines()) == 1

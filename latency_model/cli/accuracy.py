@@ -38,6 +38,10 @@ def _message(text: str) -> str:
     return flag_message(text)
 
 
+NS3_VARIANTS = ("newreno", "lt")
+"""The recovery variants ns-3.37's sender runs without SACK (``sim.ns3.check_ns3_params``)."""
+
+
 def _names(values, flag: str) -> list[str]:
     """Names from ``--models a,b c`` (commas and spaces), none empty."""
     out = []
@@ -54,6 +58,13 @@ def _map_from_args(args):
 
     base = QUICK_MAP if args.quick else DEFAULT_MAP
     config = config_from_args(args)
+    variants = base.variants
+    if args.variants is None and config.sender == "ns3":
+        # ns-3.37 without SACK has no tail rule and no Early Retransmit (sim.ns3.check_ns3_params):
+        # the default map keeps the variants its sender runs
+        variants = tuple(v for v in variants if v in NS3_VARIANTS)
+        warn(f"--stack {args.stack}: variants {', '.join(variants)} (ns-3.37's sender runs only "
+             f"{' and '.join(NS3_VARIANTS)}; --variants names others)")
     sizes = base.sizes_packets
     if args.size_packets is not None:
         sizes = parse_sizes(args.size_packets, "--size-packets")
@@ -63,7 +74,7 @@ def _map_from_args(args):
             sizes_packets=sizes,
             p=base.p if args.p is None else args.p,
             b=base.b if args.b is None else args.b,
-            variants=base.variants if args.variants is None else _names(args.variants, "--variants"),
+            variants=variants if args.variants is None else _names(args.variants, "--variants"),
             w0=args.w0,
             runs=base.runs if args.runs is None else args.runs,
             seed=args.seed,
