@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python validation/packet/ns3_real.py [--what deterministic random] [--max-states N]
+        [--sender rfc]
 
 The references are the committed runs of ns-3.37 (``validation/ns3/results/``: Debian's
 ``libns3-dev 3.37-2``, the paper's setting, TcpNewReno with TcpClassicRecovery; see
@@ -21,13 +22,16 @@ defaults, one call per b and LT for sizes 1..40): relative error, ns-3's standar
 and the cells outside 3 standard errors and outside max(5 %, ns-3's 95 % CI). ns-3 crashed
 in 73 of the 400,000 runs (b = 1 with LT at N = 38-40); its means leave those out.
 
-Writes ``results_ns3_real.csv`` (the random cells) in this folder and prints a summary.
+Writes ``results_ns3_real.csv`` (the random cells) in this folder and prints a summary;
+``--sender rfc`` runs the RFC sender on the same path instead, for contrast
+(``results_ns3_real_rfc.csv``).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import math
 import os
 import statistics
@@ -53,13 +57,13 @@ def _params(row, p=0.0):
     return TcpParams(w0=int(row["W0"]), b=int(row["b"]), p=p, dup_lt=2 if row["lt"] == "1" else None)
 
 
-def deterministic() -> None:
+def deterministic(path) -> None:
     for name, drops in (("noloss.csv", False), ("single_loss.csv", True)):
         rows = _rows(name)
         worst, bad = 0.0, 0
         for r in rows:
             prm = _params(r)
-            d = abs(PM.scripted_latency(prm, size_bytes=int(r["N"]) * prm.mss_bytes, path=PATH,
+            d = abs(PM.scripted_latency(prm, size_bytes=int(r["N"]) * prm.mss_bytes, path=path,
                                         drops=[int(r["i"])] if drops else ())
                     - float(r["completion_s"]))
             worst, bad = max(worst, d), bad + (d > MS)
@@ -67,7 +71,7 @@ def deterministic() -> None:
               f"{worst * 1e3:.4f} ms", flush=True)
 
 
-def random(max_states) -> None:
+def random(path, max_states) -> None:
     rows = _rows("random_p0.1.csv")
     groups = {}
     for r in rows:
@@ -77,7 +81,7 @@ def random(max_states) -> None:
     for (b, lt, p), members in groups.items():
         prm = _params(members[0], p=float(p))
         t = time.process_time()
-        res = PM.expected_latency(prm, size_packets=[int(r["N"]) for r in members], path=PATH, **kw)
+        res = PM.expected_latency(prm, size_packets=[int(r["N"]) for r in members], path=path, **kw)
         cpu = time.process_time() - t
         print(f"b={b} lt={lt} p={p} sizes 1..{len(members)}: model {cpu:.1f} s CPU", flush=True)
         for r, m in zip(members, res):
@@ -87,12 +91,13 @@ def random(max_states) -> None:
             out.append({"N": r["N"], "W0": r["W0"], "b": b, "lt": lt, "p": p, "model_s": m.expected_latency_s,
                         "ns3_mean_s": ref, "ns3_se_s": se, "ns3_runs": r["n_ok"], "rel_err": err,
                         "error_se": (m.expected_latency_s - ref) / se, "model_time_s": cpu / len(members)})
-    path = os.path.join(HERE, "results_ns3_real.csv")
-    with open(path + ".tmp", "w", newline="") as fh:
+    name = "results_ns3_real.csv" if path.sender == "ns3" else f"results_ns3_real_{path.sender}.csv"
+    dest = os.path.join(HERE, name)
+    with open(dest + ".tmp", "w", newline="") as fh:
         w = csv.DictWriter(fh, list(out[0]))
         w.writeheader()
         w.writerows(out)
-    os.replace(path + ".tmp", path)
+    os.replace(dest + ".tmp", dest)
     errs = [abs(o["rel_err"]) for o in out]
     beyond3 = [o for o in out if abs(o["error_se"]) > 3]
     outside = [o for o in out if abs(o["rel_err"]) > max(0.05, 1.96 * o["ns3_se_s"] / o["ns3_mean_s"])]
@@ -110,11 +115,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--what", nargs="+", default=["deterministic", "random"], choices=("deterministic", "random"))
     ap.add_argument("--max-states", type=int, default=None, help="the model's max_states (default: its own)")
+    ap.add_argument("--sender", default="ns3", choices=PM.SENDERS,
+                    help="the model's sender (ns3; rfc: the RFC sender on ns-3's path, for contrast)")
     a = ap.parse_args()
+    path = dataclasses.replace(PATH, sender=a.sender)
     if "deterministic" in a.what:
-        deterministic()
+        deterministic(path)
     if "random" in a.what:
-        random(a.max_states)
+        random(path, a.max_states)
 
 
 if __name__ == "__main__":
