@@ -8,7 +8,10 @@ arrivals, the two timers) with their times *relative to the state's reference in
 probability 1 - p, lost with p) and merges states with equal :meth:`_State.key`.
 
 Each rule is written from the RFC text (section cited on the line); docs/model.md
-derives the whole construction. Segments are counted 0..n-1, ACK numbers in segments
+derives the whole construction. With ``sender="ns3"`` (``_Const.ns3``) the sender is
+ns-3.37's instead (``_ns3_*`` below, rule by rule as the simulator's ``sim/ns3.py``, which
+cites ns-3's source): its congestion states, the scoreboard's Reno marks, lost and
+retransmitted flags, and its timer. Segments are counted 0..n-1, ACK numbers in segments
 (ACK k: segments 0..k-1 held in order), windows in bytes.
 
 Event order: events due at the same instant run in the order they were scheduled
