@@ -1,6 +1,7 @@
 """Random loss patterns for the packet model's engine tests (scripted paths against the
 simulator, the flat engine against the object engine): every variant, b = 1, 2, W0 1..10,
-rwnd 4/10/30, W_SS 3/30, short last segments, up to 5 segments lost up to 3 times each."""
+rwnd 4/10/30, W_SS 3/30, short last segments, up to 5 segments lost up to 3 times each;
+and one pattern's latency on the flat engine (:func:`flat_scripted`)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,19 @@ def random_patterns(count: int, seed: int, *, p: float, max_packets: int,
         drops = {int(s): int(rng.integers(1, 4))
                  for s in rng.integers(0, n, size=int(rng.integers(0, 6)))}
         yield prm, size, drops
+
+
+def flat_scripted(prm, size, drops, cut, path, serial=False, compiled=True):
+    """Latency of one loss pattern (``drops``: segment -> times lost) on the flat engine,
+    seconds: with ``cut`` stopped at every level and resumed as the level DP runs it;
+    ``serial``: the exact time model (else the rounds model)."""
+    from latency_model.model import _packet_flat as FL
+    from latency_model.model import _packet_levels as LV
+    from latency_model.model import packet as PM
+
+    C, CF = PM._flat_consts(prm, path, serial)(size)
+    I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
+    lost = np.zeros(int(C[FL.C_N]), np.int64)
+    for seg, k in drops.items():
+        lost[seg] += k
+    return LV.kernels(compiled).scripted(C, CF, I, F, lost, cut)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _loss_patterns import random_patterns
+from _loss_patterns import flat_scripted, random_patterns
 
 from latency_model.model import _packet_flat as FL
 from latency_model.model import _packet_levels as LV
@@ -22,12 +22,7 @@ PATH = PM.PathConfig()
 
 
 def _flat_scripted(prm, size, drops, cut, compiled=True):
-    C, CF = PM._flat_consts(prm, PATH)(size)
-    I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
-    lost = np.zeros(int(C[FL.C_N]), np.int64)
-    for seg, k in drops.items():
-        lost[seg] += k
-    return LV.kernels(compiled).scripted(C, CF, I, F, lost, cut)
+    return flat_scripted(prm, size, drops, cut, PATH, compiled=compiled)
 
 
 

@@ -13,10 +13,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-from _loss_patterns import random_patterns
+from _loss_patterns import flat_scripted, random_patterns
 
-from latency_model.model import _packet_flat as FL
-from latency_model.model import _packet_levels as LV
 from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
 from latency_model.sim import SimConfig
@@ -33,15 +31,6 @@ def _ns3_patterns(count, seed, max_packets, rtts=(0.1,)):
         for prm, size, drops in random_patterns(count, seed, p=0.1, max_packets=max_packets):
             if not (prm.tail_retransmit or prm.early_retransmit):
                 yield dataclasses.replace(prm, rtt_s=rtt), size, drops
-
-
-def _flat_scripted(prm, size, drops, cut, serial, compiled=True):
-    C, CF = PM._flat_consts(prm, PATH, serial)(size)
-    I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
-    lost = np.zeros(int(C[FL.C_N]), np.int64)
-    for seg, k in drops.items():
-        lost[seg] += k
-    return LV.kernels(compiled).scripted(C, CF, I, F, lost, cut)
 
 
 def test_the_object_engine_is_the_simulators_ns3_sender_on_random_loss_patterns():
@@ -81,8 +70,8 @@ def test_the_flat_engine_is_the_object_engine_bit_for_bit():
         for serial in (True, False):
             ref = PM.scripted_latency(prm, size_bytes=size, drops=drops, path=PATH,
                                       serialisation="exact" if serial else "rounds")
-            assert _flat_scripted(prm, size, drops, False, serial) == ref, (prm, size, drops)
-            assert _flat_scripted(prm, size, drops, True, serial) == pytest.approx(ref, abs=1e-9)
+            assert flat_scripted(prm, size, drops, False, PATH, serial) == ref, (prm, size, drops)
+            assert flat_scripted(prm, size, drops, True, PATH, serial) == pytest.approx(ref, abs=1e-9)
 
 
 def test_wide_windows_with_the_ns3_sender_on_the_flat_engine():
@@ -91,7 +80,7 @@ def test_wide_windows_with_the_ns3_sender_on_the_flat_engine():
         if prm.tail_retransmit or prm.early_retransmit:
             continue
         ref = PM.scripted_latency(prm, size_bytes=size, drops=drops, path=PATH)
-        assert _flat_scripted(prm, size, drops, False, True) == ref, (prm, size, drops)
+        assert flat_scripted(prm, size, drops, False, PATH, True) == ref, (prm, size, drops)
 
 
 @pytest.mark.parametrize("variant,b,w0,p", [("newreno", 2, 2, 0.1), ("lt", 1, 4, 0.2), ("newreno", 1, 1, 0.05)])
@@ -188,7 +177,8 @@ def test_any_set_up_of_the_ns3_sender_gives_the_same_expectation_in_both_dps():
     """Property: for any quick-ACK count, clock granularity, delayed-ACK timer, RTT, variant
     ns-3 runs, ACK ratio, first window, rwnd and loss rate, the level DP (the flat engine's
     runs, keys relative to snd_max) equals the tree DP (the object engine's sets), both
-    untruncated to 1e-11 and unfolded (rel. 2e-5, as ``_both_dps`` of test_packet_setup.py).
+    untruncated to 1e-11 and unfolded, to 2e-6 relative (the RFC sender's twin, in
+    test_packet_setup.py, allows 2e-5).
     RTTs of 0.02 and 0.1 s keep the RTO at its 1 s minimum (samples of at most an RTT plus
     the delayed-ACK timer), where states merged with different estimators cannot differ: at
     RTT 0.3 s, p = 0.3 they do, by 1.2e-5 (docs/model.md section 3)."""
@@ -209,7 +199,7 @@ def test_any_set_up_of_the_ns3_sender_gives_the_same_expectation_in_both_dps():
         lv = PM.expected_latency(prm, size_packets=sizes, method="levels", **kw)
         tr = PM.expected_latency(prm, size_packets=sizes, method="tree", **kw)
         for a, c in zip(lv, tr):
-            assert a.expected_latency_s == pytest.approx(c.expected_latency_s, rel=2e-5), (prm, path)
+            assert a.expected_latency_s == pytest.approx(c.expected_latency_s, rel=2e-6), (prm, path)
 
     check()
 

@@ -565,13 +565,15 @@ def _ns3_on_ack(c: _Const, s: _State, ack: int, now: float) -> None:
             _ns3_dup_ack(c, s, now)
             _ns3_send(c, s, now)
         return
-    # DiscardUpTo
-    keep = frozenset(range(ack, s.smax))
-    s.sacked = s.sacked & keep
-    s.lost = s.lost & keep
-    s.rflag = s.rflag & keep
+    # DiscardUpTo (the flags of segments below the ACK go; the sets are mostly empty)
+    if s.sacked:
+        s.sacked = frozenset([k for k in s.sacked if k >= ack])
+    if s.lost:
+        s.lost = frozenset([k for k in s.lost if k >= ack])
+    if s.rflag:
+        s.rflag = frozenset([k for k in s.rflag if k >= ack])
     if s.retx:
-        s.retx = s.retx & keep
+        s.retx = frozenset([k for k in s.retx if k >= ack])
     sa = s.sent_at
     for k in range(old, ack):
         sa.pop(k, None)
