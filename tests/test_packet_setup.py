@@ -20,8 +20,11 @@ def test_the_options_are_the_simulated_link_and_timers():
     assert ns3 == PathConfig(header_bytes=42, quick_acks=1, clock_granularity_s=0.001, backoff_collapses=True,
                              sender="ns3")
     linux = packet_options(SimConfig.profile("linux"))["path"]
-    assert linux == PathConfig(header_bytes=52, delack_timeout_s=0.04, min_rto_s=0.2, initial_rto_s=1.0,
-                               max_rto_s=120.0, quick_acks=16, clock_granularity_s=0.2, backoff_collapses=True)
+    timers = dict(header_bytes=52, delack_timeout_s=0.04, min_rto_s=0.2, initial_rto_s=1.0, max_rto_s=120.0,
+                  quick_acks=16, clock_granularity_s=0.2, timestamps=True)
+    assert linux == PathConfig(sender="sack", prr="ssrb", rack_tlp=True, **timers)
+    assert packet_path(SimConfig.profile("linux", sender="rfc")) == PathConfig(**timers)
+    assert packet_path(SimConfig(sender="sack", prr="crb")) == PathConfig(sender="sack", prr="crb")
     cfg = SimConfig(link_rate_bps=2e6, delay_s=0.03, min_rto_s=0.5, max_rto_s=30.0, fin=False)
     assert packet_path(cfg) == PathConfig(link_rate_bps=2e6, delay_s=0.03, min_rto_s=0.5, max_rto_s=30.0, fin=False)
 
@@ -37,8 +40,8 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
         (only,) = packet_differences(cfg)
         assert says in only
     assert packet_differences(SimConfig.profile("ns3")) == []  # its sender and timer: PathConfig.sender
-    linux = packet_differences(SimConfig.profile("linux"))
-    assert linux[0].startswith("its sender sack (SACK, PRR, RACK-TLP)") and "timestamps" in linux[1]
+    assert packet_differences(SimConfig.profile("linux")) == []  # PathConfig sender "sack", timestamps
+    assert packet_differences(SimConfig.profile("linux", sender="rfc")) == []
     with pytest.raises(ValueError, match="config must be a SimConfig"):
         packet_differences({"sender": "rfc"})
     with pytest.raises(ValueError, match="config must be a SimConfig"):

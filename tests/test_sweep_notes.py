@@ -37,7 +37,8 @@ def test_the_packet_model_names_the_simulated_settings_it_does_not_follow():
         n for n in _notes(["size-packets=3", "model=fluid,packet"], rto_rule="paper") if n.startswith("model packet")]
     (lt,) = _notes(["size-packets=3", "model=packet", "variant=lt"], lt_mode="paper")
     assert lt.startswith("model packet: the simulator's settings the model does not follow: its Limited Transmit")
-    stacks = _notes(["size-packets=3", "model=packet", "stack=rfc,ns3,linux"])
-    # ns3: its sender and timer are followed (PathConfig.sender), so only linux has a note
-    assert [n.split(":")[0] + ":" + n.split(":")[1] for n in stacks] == ["model packet: stack linux"]
-    assert "its sender sack" in stacks[0]
+    # every profile's sender, timer and RTT sampling are followed (PathConfig.sender, timestamps)
+    assert _notes(["size-packets=3", "model=packet", "stack=rfc,ns3,linux"]) == plain
+    stacks = _notes(["size-packets=3", "model=packet", "stack=rfc,ns3,linux"], queue_packets=5)
+    assert [n.split(":")[1] for n in stacks] == [" stack rfc", " stack ns3", " stack linux"]
+    assert all("drop-tail buffer of 5 packets" in n for n in stacks)

@@ -206,7 +206,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
         print(json_text(out))
         return 0
     if not_followed:
-        print(f"stack {stack}: the model follows its link, timers, quick ACKs and back-off rule, not "
+        print(f"stack {stack}: the model follows its sender, link, timers, quick ACKs and back-off rule, not "
               + "; ".join(not_followed))
     shown_k = [k for k in range(4) if all(str(k) in r.get("conditional_latency_s", {}) for r in results)]
     p90 = all("p90_latency_s" in r for r in results)
@@ -371,9 +371,9 @@ def _latency_flags(p) -> None:
                         "W0 and past 200 packets at small p)")
     g.add_argument("--stack", default=None, metavar="NAME",
                    help=f"the packet model set up as a simulated stack profile ({STACK_HELP}): its link, "
-                        "timers, quick ACKs and back-off rule, and its W0 unless --w0 (Linux: 10); ns3 also its "
-                        "sender (NewReno and LT only), linux the RFC sender, and what the model does not follow "
-                        "is printed (docs/model.md 6.9)")
+                        "timers, quick ACKs and back-off rule, its sender and RTT sampling, and its W0 unless "
+                        "--w0 (Linux: 10); ns3's sender runs NewReno and LT only; linux's (SACK, PRR, RACK-TLP, "
+                        "timestamps) runs on the tree DP, minutes a call from about 20 packets (docs/model.md 6.9)")
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "

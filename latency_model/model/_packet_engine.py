@@ -23,7 +23,7 @@ from __future__ import annotations
 
 _TIE = 1e-9
 # Event kinds.
-DATA, ACK, RTO, DELACK = 0, 1, 2, 3
+DATA, ACK, RTO, DELACK, RACK = 0, 1, 2, 3, 4
 # ns-3's congestion states (TcpCongState_t; CA_CWR does not occur without ECN).
 OPEN, DISORDER, RECOVERY, LOSS = 0, 1, 2, 3
 
@@ -33,11 +33,13 @@ class _Const:
 
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
-                 "init_rto", "fin", "quick", "g", "collapse", "fixed", "ns3", "srtt0")
+                 "init_rto", "fin", "quick", "g", "collapse", "fixed", "ns3", "srtt0",
+                 "sack", "prr", "rack", "ts", "ext")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                  ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
-                 clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, sender="rfc"):
+                 clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, sender="rfc",
+                 prr="off", rack_tlp=False, timestamps=False):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -72,6 +74,13 @@ class _Const:
         # serialisation (4 option bytes beyond the header, sim/ns3.py _SYN_BYTES)
         self.ns3 = sender == "ns3"
         self.srtt0 = 2.0 * self.d + 2.0 * (4 + header) * ser_per_byte if self.ns3 else -1.0
+        # the SACK sender (RFC 6675, PRR "off" or "ssrb", RACK-TLP; _packet_sack) and
+        # RFC 7323 timestamps: their segments carry TSval, their ACKs (ack, TSecr, blocks)
+        self.sack = sender == "sack"
+        self.prr = prr
+        self.rack = self.sack and bool(rack_tlp)
+        self.ts = bool(timestamps)
+        self.ext = self.sack or self.ts
 
     def end(self, k: int) -> int:
         """Bytes in segments 0..k-1."""
@@ -91,7 +100,7 @@ class _State:
                  "rto_above_min", "quick", "nstate", "ract", "sacked", "lost", "rflag", "hist")
 
     def copy(self) -> "_State":
-        s = _State.__new__(_State)
+        s = _State.__new__(type(self))
         s.una = self.una
         s.nxt = self.nxt
         s.smax = self.smax
@@ -179,7 +188,7 @@ class _State:
 
 def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     """Before the first send at t = 0 (then :func:`send_allowed` at 0)."""
-    s = _State.__new__(_State)
+    s = _State.__new__(S._ExtState if c.ext else _State)
     s.una = s.nxt = s.smax = 0
     s.cwnd = float(w0_packets) * c.mss
     s.ssth = float(w_ss_packets) * c.mss
@@ -213,6 +222,8 @@ def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     s.ract = False
     s.sacked = s.lost = s.rflag = frozenset()
     s.hist = 0
+    if c.ext:
+        S.init_ext(c, s)
     return s
 
 
@@ -256,7 +267,7 @@ def _transmit(c: _Const, s: _State, seg: int, now: float) -> None:
     s.sent_at[seg] = now
     start = now if now > s.busy else s.busy
     s.busy = start + (c.ser_last if seg == c.n - 1 else c.ser)
-    _push(s, s.busy + c.d, DATA, seg)
+    _push(s, s.busy + c.d, DATA, (seg, now) if c.ext else seg)  # (ext: with TSval)
     if not _armed(s, RTO):  # RFC 6298 (5.1)
         _push(s, now + s.rto, RTO, 0)
 
@@ -271,6 +282,13 @@ def send_allowed(c: _Const, s: _State, now: float) -> None:
     if c.ns3:
         _ns3_send(c, s, now)
         return
+    if c.sack:
+        S.send_allowed(c, s, now)
+        return
+    _rfc_send(c, s, now)
+
+
+def _rfc_send(c: _Const, s: _State, now: float) -> None:
     limit = min(s.cwnd + s.lt_credit * c.mss, c.rwnd)
     n = c.n
     una_end = c.end(s.una)
@@ -321,6 +339,13 @@ def on_rto(c: _Const, s: _State, now: float) -> None:
     if c.ns3:
         _ns3_on_rto(c, s, now)
         return
+    if c.sack:
+        S.on_rto(c, s, now)
+        return
+    _rfc_on_rto(c, s, now)
+
+
+def _rfc_on_rto(c: _Const, s: _State, now: float) -> None:
     s.backoff += 1
     if s.backoff == 1:
         s.ssth = max(_flight(c, s) / 2.0, 2.0 * c.mss)
@@ -336,17 +361,20 @@ def on_rto(c: _Const, s: _State, now: float) -> None:
     send_allowed(c, s, now)
 
 
-def _new_ack(c: _Const, s: _State, ack: int, now: float) -> None:
+def _new_ack(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> None:
     acked = c.end(ack) - c.end(s.una)
-    # RFC 6298 Section 3 (Karn): a sample only if no newly covered segment was resent.
-    valid = True
-    for k in s.retx:
-        if s.una <= k < ack:
-            valid = False
-            break
+    if c.ts:  # RFC 7323 Section 4.1: every new ACK gives now - TSecr
+        _rtt_sample(c, s, now - tsecr)
+        valid = False
+    else:  # RFC 6298 Section 3 (Karn): a sample only if no newly covered segment was resent.
+        valid = True
+        for k in s.retx:
+            if s.una <= k < ack:
+                valid = False
+                break
     if valid:
         _rtt_sample(c, s, now - s.sent_at[ack - 1])
-    elif c.collapse:
+    elif c.collapse and not c.ts:
         _rto_from_estimator(c, s)
     sa = s.sent_at
     for k in range(s.una, ack):
@@ -425,8 +453,12 @@ def _dup_ack(c: _Const, s: _State, now: float) -> None:
         s.lt_bytes += c.end(s.nxt) - before
 
 
-def on_ack(c: _Const, s: _State, ack: int, now: float) -> None:
-    """A cumulative ACK arrives: new (RFC 5681 / 6582) or duplicate (RFC 5681 Section 2)."""
+def on_ack(c: _Const, s: _State, ack, now: float) -> None:
+    """A cumulative ACK arrives: new (RFC 5681 / 6582) or duplicate (RFC 5681 Section 2).
+    (``ack``: (ack, TSecr, SACK blocks) with ``c.ext``.)"""
+    if c.ext:
+        S.on_ack(c, s, ack, now)
+        return
     if c.ns3:
         _ns3_on_ack(c, s, ack, now)
         return
@@ -655,6 +687,9 @@ def _ns3_new_ack(c: _Const, s: _State, ack: int, old: int, now: float) -> None:
 # Receiver ---------------------------------------------------------------------
 
 def _ack_now(c: _Const, s: _State, now: float) -> None:
+    if c.ext:
+        S.ack_now(c, s, now)
+        return
     s.pending = 0
     if s.quick > 0:
         s.quick -= 1
@@ -707,6 +742,8 @@ def run_to_branch(c: _Const, s: _State) -> float:
             on_ack(c, s, v, t)
         elif kind == RTO:
             on_rto(c, s, t)
+        elif kind == RACK:
+            S.on_rack_timer(c, s, t)
         else:  # DELACK
             if s.pending > 0:
                 _ack_now(c, s, t)
@@ -721,11 +758,26 @@ def run_to_branch(c: _Const, s: _State) -> float:
         sa = s.sent_at
         for k in sa:
             sa[k] -= ref
+        if c.ext:
+            S.shift(s, ref)
     return ref
 
 
 def deliver_head(c: _Const, s: _State, lost: bool) -> None:
     """The head event is a data arrival at time 0: drop it, or give it to the receiver."""
     _t, _kind, seg = s.events.pop(0)
+    if c.ext:
+        if not lost:
+            S.on_segment(c, s, seg[0], seg[1], 0.0)
+        return
     if not lost:
         on_segment(c, s, seg, 0.0)
+
+
+def head_segment(c: _Const, s: _State) -> int:
+    """The segment of the head event (a data arrival)."""
+    v = s.events[0][2]
+    return v[0] if c.ext else v
+
+
+from . import _packet_sack as S  # noqa: E402  (it builds on the functions above)

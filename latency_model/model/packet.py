@@ -65,8 +65,10 @@ from ..params import TcpParams
 from . import _packet_engine as E
 from . import _packet_flat as F
 
-SENDERS = ("rfc", "ns3")
+SENDERS = ("rfc", "ns3", "sack")
 """The senders the packet model runs (:attr:`PathConfig.sender`)."""
+PRR_MODES = ("off", "ssrb", "crb")
+"""cwnd in the SACK sender's recovery (:attr:`PathConfig.prr`)."""
 from . import _packet_levels as LV
 
 __all__ = ["PacketResult", "PathConfig", "expected_latency", "scripted_latency",
@@ -120,7 +122,24 @@ class PathConfig:
         from the pipe, integer congestion avoidance, the back-off ending at every new ACK,
         RTT samples from the oldest entry of the RTT history, the SYN-ACK's sample first.
         With ``"ns3"``: variants NewReno and LT only (no tail rule, no Early Retransmit)
-        and no ``fixed_rto``; ``backoff_collapses`` is part of the sender.
+        and no ``fixed_rto``; ``backoff_collapses`` is part of the sender. ``"sack"``: the
+        ``linux`` profile's sender as the simulator's ``sim/sack.py`` runs it: RFC 2018
+        SACK blocks from the receiver, RFC 6675 loss recovery (scoreboard, IsLost, pipe,
+        NextSeg with the rescue retransmission), cwnd in recovery by ``prr``, RFC 8985
+        RACK-TLP with ``rack_tlp`` (:mod:`._packet_sack`); every variant (the tail rule
+        and Early Retransmit lower DupThresh, as the simulator's; RACK replaces both).
+        The SACK sender and timestamps run on the tree DP only.
+    prr : {"off", "ssrb", "crb"}
+        cwnd in the SACK sender's recovery: RFC 6937 PRR with slow-start reduction bound
+        (``"ssrb"``, Linux's) or conservative bound (``"crb"``), or cwnd = ssthresh
+        (``"off"``, RFC 6675 step 4.2, the default). Only with ``sender="sack"``.
+    rack_tlp : bool
+        RFC 8985 RACK-TLP in the SACK sender (time-based loss marks, the tail loss probe;
+        Linux's default). Only with ``sender="sack"``. Default False.
+    timestamps : bool
+        RFC 7323 timestamps: every new ACK gives the RTT sample now - TSecr, a
+        retransmission's too (Linux's default). Not with ``sender="ns3"``, which has its
+        own sampling. Default False (Karn's rule).
     """
 
     link_rate_bps: float = 100e6
@@ -136,6 +155,9 @@ class PathConfig:
     backoff_collapses: bool = False
     fixed_rto: bool = False
     sender: str = "rfc"
+    prr: str = "off"
+    rack_tlp: bool = False
+    timestamps: bool = False
 
     def __post_init__(self) -> None:
         check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
@@ -150,12 +172,24 @@ class PathConfig:
             raise ValueError(f"fin must be True or False, got {self.fin!r}")
         check_int("quick_acks", self.quick_acks, low=0)
         check_real("clock_granularity_s", self.clock_granularity_s, low=0.0)
-        for name in ("backoff_collapses", "fixed_rto"):
+        for name in ("backoff_collapses", "fixed_rto", "rack_tlp", "timestamps"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         check_choice("sender", self.sender, SENDERS)
         if self.sender == "ns3" and self.fixed_rto:
             raise ValueError("sender 'ns3' runs ns-3's timer: fixed_rto must be False")
+        check_choice("prr", self.prr, PRR_MODES)
+        if self.sender != "sack" and (self.prr != "off" or self.rack_tlp):
+            raise ValueError(f"prr and rack_tlp need sender 'sack', got sender {self.sender!r} "
+                             f"with prr {self.prr!r}, rack_tlp {self.rack_tlp}")
+        if self.sender == "ns3" and self.timestamps:
+            raise ValueError("sender 'ns3' samples RTTs as ns-3 does: timestamps must be False")
+
+    @property
+    def object_engine_only(self) -> bool:
+        """True where only the tree DP's object engine runs the path (the SACK sender,
+        timestamps): the level DP's flat engine has neither."""
+        return self.sender == "sack" or self.timestamps
 
 
 @dataclass(frozen=True)
@@ -244,7 +278,7 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin,
         quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
         backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0,
-        sender=path.sender)
+        sender=path.sender, prr=path.prr, rack_tlp=path.rack_tlp, timestamps=path.timestamps)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
@@ -309,7 +343,7 @@ def scripted_latency(params: TcpParams, *positional, size_bytes: int, drops=(),
     s, t = _start(c, params)
     total = t
     while not s.done:
-        seg = s.events[0][2]
+        seg = E.head_segment(c, s)
         lost = left.get(seg, 0) > 0
         if lost:
             left[seg] -= 1
@@ -705,7 +739,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         DP over the loss tree (exact for short files, exponential in their length).
         ``"auto"`` (default) takes the tree for p = 0, ``quantiles=True`` and rwnd above
         :data:`._packet_flat.MAX_RWND` packets with files longer than that (a window
-        beyond the file never binds: :func:`binding_rwnd`), the levels otherwise.
+        beyond the file never binds: :func:`binding_rwnd`), and for the SACK sender and
+        timestamps (:attr:`PathConfig.object_engine_only`), the levels otherwise.
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
@@ -811,8 +846,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     rwnd = binding_rwnd(params, float(sizes.max()))
     if method == "auto":
         method = ("tree" if params.p == 0.0 or quantiles or rwnd > F.MAX_RWND
-                  else "levels")
+                  or path.object_engine_only else "levels")
     if method == "levels":
+        if path.object_engine_only:
+            raise ValueError("method='levels' runs the RFC and ns3 senders without timestamps; "
+                             "the SACK sender and timestamps need method='tree'")
         if quantiles:
             raise ValueError("quantiles=True needs method='tree' (the level DP gives no "
                              "distribution)")
@@ -894,7 +932,7 @@ def _serialisation_shift(params: TcpParams, size: int, path: PathConfig) -> floa
     1..1000 packets took 6.0 s of the object engine's Python (a transfer per size, O(N^2)
     events; 9 % of a 1..1000-packet call at p = 0.2)."""
     rwnd = binding_rwnd(params, size)
-    if rwnd <= F.MAX_RWND:
+    if rwnd <= F.MAX_RWND and not path.object_engine_only:
         times = []
         for serial in (True, False):
             C, CF = _flat_consts(params, path, serial, rwnd)(size)

@@ -6,13 +6,13 @@ link and timers come in a :class:`~latency_model.model.packet.PathConfig` whose 
 restate the ``rfc`` profile's. A comparison with the simulator (``sweep --what both``,
 ``accuracy``) gives it the simulated link and timers instead (:func:`packet_options`),
 and names every setting of the simulator it cannot follow (:func:`packet_differences`).
-It runs the RFC sender with Karn's rule or ns-3.37's (``PathConfig.sender``: the
-``ns3`` profile's sender and RTT sampling are followed), so Linux's SACK sender and the
-timestamps' RTT samples stay declared differences, as do the paper's reading of Limited
-Transmit, ACK losses and a drop-tail buffer. The receiver's quick ACKs (ns-3: 1, Linux:
-16), the clock granularity G (1 ms, 200 ms), the back-off ending at every new ACK
-(ns-3's RTO recomputed there; with timestamps every new ACK a valid sample; the samples
-themselves stay Karn's) and the paper's fixed RTO (``rto_rule="paper"``) are followed.
+It runs the simulator's three senders (``PathConfig.sender``): the RFC one with Karn's
+rule or RFC 7323 timestamps, ns-3.37's with its RTT sampling (the ``ns3`` profile's), and
+the SACK sender with PRR and RACK-TLP (the ``linux`` profile's; on the tree DP only).
+The paper's reading of Limited Transmit, ACK losses and a drop-tail buffer stay declared
+differences. The receiver's quick ACKs (ns-3: 1, Linux: 16), the clock granularity G
+(1 ms, 200 ms), ns-3's back-off ending at every new ACK (its RTO recomputed there) and
+the paper's fixed RTO (``rto_rule="paper"``) are followed.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ def _check(config) -> None:
 def packet_path(config):
     """The :class:`~latency_model.model.packet.PathConfig` of a simulator configuration:
     its link rate, one-way delay, header bytes, delayed-ACK timer, RTO bounds and clock
-    granularity, FIN and the receiver's quick ACKs, the ``ns3`` sender (``sender="ns3"``,
-    which brings ns-3's timer), and with it or timestamps the RTO recomputed at every new
-    ACK (``backoff_collapses``: ns-3's ``NewAck``; with timestamps every new ACK is a valid
-    sample, RFC 7323 Section 4.1),
-    and the paper's fixed RTO for ``rto_rule="paper"`` (``fixed_rto``).
+    granularity, FIN and the receiver's quick ACKs, its sender (``"ns3"``, which brings
+    ns-3's timer and the RTO recomputed at every new ACK, ``backoff_collapses``: ns-3's
+    ``NewAck``; ``"sack"`` with its PRR mode and RACK-TLP), RFC 7323 timestamps
+    (``rtt_sampling="timestamps"``) and the paper's fixed RTO for ``rto_rule="paper"``
+    (``fixed_rto``).
 
     Parameters
     ----------
@@ -52,12 +52,13 @@ def packet_path(config):
     from ..model.packet import PathConfig
 
     _check(config)
-    # ns-3's sender recomputes the RTO from its estimator at every new ACK (NewAck); with
-    # timestamps every new ACK is a valid sample (RFC 7323 4.1), so the back-off ends there too
-    collapses = config.sender == "ns3" or config.rtt_sampling == "timestamps"
-    return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS}, backoff_collapses=collapses,
-                      fixed_rto=config.rto_rule == "paper",
-                      sender="ns3" if config.sender == "ns3" else "rfc")
+    sack = config.sender == "sack"
+    # ns-3's sender recomputes the RTO from its estimator at every new ACK (NewAck)
+    return PathConfig(**{f: getattr(config, f) for f in _PATH_FIELDS},
+                      backoff_collapses=config.sender == "ns3",
+                      fixed_rto=config.rto_rule == "paper", sender=config.sender,
+                      prr=config.prr if sack else "off", rack_tlp=config.rack_tlp,
+                      timestamps=config.rtt_sampling == "timestamps")
 
 
 def packet_options(config) -> dict:
@@ -98,15 +99,6 @@ def packet_differences(config) -> list[str]:
     """
     _check(config)
     out = []
-    if config.sender not in ("rfc", "ns3"):
-        extra = ""
-        if config.sender == "sack":
-            extra = " (SACK" + (", PRR" if config.prr != "off" else "") + (", RACK-TLP" if config.rack_tlp else "") + ")"
-        out.append(f"its sender {config.sender}{extra}, where the model runs the RFC sender (RFC 5681, 6582, "
-                   "3042, 5827)")
-    if config.rtt_sampling not in ("karn", "ns3"):  # (ns3: the ns3 sender's own, followed)
-        out.append(f"its RTT sampling {config.rtt_sampling}, where the model samples under Karn's rule (and "
-                   "follows only the back-off ending at every new ACK)")
     if config.lt_mode != "rfc3042":
         out.append(f"its Limited Transmit mode {config.lt_mode}, where the model sends on duplicate ACKs "
                    "1..dup_lt (RFC 3042)")

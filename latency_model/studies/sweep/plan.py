@@ -236,7 +236,7 @@ class SweepSpec:
                 where = ", ".join(([f"stack {stack}"] if stack != "rfc" or "stack" in combo else [])
                                   + [f"{n} {v}" for n, v in combo.items() if n != "stack"])
                 out.append(f"model packet: {where + ': ' if where else ''}the simulator's settings the model "
-                           f"does not follow: {'; '.join(diffs)} (it follows the simulated link, timers, quick "
+                           f"does not follow: {'; '.join(diffs)} (it follows the simulated sender, link, timers, quick "
                            "ACKs and back-off rule)")
         return out
 
