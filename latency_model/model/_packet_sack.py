@@ -43,7 +43,7 @@ class _ExtState(E._State):
     __slots__ = ("high_sacked", "high_rxt", "rescue", "loss_state", "prr_del", "prr_out",
                  "rfs", "rx_ts", "rx_end", "rx_rtt", "fack", "reord", "min_rtt", "rmode",
                  "tlp_end", "tlp_rtx", "tlp_ok", "blocks", "ts_recent", "last_ack_sent",
-                 "in_event", "sent_new")
+                 "in_event", "sent_new", "mode")
 
     def copy(self) -> "_ExtState":
         s = E._State.copy(self)
@@ -69,15 +69,21 @@ class _ExtState(E._State):
         s.last_ack_sent = self.last_ack_sent
         s.in_event = False
         s.sent_new = False
+        s.mode = self.mode
         return s
 
     def key(self):
         """Everything that decides the future: the base state's fields, the RTT estimator
-        (SRTT, RTTVAR, min_RTT) and the send times of the outstanding segments, the SACK
-        and RACK-TLP variables and the receiver's blocks and TS.Recent; times on a 1 ns
-        grid, windows on 1e-6 B. Values below snd_una that no rule reads again are
-        normalised (HighSACK, HighRxt, RescueRxt, RACK.fack)."""
+        (SRTT, RTTVAR; min_RTT with RACK), the send times RACK or Karn's rule can still
+        read (outstanding segments not SACKed), the SACK and RACK-TLP variables, the
+        receiver's blocks and (with timestamps) TS.Recent and the timestamps in flight;
+        times on a 1 ns grid, windows on 1e-6 B. Values no rule reads again are normalised,
+        so that states differing only in them merge (each exact: docs/model.md 6.9):
+        outside recovery the PRR counts, RecoverFS, HighRxt and RescueRxt (all set afresh
+        at the next entry, read only in recovery); below snd_una HighSACK, RACK.fack and
+        RACK.end_seq (compared only with segments at or above snd_una)."""
         una = self.una
+        rack, ts = self.mode
 
         def ns(t):
             return int(t * 1e9 + 0.5) if t is not None else None
@@ -85,24 +91,31 @@ class _ExtState(E._State):
         ev = []
         for t, kind, v in self.events:
             if kind == E.DATA:
-                v = (v[0], ns(v[1]))
+                v = (v[0], ns(v[1])) if ts else v[0]
             elif kind == E.ACK:
                 v = (v[0], ns(v[1]), v[2])
             ev.append((ns(t), kind, v))
-        sa = self.sent_at
+        if rack or not ts:
+            sa = self.sent_at
+            sacked = self.sacked
+            sent = tuple(ns(sa[k]) for k in range(una, self.smax) if k in sa and k not in sacked)
+        else:
+            sent = None
+        rec = self.in_rec
         return (una, self.nxt, self.smax, int(self.cwnd * 1e6 + 0.5), int(self.ssth * 1e6 + 0.5),
-                self.recover if self.recover >= una else -1, self.in_rec, self.partial_seen,
+                self.recover if self.recover >= una else -1, rec, self.partial_seen,
                 self.dupacks, self.lt_credit, self.lt_bytes, self.backoff, ns(self.rto),
                 ns(self.srtt), ns(self.rttvar), self.retx, self.rcv_nxt, self.buf, self.pending,
-                ns(self.busy), tuple(ev), self.quick, self.sacked, self.lost, self.rflag,
-                tuple(ns(sa[k]) for k in range(una, self.smax) if k in sa),
-                max(self.high_sacked, una), max(self.high_rxt, una),
-                self.rescue if self.rescue >= una else -1, self.loss_state, self.prr_del,
-                self.prr_out, self.rfs, ns(self.rx_ts), self.rx_end, ns(self.rx_rtt),
+                ns(self.busy), tuple(ev), self.quick, self.sacked, self.lost, self.rflag, sent,
+                max(self.high_sacked, una),
+                max(self.high_rxt, una) if rec else una,
+                self.rescue if rec and self.rescue >= una else -1, self.loss_state,
+                self.prr_del if rec else 0, self.prr_out if rec else 0, self.rfs if rec else 0,
+                ns(self.rx_ts), max(self.rx_end, una + 1), ns(self.rx_rtt),
                 max(self.fack, una), self.reord,
-                ns(self.min_rtt) if self.min_rtt != math.inf else -1, self.rmode,
-                self.tlp_end, self.tlp_rtx, self.tlp_ok, self.blocks, ns(self.ts_recent),
-                self.last_ack_sent)
+                ns(self.min_rtt) if rack and self.min_rtt != math.inf else -1, self.rmode,
+                self.tlp_end, self.tlp_rtx, self.tlp_ok, self.blocks,
+                ns(self.ts_recent) if ts else None, self.last_ack_sent)
 
     def coarse_key(self, mss: int):
         """The tree DP's folding signature (:func:`~.packet._aggregate`): progress, phase
@@ -163,6 +176,7 @@ def init_ext(c, s) -> None:
     s.last_ack_sent = 0    # the receiver's Last.ACK.sent, segments
     s.in_event = False     # inside an event handler (timers settled at its end)
     s.sent_new = False     # a first transmission left during the current event
+    s.mode = (c.rack, c.ts)  # what the merge key must hold
 
 
 def shift(s, ref: float) -> None:
