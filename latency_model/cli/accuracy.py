@@ -143,6 +143,12 @@ def cmd_accuracy(args) -> int:
         raise CliError(_message(str(exc))) from None
     if note:
         warn(note)
+    cfg = amap.sim_config
+    if (timeout is not None and cfg is not None and "packet" in amap.model_names()
+            and (cfg.sender == "sack" or cfg.rtt_sampling == "timestamps")):
+        warn(f"--stack {args.stack}: the packet model runs this sender on the tree DP, minutes a call from "
+             f"about 15 packets; calls over the {timeout:g} s --model-timeout are reported as not computed "
+             "(--model-timeout 0 lifts it)")
     client = cluster = None
     if args.scheduler is not None or args.dask_local is not None:
         client, cluster = _dask_client(args)
