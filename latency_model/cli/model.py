@@ -160,14 +160,18 @@ def _latency_other_model(args, base, sizes: list) -> int:
         from ..model.packet import binding_rwnd
 
         top = max(sizes) / base.mss_bytes
-        # beyond the level DP's window (253 packets, with a longer file) the tree DP runs
-        tree = args.p90 or binding_rwnd(base, max(sizes)) > MAX_RWND
+        # beyond the level DP's window (253 packets, with a longer file), and for the SACK
+        # sender and timestamps (the linux profile), the tree DP runs
+        path = _packet_options(args).get("path")
+        engine_only = path is not None and path.object_engine_only
+        tree = args.p90 or binding_rwnd(base, max(sizes)) > MAX_RWND or engine_only
         # the estimate is the level DP's; the tree DP is announced on its own below
         seconds = 0.0 if tree else packet_model_seconds(base.p, top, base.w0, base.b,
                                                         n_sizes=len(set(sizes)))
         check_budget(f"the packet model up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES, seconds)
         if tree and top > P90_QUICK_PACKETS and base.p > 0.0:
             why = ("--p90 computes" if args.p90 else
+                   f"--stack {getattr(args, 'stack', None)}'s sender (SACK, timestamps) computes" if engine_only else
                    f"an rwnd above {MAX_RWND} packets with files longer than that computes")
             warn(f"{why} every size with the tree DP, whose states multiply with the length: "
                  f"{top:g} packets may take minutes or more (docs/model.md section 5.1)")
