@@ -11,7 +11,9 @@ Each rule is written from the RFC text (section cited on the line); docs/model.m
 derives the whole construction. With ``sender="ns3"`` (``_Const.ns3``) the sender is
 ns-3.37's instead (``_ns3_*`` below, rule by rule as the simulator's ``sim/ns3.py``, which
 cites ns-3's source): its congestion states, the scoreboard's Reno marks, lost and
-retransmitted flags, and its timer. Segments are counted 0..n-1, ACK numbers in segments
+retransmitted flags, and its timer. With ``sender="sack"`` or timestamps (``_Const.ext``)
+the SACK sender, RACK-TLP, the SACK blocks and the timestamps run in
+:mod:`._packet_sack`, on its :class:`~._packet_sack._ExtState`. Segments are counted 0..n-1, ACK numbers in segments
 (ACK k: segments 0..k-1 held in order), windows in bytes.
 
 Event order: events due at the same instant run in the order they were scheduled
@@ -74,7 +76,7 @@ class _Const:
         # serialisation (4 option bytes beyond the header, sim/ns3.py _SYN_BYTES)
         self.ns3 = sender == "ns3"
         self.srtt0 = 2.0 * self.d + 2.0 * (4 + header) * ser_per_byte if self.ns3 else -1.0
-        # the SACK sender (RFC 6675, PRR "off" or "ssrb", RACK-TLP; _packet_sack) and
+        # the SACK sender (RFC 6675, PRR "off", "ssrb" or "crb", RACK-TLP; _packet_sack) and
         # RFC 7323 timestamps: their segments carry TSval, their ACKs (ack, TSecr, blocks)
         self.sack = sender == "sack"
         self.prr = prr
@@ -261,9 +263,15 @@ def _arm(s: _State, kind: int, t: float) -> None:
 # Sender -----------------------------------------------------------------------
 
 def _transmit(c: _Const, s: _State, seg: int, now: float) -> None:
-    """Segment ``seg`` onto the FIFO link: serialised after the previous one, then d."""
+    """Segment ``seg`` onto the FIFO link: serialised after the previous one, then d.
+    (With RACK-TLP a retransmission is flagged in flight, ``rflag``, and a first
+    transmission noted for the probe timer, ``sent_new``: :mod:`._packet_sack`.)"""
     if seg < s.smax:  # sent before: a retransmission (Karn's rule needs to know)
         s.retx = s.retx | {seg}
+        if c.rack:
+            s.rflag = s.rflag | {seg}
+    elif c.rack:
+        s.sent_new = True
     s.sent_at[seg] = now
     start = now if now > s.busy else s.busy
     s.busy = start + (c.ser_last if seg == c.n - 1 else c.ser)
@@ -365,17 +373,16 @@ def _new_ack(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> 
     acked = c.end(ack) - c.end(s.una)
     if c.ts:  # RFC 7323 Section 4.1: every new ACK gives now - TSecr
         _rtt_sample(c, s, now - tsecr)
-        valid = False
     else:  # RFC 6298 Section 3 (Karn): a sample only if no newly covered segment was resent.
         valid = True
         for k in s.retx:
             if s.una <= k < ack:
                 valid = False
                 break
-    if valid:
-        _rtt_sample(c, s, now - s.sent_at[ack - 1])
-    elif c.collapse and not c.ts:
-        _rto_from_estimator(c, s)
+        if valid:
+            _rtt_sample(c, s, now - s.sent_at[ack - 1])
+        elif c.collapse:
+            _rto_from_estimator(c, s)
     sa = s.sent_at
     for k in range(s.una, ack):
         sa.pop(k, None)

@@ -344,21 +344,19 @@ def pipe(c, s) -> int:
 def _update(c, s, ack: int, blocks, out=None) -> int:
     """Update(): mark the blocks' segments at or above ``ack`` SACKed; newly SACKed count
     (the segments appended to ``out``)."""
-    new = 0
     sacked = s.sacked
-    added = []
+    added = set()
     for lo, hi in blocks:
         for k in range(max(lo, ack), hi):
             if k not in sacked and k not in added:
-                added.append(k)
-                new += 1
+                added.add(k)
                 if out is not None:
                     out.append(k)
         if hi > s.high_sacked:
             s.high_sacked = hi
     if added:
-        s.sacked = sacked | frozenset(added)
-    return new
+        s.sacked = sacked | added
+    return len(added)
 
 
 def next_seg(c, s):
@@ -393,14 +391,7 @@ def next_seg(c, s):
 
 # Sending ------------------------------------------------------------------------------
 
-def _transmit(c, s, seg: int, now: float) -> None:
-    resent = seg < s.smax
-    E._transmit(c, s, seg, now)
-    if c.rack:
-        if resent:
-            s.rflag = s.rflag | {seg}
-        else:
-            s.sent_new = True
+_transmit = E._transmit  # (which flags RACK-TLP's retransmissions in flight)
 
 
 def send_allowed(c, s, now: float) -> None:
@@ -411,24 +402,10 @@ def send_allowed(c, s, now: float) -> None:
     elif s.loss_state:
         _loss_send(c, s, now)
     else:
-        _plain_send(c, s, now)
+        E._rfc_send(c, s, now)
     if c.rack and not s.in_event:
         _rack_timers(c, s, now, 0.0, s.sent_new)
         s.sent_new = False
-
-
-def _plain_send(c, s, now: float) -> None:
-    """RFC 5681 3.1 (the engine's ``_rfc_send``, through this module's ``_transmit``)."""
-    limit = min(s.cwnd + s.lt_credit * c.mss, c.rwnd)
-    una_end = c.end(s.una)
-    while s.nxt < c.n:
-        flight = c.end(s.nxt) - una_end
-        if flight > 0 and flight + _seg_len(c, s.nxt) > limit:
-            break
-        _transmit(c, s, s.nxt, now)
-        s.nxt += 1
-        if s.nxt > s.smax:
-            s.smax = s.nxt
 
 
 def _loss_send(c, s, now: float) -> None:
