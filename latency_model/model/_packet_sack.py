@@ -1,8 +1,8 @@
 """The SACK sender and RFC 7323 timestamps in the packet model's object engine (private).
 
 The ``linux`` stack profile's sender (``PathConfig(sender="sack")``): RFC 6675 loss
-recovery over a SACK scoreboard, RFC 6937 PRR (``prr="ssrb"``) or cwnd = ssthresh
-(``"off"``), and RFC 8985 RACK-TLP (``rack_tlp``); and RFC 7323 timestamps
+recovery over a SACK scoreboard, RFC 6937 PRR (``prr="ssrb"``, Linux's, or ``"crb"``) or
+cwnd = ssthresh (``"off"``), and RFC 8985 RACK-TLP (``rack_tlp``); and RFC 7323 timestamps
 (``timestamps``: every segment carries its send time, every ACK echoes TS.Recent, every
 new ACK gives the RTT sample ``now - TSecr``), with the SACK sender or the RFC one. The
 receiver adds RFC 2018 SACK blocks (up to three, the most recently changed first).
@@ -19,7 +19,8 @@ Times in the state are relative to the reference instant, as everywhere in the e
 :func:`shift` moves TS.Recent, RACK.xmit_ts and the timestamps in flight with it. Only
 the tree DP runs this engine (the level DP's flat engine has neither SACK nor
 timestamps); its merge key (:meth:`_ExtState.key`) holds everything the future reads,
-the RTT estimator and the send times included, so merges are exact.
+the RTT estimator and the send times included, and normalises what no rule reads again,
+so merges are exact (``test_states_the_tree_dp_merges_have_the_same_future``).
 """
 
 from __future__ import annotations
