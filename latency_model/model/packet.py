@@ -35,7 +35,10 @@ pipe accounting, ssthresh from the pipe, no window inflation, integer congestion
 avoidance, the back-off ending at every new ACK, ns-3's RTT history; the simulator's
 ``sim/ns3.py`` cites ns-3's source for each rule): the same rules written again in both
 engines, checked against the simulator's ns3 sender path by path
-(``tests/test_model_packet_ns3.py``; docs/model.md section 6.9).
+(``tests/test_model_packet_ns3.py``; docs/model.md section 6.9), or the SACK sender
+(``"sack"``, the ``linux`` profile's: RFC 6675 recovery, PRR, RACK-TLP; with RFC 7323
+timestamps, which the RFC sender can take too) in the object engine only
+(:mod:`._packet_sack`), so on the tree DP (``tests/test_model_packet_sack.py``).
 
 Time model (``serialisation``): ``"exact"`` clocks every packet onto the link (MSS +
 header bytes at ``link_rate_bps``) as the simulator's link does; ``"rounds"`` sets the
