@@ -105,16 +105,17 @@ def test_the_sack_sender_and_timestamps_refuse_what_they_do_not_run():
 
 
 def test_the_tree_dp_folds_little_where_it_can_be_run_unfolded():
-    # the default folding (3000 states a level, the SACK signature) against no folding:
-    # LT, b = 2, W0 = 10, p = 0.1, 1-8 packets of the linux profile (8 packets: 18,000
-    # states unfolded)
+    # tier-2 folding (the default for this sender) at 300 states a level, where the default
+    # 10,000 does not fold at all, against no folding: LT, b = 2, W0 = 10, p = 0.1, 1-10
+    # packets of the linux profile (measured: within 1.5e-4)
     prm = apply_variant(TcpParams(p=0.1, b=2, w0=10), "lt")
     path = packet_path(SETUPS["linux"])
-    sizes = [1, 2, 3, 5, 8]
-    folded = PM.expected_latency(prm, size_packets=sizes, path=path)
+    sizes = [1, 2, 3, 5, 8, 10]
+    folded = PM.expected_latency(prm, size_packets=sizes, path=path, max_states=300)
     exact = PM.expected_latency(prm, size_packets=sizes, path=path, max_states=0)
+    assert folded[-1].aggregated_mass > 0.01
     for a, e in zip(folded, exact):
-        assert a.expected_latency_s == pytest.approx(e.expected_latency_s, rel=2e-3)
+        assert a.expected_latency_s == pytest.approx(e.expected_latency_s, rel=1e-3)
         assert e.aggregated_mass == 0.0 and e.dropped_mass < 1e-4
 
 

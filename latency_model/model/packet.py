@@ -713,6 +713,11 @@ ten times deeper than a level (docs/model.md, section 4: +1.7 % on LT, b = 1, W0
 p = 0.1, 40 packets, toward the simulator, for 4-40 % more time)."""
 TREE_MAX_STATES = 3000
 """Default states kept exactly per level by the tree DP."""
+TREE_EXT_MAX_STATES = 10000
+"""Default states kept per level by the tree DP for the SACK sender and timestamps, with
+tier-2 folding (at most twice this many a level; docs/model.md 6.9: ER, b = 2, W0 = 10,
+p = 0.148, 30 packets of the ``linux`` profile -1.2 % in 130 s, where tier 1 at 3000 had
+not finished in 11 minutes; -4.0 % at 3000 with tier 2)."""
 
 
 def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packets=None,
@@ -721,7 +726,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                      quantiles: bool = False, bin_s: float = 0.001,
                      max_states: int | None = None, tail_eps: float | None = None,
                      stationary_tol: float | None = 1e-3, share: bool = True,
-                     complete: bool = False, tiers: int = 1, progress=None,
+                     complete: bool = False, tiers: int | None = None, progress=None,
                      **options) -> list[PacketResult]:
     """Expected latency of the packet-level sender, by a DP over loss patterns.
 
@@ -766,7 +771,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         States kept per level (>= 0; 0: no bound). Both DPs fold the others into kept
         states of the same coarse signature and keep those whose signature is new (level
         DP: default :data:`LEVELS_MAX_STATES`, signatures that keep the windows, phase
-        and damage; tree DP: :data:`TREE_MAX_STATES`). docs/model.md section 4 measures
+        and damage; tree DP: :data:`TREE_MAX_STATES`, or :data:`TREE_EXT_MAX_STATES` for
+        the SACK sender and timestamps). docs/model.md section 4 measures
         the bias. Level DP: the default 16000 took the high bias of b = 1 with a large
         first window at 100 packets from +3.7 % (8000) to +2.5 % at most and the drift
         past 200 packets at p = 0.01 from +6.2 % to +1.3 % at 1000 (rounds time model;
@@ -786,7 +792,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         distribution; their L_k and P(k) are NaN). Default 1e-3; None: never.
     share, complete, tiers
         Tree DP only: one shared DP for all sizes of a last-segment length; truncated
-        states finished loss-free; folding tier (see :func:`_solve_group`).
+        states finished loss-free; folding tier (:func:`_aggregate`; default 1, and 2 for
+        the SACK sender and timestamps, whose frontier tier 1 would let grow without
+        bound: docs/model.md 6.9).
     progress : callable, optional
         Level DP: called as ``progress(done, total)`` (levels, one per packet) after each
         level, and with ``done == total`` when the rest is extrapolated (the CLI's bar on
@@ -828,7 +836,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     bin_s = check_real("bin_s", bin_s, low=0.0, low_open=True)
     if max_states is not None:
         max_states = check_int("max_states", max_states, low=0)
-    tiers = check_int("tiers", tiers, low=1, high=2)
+    if tiers is not None:
+        tiers = check_int("tiers", tiers, low=1, high=2)
     for name, flag in (("share", share), ("complete", complete), ("quantiles", quantiles)):
         if not isinstance(flag, bool):
             raise ValueError(f"{name} must be True or False, got {flag!r}")
@@ -892,7 +901,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                                     states=r.states, rto_above_min_mass=r.est,
                                     aggregated_mass=r.folded, extrapolated=r.extrapolated))
         return out
-    max_states = TREE_MAX_STATES if max_states is None else max_states
+    ext = path.object_engine_only
+    if max_states is None:
+        max_states = TREE_EXT_MAX_STATES if ext else TREE_MAX_STATES
+    if tiers is None:
+        tiers = 2 if ext else 1
     eps = 1e-9 if eps is None else eps
     solved: dict = {}
     groups: dict = {}
