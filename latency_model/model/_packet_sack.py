@@ -392,9 +392,6 @@ def next_seg(c, s):
 
 # Sending ------------------------------------------------------------------------------
 
-_transmit = E._transmit  # (which flags RACK-TLP's retransmissions in flight)
-
-
 def send_allowed(c, s, now: float) -> None:
     """NextSeg in recovery, the unSACKed segments after a timeout, else the RFC sender's
     rule; then, with RACK-TLP outside an event (the first window), the timers."""
@@ -423,7 +420,7 @@ def _loss_send(c, s, now: float) -> None:
         length = _seg_len(c, k)
         if out > 0 and (out + length > limit or c.end(k + 1) - c.end(s.una) > c.rwnd):
             break
-        _transmit(c, s, k, now)
+        E._transmit(c, s, k, now)
         out += length
         s.nxt += 1
         if s.nxt > s.smax:
@@ -436,7 +433,7 @@ def _recovery_send(c, s, now: float) -> None:
         seg, rule = next_seg(c, s)
         if seg < 0:
             return
-        _transmit(c, s, seg, now)
+        E._transmit(c, s, seg, now)
         s.prr_out += 1
         if rule == 2:
             s.smax = s.nxt = seg + 1
@@ -570,7 +567,7 @@ def _limited_transmit(c, s, now: float) -> None:
     s.high_rxt = s.una
     while s.nxt < c.n and _can_send_new(c, s) and s.cwnd - pipe(c, s) >= c.mss:
         before = c.end(s.nxt)
-        _transmit(c, s, s.nxt, now)
+        E._transmit(c, s, s.nxt, now)
         s.nxt += 1
         if s.nxt > s.smax:
             s.smax = s.nxt
@@ -592,7 +589,7 @@ def _start_recovery(c, s) -> None:
 
 def _enter_recovery(c, s, now: float, delivered: int) -> None:
     _start_recovery(c, s)
-    _transmit(c, s, s.una, now)  # (4.3)
+    E._transmit(c, s, s.una, now)  # (4.3)
     s.high_rxt = s.una + 1
     if c.prr == "off":
         s.cwnd = s.ssth  # (4.2)
@@ -789,12 +786,12 @@ def _tlp_send_probe(c, s, now: float) -> None:
     """7.3: a new segment if the receiver window admits one, else the highest sent again."""
     s.tlp_rtx = False
     if s.nxt < c.n and _can_send_new(c, s):
-        _transmit(c, s, s.nxt, now)
+        E._transmit(c, s, s.nxt, now)
         s.nxt += 1
         if s.nxt > s.smax:
             s.smax = s.nxt
     else:
-        _transmit(c, s, s.smax - 1, now)
+        E._transmit(c, s, s.smax - 1, now)
         s.tlp_rtx = True
     s.tlp_end = s.smax
     s.tlp_ok = False
@@ -825,7 +822,7 @@ def _rack_enter_recovery(c, s, now: float, delivered: int) -> None:
     s.tlp_end = -1
     s.high_rxt = s.una
     seg, _rule = _rack_next_seg(c, s)
-    _transmit(c, s, seg, now)
+    E._transmit(c, s, seg, now)
     s.high_rxt = seg + 1
     if c.prr == "off":
         s.cwnd = s.ssth
