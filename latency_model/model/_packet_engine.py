@@ -13,7 +13,8 @@ ns-3.37's instead (``_ns3_*`` below, rule by rule as the simulator's ``sim/ns3.p
 cites ns-3's source): its congestion states, the scoreboard's Reno marks, lost and
 retransmitted flags, and its timer. With ``sender="sack"`` or timestamps (``_Const.ext``)
 the SACK sender, RACK-TLP, the SACK blocks and the timestamps run in
-:mod:`._packet_sack`, on its :class:`~._packet_sack._ExtState`. Segments are counted 0..n-1, ACK numbers in segments
+:mod:`._packet_sack` (``_Const.xs``, which the caller gives: that module builds on this
+one), on its :class:`~._packet_sack._ExtState`. Segments are counted 0..n-1, ACK numbers in segments
 (ACK k: segments 0..k-1 held in order), windows in bytes.
 
 Event order: events due at the same instant run in the order they were scheduled
@@ -36,12 +37,12 @@ class _Const:
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
                  "init_rto", "fin", "quick", "g", "collapse", "fixed", "ns3", "srtt0",
-                 "sack", "prr", "rack", "ts", "ext")
+                 "sack", "prr", "rack", "ts", "ext", "xs")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                  ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
                  clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, sender="rfc",
-                 prr="off", rack_tlp=False, timestamps=False):
+                 prr="off", rack_tlp=False, timestamps=False, extension=None):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -83,6 +84,11 @@ class _Const:
         self.rack = self.sack and bool(rack_tlp)
         self.ts = bool(timestamps)
         self.ext = self.sack or self.ts
+        # the module that runs them (:mod:`._packet_sack`), given by the caller: it builds
+        # on this one, which therefore does not import it
+        self.xs = extension
+        if self.ext and extension is None:
+            raise ValueError("the SACK sender and timestamps need extension=_packet_sack")
 
     def end(self, k: int) -> int:
         """Bytes in segments 0..k-1."""
@@ -190,7 +196,7 @@ class _State:
 
 def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     """Before the first send at t = 0 (then :func:`send_allowed` at 0)."""
-    s = _State.__new__(S._ExtState if c.ext else _State)
+    s = _State.__new__(c.xs._ExtState if c.ext else _State)
     s.una = s.nxt = s.smax = 0
     s.cwnd = float(w0_packets) * c.mss
     s.ssth = float(w_ss_packets) * c.mss
@@ -225,7 +231,7 @@ def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     s.sacked = s.lost = s.rflag = frozenset()
     s.hist = 0
     if c.ext:
-        S.init_ext(c, s)
+        c.xs.init_ext(c, s)
     return s
 
 
@@ -291,7 +297,7 @@ def send_allowed(c: _Const, s: _State, now: float) -> None:
         _ns3_send(c, s, now)
         return
     if c.sack:
-        S.send_allowed(c, s, now)
+        c.xs.send_allowed(c, s, now)
         return
     _rfc_send(c, s, now)
 
@@ -348,7 +354,7 @@ def on_rto(c: _Const, s: _State, now: float) -> None:
         _ns3_on_rto(c, s, now)
         return
     if c.sack:
-        S.on_rto(c, s, now)
+        c.xs.on_rto(c, s, now)
         return
     _rfc_on_rto(c, s, now)
 
@@ -464,7 +470,7 @@ def on_ack(c: _Const, s: _State, ack, now: float) -> None:
     """A cumulative ACK arrives: new (RFC 5681 / 6582) or duplicate (RFC 5681 Section 2).
     (``ack``: (ack, TSecr, SACK blocks) with ``c.ext``.)"""
     if c.ext:
-        S.on_ack(c, s, ack, now)
+        c.xs.on_ack(c, s, ack, now)
         return
     if c.ns3:
         _ns3_on_ack(c, s, ack, now)
@@ -695,7 +701,7 @@ def _ns3_new_ack(c: _Const, s: _State, ack: int, old: int, now: float) -> None:
 
 def _ack_now(c: _Const, s: _State, now: float) -> None:
     if c.ext:
-        S.ack_now(c, s, now)
+        c.xs.ack_now(c, s, now)
         return
     s.pending = 0
     if s.quick > 0:
@@ -750,7 +756,7 @@ def run_to_branch(c: _Const, s: _State) -> float:
         elif kind == RTO:
             on_rto(c, s, t)
         elif kind == RACK:
-            S.on_rack_timer(c, s, t)
+            c.xs.on_rack_timer(c, s, t)
         else:  # DELACK
             if s.pending > 0:
                 _ack_now(c, s, t)
@@ -766,7 +772,7 @@ def run_to_branch(c: _Const, s: _State) -> float:
         for k in sa:
             sa[k] -= ref
         if c.ext:
-            S.shift(s, ref)
+            c.xs.shift(s, ref)
     return ref
 
 
@@ -775,7 +781,7 @@ def deliver_head(c: _Const, s: _State, lost: bool) -> None:
     _t, _kind, seg = s.events.pop(0)
     if c.ext:
         if not lost:
-            S.on_segment(c, s, seg[0], seg[1], 0.0)
+            c.xs.on_segment(c, s, seg[0], seg[1], 0.0)
         return
     if not lost:
         on_segment(c, s, seg, 0.0)
@@ -786,5 +792,3 @@ def head_segment(c: _Const, s: _State) -> int:
     v = s.events[0][2]
     return v[0] if c.ext else v
 
-
-from . import _packet_sack as S  # noqa: E402  (it builds on the functions above)

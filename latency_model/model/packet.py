@@ -67,6 +67,7 @@ from ..growth import StandardRule
 from ..params import TcpParams
 from . import _packet_engine as E
 from . import _packet_flat as F
+from . import _packet_sack as XS
 
 SENDERS = ("rfc", "ns3", "sack")
 """The senders the packet model runs (:attr:`PathConfig.sender`)."""
@@ -281,7 +282,8 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         max_rto=path.max_rto_s, init_rto=path.initial_rto_s, fin=path.fin,
         quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
         backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0,
-        sender=path.sender, prr=path.prr, rack_tlp=path.rack_tlp, timestamps=path.timestamps)
+        sender=path.sender, prr=path.prr, rack_tlp=path.rack_tlp, timestamps=path.timestamps,
+        extension=XS)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:
