@@ -147,7 +147,7 @@ def cmd_accuracy(args) -> int:
     if (timeout is not None and cfg is not None and "packet" in amap.model_names()
             and (cfg.sender == "sack" or cfg.rtt_sampling == "timestamps")):
         warn(f"--stack {args.stack}: the packet model runs this sender on the tree DP, minutes a call from "
-             f"about 15 packets; calls over the {timeout:g} s --model-timeout are reported as not computed "
+             f"about 20 packets at p of several percent; calls over the {timeout:g} s --model-timeout are reported as not computed "
              "(--model-timeout 0 lifts it)")
     client = cluster = None
     if args.scheduler is not None or args.dask_local is not None:

@@ -718,8 +718,9 @@ TREE_MAX_STATES = 3000
 TREE_EXT_MAX_STATES = 10000
 """Default states kept per level by the tree DP for the SACK sender and timestamps, with
 tier-2 folding (at most twice this many a level; docs/model.md 6.9: ER, b = 2, W0 = 10,
-p = 0.148, 30 packets of the ``linux`` profile -1.2 % in 130 s, where tier 1 at 3000 had
-not finished in 11 minutes; -4.0 % at 3000 with tier 2)."""
+p = 0.148, 30 packets of the ``linux`` profile -1.6 % in 127 s, where tier 1 at 3000 had
+not finished in 11 minutes; -4.0 % at 3000 with tier 2; at 60 packets the bound's
+truncation gives -4.6 %)."""
 
 
 def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packets=None,
