@@ -318,7 +318,13 @@ def _rfc_send(c: _Const, s: _State, now: float) -> None:
 
 def _rtt_sample(c: _Const, s: _State, r: float) -> None:
     """RFC 6298 (2.2), (2.3) with alpha 1/8, beta 1/4, K 4 and the clock granularity G
-    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5). Nothing with a fixed RTO."""
+    (RTO = SRTT + max(G, K RTTVAR)); (2.4), (2.5). Nothing with a fixed RTO. (With
+    RACK-TLP every sample also feeds RACK.min_RTT, RFC 8985 6.2 step 1, and allows the
+    next probe, 7.2: :mod:`._packet_sack`.)"""
+    if c.rack:
+        s.tlp_ok = True
+        if r < s.min_rtt:
+            s.min_rtt = r
     if c.fixed > 0.0:
         return
     if s.srtt < 0.0:
@@ -375,8 +381,29 @@ def _rfc_on_rto(c: _Const, s: _State, now: float) -> None:
     send_allowed(c, s, now)
 
 
-def _new_ack(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> None:
-    acked = c.end(ack) - c.end(s.una)
+def _discard_up_to(s: _State, ack: int) -> None:
+    """snd_una moves to ``ack``: the send times and the per-segment sets (Karn's ``retx``,
+    the ns3 and SACK senders' flags) drop the segments below it, which no rule reads
+    again (and the state key holds the sets as they are)."""
+    sa = s.sent_at
+    for k in range(s.una, ack):
+        sa.pop(k, None)
+    if s.retx:
+        s.retx = frozenset([k for k in s.retx if k >= ack])
+    if s.sacked:
+        s.sacked = frozenset([k for k in s.sacked if k >= ack])
+    if s.lost:
+        s.lost = frozenset([k for k in s.lost if k >= ack])
+    if s.rflag:
+        s.rflag = frozenset([k for k in s.rflag if k >= ack])
+    s.una = ack
+    if s.nxt < ack:
+        s.nxt = ack
+
+
+def _advance(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> None:
+    """A new cumulative ACK (the RFC and SACK senders): its RTT sample, then snd_una moves
+    and the back-off ends."""
     if c.ts:  # RFC 7323 Section 4.1: every new ACK gives now - TSecr
         _rtt_sample(c, s, now - tsecr)
     else:  # RFC 6298 Section 3 (Karn): a sample only if no newly covered segment was resent.
@@ -389,15 +416,13 @@ def _new_ack(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> 
             _rtt_sample(c, s, now - s.sent_at[ack - 1])
         elif c.collapse:
             _rto_from_estimator(c, s)
-    sa = s.sent_at
-    for k in range(s.una, ack):
-        sa.pop(k, None)
-    if s.retx:  # only segments >= snd_una matter (Karn's check above, the state key)
-        s.retx = frozenset([k for k in s.retx if k >= ack])
-    s.una = ack
-    if s.nxt < ack:
-        s.nxt = ack
+    _discard_up_to(s, ack)
     s.backoff = 0
+
+
+def _new_ack(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> None:
+    acked = c.end(ack) - c.end(s.una)
+    _advance(c, s, ack, now, tsecr)
     if ack >= c.n:
         s.done = True
         return
@@ -610,21 +635,7 @@ def _ns3_on_ack(c: _Const, s: _State, ack: int, now: float) -> None:
             _ns3_dup_ack(c, s, now)
             _ns3_send(c, s, now)
         return
-    # DiscardUpTo (the flags of segments below the ACK go; the sets are mostly empty)
-    if s.sacked:
-        s.sacked = frozenset([k for k in s.sacked if k >= ack])
-    if s.lost:
-        s.lost = frozenset([k for k in s.lost if k >= ack])
-    if s.rflag:
-        s.rflag = frozenset([k for k in s.rflag if k >= ack])
-    if s.retx:
-        s.retx = frozenset([k for k in s.retx if k >= ack])
-    sa = s.sent_at
-    for k in range(old, ack):
-        sa.pop(k, None)
-    s.una = ack
-    if s.nxt < ack:
-        s.nxt = ack
+    _discard_up_to(s, ack)  # DiscardUpTo
     if ack < s.smax and ack in s.sacked:  # a Reno mark on the new head moves on
         s.sacked = s.sacked - {ack}
         _ns3_add_reno_sack(s)
@@ -700,25 +711,38 @@ def _ns3_new_ack(c: _Const, s: _State, ack: int, old: int, now: float) -> None:
 # Receiver ---------------------------------------------------------------------
 
 def _ack_now(c: _Const, s: _State, now: float) -> None:
-    if c.ext:
-        c.xs.ack_now(c, s, now)
-        return
+    """An ACK of rcv_nxt (``c.ext``: with TS.Recent as TSecr, RFC 7323 4.3, and the first
+    three SACK blocks, RFC 2018)."""
     s.pending = 0
     if s.quick > 0:
         s.quick -= 1
     _cancel(s, DELACK)
-    _push(s, now + c.d, ACK, s.rcv_nxt)
+    if c.ext:
+        s.last_ack_sent = s.rcv_nxt
+        _push(s, now + c.d, ACK, (s.rcv_nxt, s.ts_recent if c.ts else None,
+                                  s.blocks[:3] if c.sack else ()))
+    else:
+        _push(s, now + c.d, ACK, s.rcv_nxt)
 
 
-def on_segment(c: _Const, s: _State, seg: int, now: float) -> None:
+def on_segment(c: _Const, s: _State, seg: int, now: float, tsval: float = 0.0) -> None:
     """RFC 5681 Section 4.2: immediate ACK for out-of-order, duplicate and gap-filling
     segments (and for the FIN-carrying last one, and while quick ACKs last); otherwise
-    every b-th segment or the delayed-ACK timer."""
+    every b-th segment or the delayed-ACK timer. With timestamps TS.Recent takes the
+    segment's ``tsval`` when it is at or below Last.ACK.sent (RFC 7323 4.3 (2)); with SACK
+    the block of an out-of-order segment goes first (:func:`._packet_sack.sack_first`) and
+    blocks at or below the new rcv_nxt go."""
+    if c.ts and seg <= s.last_ack_sent:
+        s.ts_recent = tsval
     if seg < s.rcv_nxt or seg in s.buf:
+        if c.sack and seg > s.rcv_nxt:
+            c.xs.sack_first(c, s, seg)
         _ack_now(c, s, now)
         return
     if seg > s.rcv_nxt:
         s.buf = s.buf | {seg}
+        if c.sack:
+            c.xs.sack_first(c, s, seg)
         _ack_now(c, s, now)
         return
     filled = bool(s.buf)
@@ -729,6 +753,8 @@ def on_segment(c: _Const, s: _State, seg: int, now: float) -> None:
             r += 1
         s.buf = frozenset(k for k in buf if k > r)
     s.rcv_nxt = r
+    if c.sack and s.blocks:
+        s.blocks = tuple(b for b in s.blocks if b[0] > r)
     if filled or s.quick > 0 or (c.fin and r == c.n):
         _ack_now(c, s, now)
     else:
@@ -779,12 +805,11 @@ def run_to_branch(c: _Const, s: _State) -> float:
 def deliver_head(c: _Const, s: _State, lost: bool) -> None:
     """The head event is a data arrival at time 0: drop it, or give it to the receiver."""
     _t, _kind, seg = s.events.pop(0)
-    if c.ext:
-        if not lost:
-            c.xs.on_segment(c, s, seg[0], seg[1], 0.0)
-        return
     if not lost:
-        on_segment(c, s, seg, 0.0)
+        if c.ext:
+            on_segment(c, s, seg[0], 0.0, seg[1])
+        else:
+            on_segment(c, s, seg, 0.0)
 
 
 def head_segment(c: _Const, s: _State) -> int:

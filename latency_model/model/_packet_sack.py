@@ -194,19 +194,9 @@ def shift(s, ref: float) -> None:
             ev[i] = (t, kind, (v[0], v[1] - ref, v[2]))
 
 
-# Receiver (RFC 5681 4.2 as the engine's, with RFC 7323 4.3 and RFC 2018) -----------------
+# Receiver (the engine's, which calls this for RFC 2018's block order) --------------------
 
-def ack_now(c, s, now: float) -> None:
-    s.pending = 0
-    if s.quick > 0:
-        s.quick -= 1
-    E._cancel(s, E.DELACK)
-    s.last_ack_sent = s.rcv_nxt
-    E._push(s, now + c.d, E.ACK, (s.rcv_nxt, s.ts_recent if c.ts else None,
-                                  s.blocks[:3] if c.sack else ()))
-
-
-def _sack_first(c, s, seg: int) -> None:
+def sack_first(c, s, seg: int) -> None:
     """The block holding buffered segment ``seg`` first (RFC 2018 Section 4); blocks it
     absorbs go, the others keep their order."""
     buf = s.buf
@@ -217,42 +207,6 @@ def _sack_first(c, s, seg: int) -> None:
     while hi < c.n and hi in buf:
         hi += 1
     s.blocks = ((lo, hi),) + tuple(b for b in s.blocks if b[1] <= lo or b[0] >= hi)
-
-
-def on_segment(c, s, seg: int, tsval: float, now: float) -> None:
-    """:func:`._packet_engine.on_segment` with TS.Recent (RFC 7323 4.3 (2): a segment at
-    or below Last.ACK.sent) and the SACK blocks."""
-    if c.ts and seg <= s.last_ack_sent:
-        s.ts_recent = tsval
-    if seg < s.rcv_nxt or seg in s.buf:
-        if c.sack and seg > s.rcv_nxt:
-            _sack_first(c, s, seg)
-        ack_now(c, s, now)
-        return
-    if seg > s.rcv_nxt:
-        s.buf = s.buf | {seg}
-        if c.sack:
-            _sack_first(c, s, seg)
-        ack_now(c, s, now)
-        return
-    filled = bool(s.buf)
-    r = s.rcv_nxt + 1
-    buf = s.buf
-    if buf:
-        while r in buf:
-            r += 1
-        s.buf = frozenset(k for k in buf if k > r)
-    s.rcv_nxt = r
-    if c.sack and s.blocks:
-        s.blocks = tuple(b for b in s.blocks if b[0] > r)
-    if filled or s.quick > 0 or (c.fin and r == c.n):
-        ack_now(c, s, now)
-    else:
-        s.pending += 1
-        if s.pending >= c.b:
-            ack_now(c, s, now)
-        elif not E._armed(s, E.DELACK):
-            E._push(s, now + c.delack, E.DELACK, 0)
 
 
 # ACK dispatch -----------------------------------------------------------------------
@@ -463,44 +417,6 @@ def _prr_update(c, s, delivered: int) -> None:
 
 # ACKs without RACK ---------------------------------------------------------------------
 
-def _advance(c, s, ack: int, now: float, tsecr) -> None:
-    """A new cumulative ACK: the RTT sample (timestamps: now - TSecr; else Karn's rule),
-    snd_una moves (the sets drop what lies below it), the back-off ends."""
-    if c.ts:
-        _rtt_sample(c, s, now - tsecr)
-    else:
-        valid = True
-        for k in s.retx:
-            if s.una <= k < ack:
-                valid = False
-                break
-        if valid:
-            _rtt_sample(c, s, now - s.sent_at[ack - 1])
-    sa = s.sent_at
-    for k in range(s.una, ack):
-        sa.pop(k, None)
-    if s.retx:
-        s.retx = frozenset([k for k in s.retx if k >= ack])
-    if s.sacked:
-        s.sacked = frozenset([k for k in s.sacked if k >= ack])
-    if s.lost:
-        s.lost = frozenset([k for k in s.lost if k >= ack])
-    if s.rflag:
-        s.rflag = frozenset([k for k in s.rflag if k >= ack])
-    s.una = ack
-    if s.nxt < ack:
-        s.nxt = ack
-    s.backoff = 0
-
-
-def _rtt_sample(c, s, r: float) -> None:
-    if c.rack:
-        s.tlp_ok = True
-        if r < s.min_rtt:  # RFC 8985 6.2 step 1
-            s.min_rtt = r
-    E._rtt_sample(c, s, r)
-
-
 def _sack_on_ack(c, s, ack: int, now: float, tsecr, blocks) -> None:
     old = s.una
     new_sacked = _update(c, s, max(ack, old), blocks) if blocks else 0
@@ -508,7 +424,7 @@ def _sack_on_ack(c, s, ack: int, now: float, tsecr, blocks) -> None:
         sacked = s.sacked
         delivered = new_sacked + sum(1 for k in range(old, ack) if k not in sacked)
         acked = c.end(ack) - c.end(old)
-        _advance(c, s, ack, now, tsecr)
+        E._advance(c, s, ack, now, tsecr)
         if ack >= c.n:
             s.done = True
             return
@@ -849,7 +765,7 @@ def _rack_on_ack(c, s, ack: int, now: float, tsecr, blocks) -> None:
     _rack_update(c, s, newly, now, tsecr)
     if acked_new:
         acked = c.end(ack) - c.end(old)
-        _advance(c, s, ack, now, tsecr)
+        E._advance(c, s, ack, now, tsecr)
         _tlp_process_ack(c, s, ack, flight_before)
         if ack >= c.n:
             s.done = True
