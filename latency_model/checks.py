@@ -30,6 +30,7 @@ __all__ = [
     "long_work",
     "model_cost",
     "packet_model_seconds",
+    "packet_tree_seconds",
     "simulation_cost",
     "transfer_seconds",
     "format_bytes",
@@ -367,6 +368,29 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     levels = min(n, 25.0 / p)  # levels run before the stationary extrapolation, about
     tails = 1.0 if n_sizes is None else min(max(float(n_sizes), 1.0) / levels, 1.0)
     return 0.5 + 0.55 * levels * scale * (PACKET_LEVEL_SHARE + (1.0 - PACKET_LEVEL_SHARE) * tails)
+
+
+def packet_tree_seconds(p: float, sizes_packets) -> float:
+    """Rough CPU seconds of the packet model's tree DP (``method="tree"``: the SACK
+    sender and timestamps of the ``linux`` profile, ``--p90``, a receiver window above the
+    level DP's) for the sizes ``sizes_packets`` (packets) at loss rate ``p``, one call.
+
+    The tree DP resolves one transmission a level, about N / (1 - p) levels for N
+    packets, and its levels hold more states as the file and its expected loss count
+    N p grow, up to its bound (20,000 for the SACK sender: tier-2 folding at
+    ``TREE_EXT_MAX_STATES``), about 4.5 s a level there. Each size runs its own
+    private frontier, so a call costs about the sum of its sizes' single-size costs.
+    Measured (the ``linux`` profile, 2026-11-27, ``model_time_s`` of
+    ``validation/packet/results_random_linux*.csv`` and docs/model.md 6.9; within a
+    factor of about 2 on the ten single-size calls that took over a second, 1.1-272 s,
+    W0 1-10, b 1 and 2, p 0.001-0.18; sizes 1-20 together at p = 0.1: about 230 s,
+    this gives 200 s). It only decides whether to warn.
+    """
+    total = 0.0
+    for n in {max(float(x), 1.0) for x in sizes_packets}:
+        levels = n / max(1.0 - p, 1e-3)
+        total += 0.02 + 4.5 * levels * min(1.0, (n / 40.0) ** 2 * n * p)
+    return total
 
 
 PACKET_LEVEL_SHARE = 0.25

@@ -220,6 +220,29 @@ def test_latency_packet_model_warns_before_a_long_computation(capsys, monkeypatc
     assert "stop here" in lines[-1]
 
 
+def test_the_linux_sender_s_tree_dp_is_announced_with_its_own_estimate(capsys, monkeypatch):
+    # the SACK sender runs on the tree DP, whose cost is the sum of its sizes' own
+    # (checks.packet_tree_seconds, measured on the linux profile within a factor of 2):
+    # 60 packets at p = 0.1 took 272 s, 10 packets at p = 0.02 well under a second
+    from latency_model.checks import packet_tree_seconds
+    from latency_model.model import registry
+
+    assert 136 < packet_tree_seconds(0.1, [60]) < 544
+    assert packet_tree_seconds(0.02, [10]) < 1.0
+    assert packet_tree_seconds(0.1, range(1, 21)) == pytest.approx(
+        sum(packet_tree_seconds(0.1, [n]) for n in range(1, 21)))
+    monkeypatch.setattr(registry, "predict", lambda *a, **k: (_ for _ in ()).throw(ValueError("stop here")))
+    code, _, err = run(capsys, "latency", "--model", "packet", "--stack", "linux", "--size-packets", "60",
+                       "--p", "0.1")
+    lines = [ln for ln in err.strip().splitlines() if "warning" in ln]
+    assert code == 2 and "stop here" in err
+    assert len(lines) == 1 and "(--stack linux's sender and timestamps: the tree DP) up to 60 packets" in lines[0]
+    assert "may take about" in lines[0]
+    code, _, err = run(capsys, "latency", "--model", "packet", "--stack", "linux", "--size-packets", "10",
+                       "--p", "0.02")
+    assert code == 2 and "may take" not in err and "stop here" in err
+
+
 @pytest.mark.parametrize("cap,computed,left", [("2", [2], [6]), ("0", [2, 6], [])])
 def test_accuracy_packet_max_packets_sets_or_lifts_the_packet_models_size_cap(capsys, tmp_path, cap, computed,
                                                                              left):

@@ -150,3 +150,20 @@ def test_cli_model_axis_and_its_errors(fake, tmp_path):
     lines = err.splitlines()
     assert exc is None and code == 2 and len(lines) == 1
     assert "model fake: the fake model supports the newreno variant only" in lines[0] and "(in --param)" in lines[0]
+
+
+def test_the_linux_sender_s_cost_is_the_tree_dp_s():
+    # beside the simulator the packet model runs the simulated sender; the linux profile's
+    # SACK sender runs on the tree DP, so the estimate is its (checks.packet_tree_seconds,
+    # each size about its own cost), not the level DP's
+    from latency_model.checks import packet_model_seconds, packet_tree_seconds
+
+    items = ["model=packet", "p=0.1", "b=2", "w0=10", "size-packets=40,60"]
+    rfc = estimate_sweep(SweepSpec(grid_from_items(items), what="both", runs=1))
+    linux = estimate_sweep(SweepSpec(grid_from_items([*items, "stack=linux"]), what="both", runs=1))
+    sim = estimate_sweep(SweepSpec(grid_from_items([*items[1:], "stack=linux"]), what="simulation", runs=1))
+    assert linux.cpu_seconds - sim.cpu_seconds == pytest.approx(packet_tree_seconds(0.1, [40, 60]))
+    assert rfc.cpu_seconds < packet_model_seconds(0.1, 60, 10, 2, n_sizes=2) + 1.0 < linux.cpu_seconds
+    # a model-only sweep runs the RFC sender (no simulated set-up to follow): the level DP's
+    model = estimate_sweep(SweepSpec(grid_from_items([*items, "stack=linux"]), what="model"))
+    assert model.cpu_seconds == pytest.approx(packet_model_seconds(0.1, 60, 10, 2, n_sizes=2))

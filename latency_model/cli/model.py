@@ -155,7 +155,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
     if args.law != "paper":
         raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
     if args.model == "packet":  # its cost grows with size (and at low p): say so first
-        from ..checks import PROCESS_BYTES, packet_model_seconds
+        from ..checks import PROCESS_BYTES, packet_model_seconds, packet_tree_seconds
         from ..model._packet_flat import MAX_RWND
         from ..model.packet import binding_rwnd
 
@@ -165,13 +165,18 @@ def _latency_other_model(args, base, sizes: list) -> int:
         path = _packet_options(args).get("path")
         engine_only = path is not None and path.object_engine_only
         tree = args.p90 or binding_rwnd(base, max(sizes)) > MAX_RWND or engine_only
-        # the estimate is the level DP's; the tree DP is announced on its own below
-        seconds = 0.0 if tree else packet_model_seconds(base.p, top, base.w0, base.b,
-                                                        n_sizes=len(set(sizes)))
-        check_budget(f"the packet model up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES, seconds)
-        if tree and top > P90_QUICK_PACKETS and base.p > 0.0:
+        # the level DP's estimate, or the tree DP's for the SACK sender (measured on it);
+        # --p90 and wide windows (the RFC sender on the tree DP) are announced below
+        if engine_only:
+            seconds = packet_tree_seconds(base.p, [s / base.mss_bytes for s in sizes])
+        else:
+            seconds = 0.0 if tree else packet_model_seconds(base.p, top, base.w0, base.b,
+                                                            n_sizes=len(set(sizes)))
+        on = (f" (--stack {getattr(args, 'stack', None)}'s sender and timestamps: the tree DP)"
+              if engine_only else "")
+        check_budget(f"the packet model{on} up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES, seconds)
+        if tree and not engine_only and top > P90_QUICK_PACKETS and base.p > 0.0:
             why = ("--p90 computes" if args.p90 else
-                   f"--stack {getattr(args, 'stack', None)}'s sender (SACK, timestamps) computes" if engine_only else
                    f"an rwnd above {MAX_RWND} packets with files longer than that computes")
             warn(f"{why} every size with the tree DP, whose states multiply with the length: "
                  f"{top:g} packets may take minutes or more (docs/model.md section 5.1)")

@@ -21,7 +21,8 @@ import math
 from dataclasses import dataclass, field
 
 from ...checks import (PROCESS_BYTES, check_choice, check_int, check_memory, check_real, format_bytes, long_work,
-                       model_cost, packet_model_seconds, simulation_cost, transfer_seconds)
+                       model_cost, packet_model_seconds, packet_tree_seconds, simulation_cost,
+                       transfer_seconds)
 from ...growth import RULES, make_rule, rule_parameters
 from ...params import VARIANTS, TcpParams, apply_variant
 from ...sim.config import SimConfig
@@ -394,7 +395,9 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
             model_bytes = max(model_bytes, m - PROCESS_BYTES)
             models = _models(spec)
             cpu_seconds += sum(1 for x in models if x != "packet") * (t + 3e-4 * max(len(sizes) - spec.model_chunk, 0))
-            if "packet" in models:  # one call per chunk of sizes; each as costly as its largest size
+            if "packet" in models and _tree_dp(config_c, spec):  # each size about its own cost
+                cpu_seconds += packet_tree_seconds(base.p, [x if in_packets else x / mss for x in sizes])
+            elif "packet" in models:  # one call per chunk of sizes; each as costly as its largest size
                 cpu_seconds += math.ceil(len(sizes) / spec.model_chunk) * packet_model_seconds(
                     base.p, top_pk, base.w0, base.b, n_sizes=min(len(sizes), spec.model_chunk))
         if "simulation" in spec.sources:
@@ -407,6 +410,19 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
             cpu_seconds += spec.runs * (len(sizes) * per_size + per_packet * total_pk)
     task_bytes = max(task_bytes, PROCESS_BYTES + min(3, n_combos) * model_bytes)
     return SweepCost(n_rows, task_bytes, cpu_seconds)
+
+
+def _tree_dp(config, spec) -> bool:
+    """Whether the sweep's packet model runs on the tree DP: beside the simulator it runs
+    the simulated sender (:func:`~latency_model.studies.packet_setup.packet_options`), and
+    the SACK sender and timestamps run there only (``PathConfig.object_engine_only``)."""
+    if "simulation" not in spec.sources:
+        return False
+    try:
+        path = packet_options(config).get("path")
+    except ValueError:  # a set-up the model does not follow: the plan reports it
+        return False
+    return path is not None and path.object_engine_only
 
 
 def _rows_per_point(spec) -> int:
