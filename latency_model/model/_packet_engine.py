@@ -186,11 +186,11 @@ class _State:
                 int(self.ssth // mss), self.pending, nd, na, t_rto, delack, self.quick,
                 self.nstate, self.ract, len(self.sacked))
 
-    def coarse_key2(self):
-        """The second folding tier's signature: progress (snd_una, snd_max, rcv_nxt) and
-        phase (recovery, back-off) only."""
+    def coarse_keys2(self, mss: int) -> tuple:
+        """The second folding tier's signatures, finest first: progress (snd_una, snd_max,
+        rcv_nxt) and phase (recovery, back-off) only."""
         una = self.una
-        return (una, self.smax - una, self.rcv_nxt - una, self.in_rec, self.backoff, self.nstate)
+        return ((una, self.smax - una, self.rcv_nxt - una, self.in_rec, self.backoff, self.nstate),)
 
 
 

@@ -146,11 +146,27 @@ class _ExtState(E._State):
                 t_rack, self.rmode, delack, self.quick, len(self.sacked), len(self.lost),
                 len(self.rflag), self.tlp_end >= 0)
 
-    def coarse_key2(self):
-        """The second tier's signature: progress and phase only."""
+    def coarse_keys2(self, mss: int) -> tuple:
+        """The second tier's signatures, finest first: progress and phase (snd_una,
+        snd_max, rcv_nxt, recovery, the post-timeout slow start, back-off) with cwnd in
+        whole packets, the data segments in flight and the *missing* segments (at or
+        above rcv_nxt, neither held nor in flight: lost and not yet resent), then
+        progress and phase alone. Without the first, a state that has lost a segment
+        more folds into one that has not, as the level DP's signatures found (docs/model.md
+        section 2, "Folding"): NewReno, b = 2, W0 = 10, p = 0.1, 60 packets of the
+        ``linux`` profile -4.6 % from the simulator with progress and phase alone, -2.7 %
+        with both (docs/model.md 6.9)."""
         una = self.una
-        return (una, self.smax - una, self.rcv_nxt - una, self.in_rec, self.loss_state,
-                self.backoff)
+        flying = set()
+        for _t, kind, v in self.events:
+            if kind == E.DATA:
+                flying.add(v[0])
+        missing = 0
+        for seg in range(self.rcv_nxt, self.smax):
+            if seg not in self.buf and seg not in flying:
+                missing += 1
+        phase = (una, self.smax - una, self.rcv_nxt - una, self.in_rec, self.loss_state, self.backoff)
+        return (phase + (int(self.cwnd // mss), len(flying), missing), phase)
 
 
 def init_ext(c, s) -> None:

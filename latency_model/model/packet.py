@@ -655,10 +655,12 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
     well past ``max_states``).
 
     Tier 2 (``tiers=2``): of those kept for a new signature, the ``max_states`` most
-    probable stay; each other one is folded into a kept state with the same
-    :meth:`_State.coarse_key2` (progress and phase only) or, if none has it, returned in
-    ``truncated`` (the caller finishes it loss-free, as a state under ``eps``). The
-    frontier then never exceeds 2 ``max_states``.
+    probable stay; each other one is folded into the most probable kept state with the
+    same :meth:`_State.coarse_keys2` signature, the finest that one has (progress and
+    phase for the RFC and ns3 senders; for the SACK sender first also the window, the
+    data in flight and the missing segments, docs/model.md 6.9), or, if none has any,
+    returned in ``truncated`` (the caller finishes it loss-free, as a state under
+    ``eps``). The frontier then never exceeds 2 ``max_states``.
 
     ``folded`` lists (state, mass) of every fold (an approximation: docs/model.md)."""
     ranked = sorted(frontier.items(), key=lambda kv: -sum(kv[1][1]))
@@ -686,18 +688,24 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
     truncated = []
     rest = [x for x in extra if x is not None]
     if rest:
-        coarse2: dict = {}
+        coarse2: list = []  # per signature, finest first: signature -> most probable kept key
         for key, ent in frontier.items():
-            k2 = ent[0].coarse_key2()
-            if k2 not in coarse2 or sum(ent[1]) > sum(frontier[coarse2[k2]][1]):
-                coarse2[k2] = key
+            mass = sum(ent[1])
+            for i, k2 in enumerate(ent[0].coarse_keys2(mss)):
+                if i == len(coarse2):
+                    coarse2.append({})
+                best = coarse2[i].get(k2)
+                if best is None or mass > best[1]:
+                    coarse2[i][k2] = (key, mass)
         for key, ent in rest:
-            target = coarse2.get(ent[0].coarse_key2())
-            if target is None:
-                truncated.append(ent)
+            for table, k2 in zip(coarse2, ent[0].coarse_keys2(mss)):
+                target = table.get(k2)
+                if target is not None:
+                    folded.append((ent[0], sum(ent[1])))
+                    _fold_into(frontier[target[0]], ent)
+                    break
             else:
-                folded.append((ent[0], sum(ent[1])))
-                _fold_into(frontier[target], ent)
+                truncated.append(ent)
     return folded, truncated
 
 
@@ -718,9 +726,10 @@ TREE_MAX_STATES = 3000
 TREE_EXT_MAX_STATES = 10000
 """Default states kept per level by the tree DP for the SACK sender and timestamps, with
 tier-2 folding (at most twice this many a level; docs/model.md 6.9: ER, b = 2, W0 = 10,
-p = 0.148, 30 packets of the ``linux`` profile -1.6 % in 127 s, where tier 1 at 3000 had
-not finished in 11 minutes; -4.0 % at 3000 with tier 2; at 60 packets the bound's
-truncation gives -4.6 %)."""
+p = 0.148, 30 packets of the ``linux`` profile -1.2 % in 125 s, where tier 1 at 3000 had
+not finished in 11 minutes; -4.0 % at 3000 with tier 2; NewReno, b = 2, W0 = 10,
+p = 0.1, 60 packets -2.7 % in 273 s, the largest of six cells of 30-60 packets, -4.6 %
+before tier 2's finer signature, ``_ExtState.coarse_keys2``)."""
 
 
 def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packets=None,
