@@ -460,3 +460,7 @@ def test_the_dearest_chains_are_estimated_dearest():
     assert cost("packet", sets([0.1]), {"packet": 20}) < cost("packet", sets([0.1]))
     assert cost("packet", sets([0.1]), {"packet": 0.5}) == 0.0
     assert 0.0 < cost("fluid", sets([0.1])) < cost("fluid", sets([0.01, 0.1]))
+    # the linux profile's SACK sender runs on the tree DP: its own estimate, each size's cost
+    from latency_model.checks import packet_tree_seconds
+
+    assert cost("packet", sets([0.1]), {"packet": 20}, True) == pytest.approx(packet_tree_seconds(0.1, [1, 2, 5, 20]))

@@ -530,13 +530,14 @@ def _series(groups) -> dict:
     return out
 
 
-def _chain_seconds(model: str, sets, max_packets=None) -> float:
+def _chain_seconds(model: str, sets, max_packets=None, tree: bool = False) -> float:
     """Rough CPU seconds of one model's calls on the parameter sets ``sets`` (``[(params,
     points)]``), each with its sizes up to the model's cap: the sweep planner's estimates
     (:func:`~latency_model.checks.packet_model_seconds` for the packet model,
-    :func:`~latency_model.checks.model_cost` for the others). Only their order matters:
-    :func:`_predictions` starts the dearest chains first."""
-    from ..checks import model_cost, packet_model_seconds
+    :func:`~latency_model.checks.packet_tree_seconds` with ``tree``, where it runs the
+    SACK sender, :func:`~latency_model.checks.model_cost` for the others). Only their
+    order matters: :func:`_predictions` starts the dearest chains first."""
+    from ..checks import model_cost, packet_model_seconds, packet_tree_seconds
 
     limit = (max_packets or {}).get(model, math.inf)
     total = 0.0
@@ -544,7 +545,9 @@ def _chain_seconds(model: str, sets, max_packets=None) -> float:
         sizes = [pt.size_bytes / params.mss_bytes for pt in pts if pt.size_bytes <= limit * params.mss_bytes]
         if not sizes:
             continue
-        if model == "packet":
+        if model == "packet" and tree:
+            total += packet_tree_seconds(params.p, sizes)
+        elif model == "packet":
             total += packet_model_seconds(params.p, max(sizes), params.w0, params.b, n_sizes=len(sizes))
         else:
             total += model_cost(params.p, params.mss_bytes, max(sizes) * params.mss_bytes, len(sizes))[1]
@@ -643,7 +646,8 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
     series = [(m, [i for i in idx if (m, i) not in missing]) for m in models for idx in _series(groups).values()]
     series = [(m, idx) for m, idx in series if idx]
     if jobs > 1:  # the dearest chains first, so that the last to end are short ones
-        series.sort(key=lambda s: -_chain_seconds(s[0], [groups[i] for i in s[1]], max_packets))
+        tree = options.get("packet", {}).get("path") is not None and options["packet"]["path"].object_engine_only
+        series.sort(key=lambda s: -_chain_seconds(s[0], [groups[i] for i in s[1]], max_packets, tree))
     _Calls(jobs, timeout_s).run([chain(m, idx) for m, idx in series])
     return out, counts["computed"], counts["cached"], failures
 
