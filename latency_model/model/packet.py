@@ -728,7 +728,7 @@ TREE_EXT_MAX_STATES = 10000
 tier-2 folding (at most twice this many a level; docs/model.md 6.9: ER, b = 2, W0 = 10,
 p = 0.148, 30 packets of the ``linux`` profile -1.2 % in 125 s, where tier 1 at 3000 had
 not finished in 11 minutes; -4.0 % at 3000 with tier 2; NewReno, b = 2, W0 = 10,
-p = 0.1, 60 packets -2.7 % in 273 s, the largest of eight cells of 30-100 packets, -4.6 %
+p = 0.1, 60 packets -2.7 % in 273 s, the largest of ten cells of 30-100 packets, -4.6 %
 before tier 2's finer signature, ``_ExtState.coarse_keys2``)."""
 
 
