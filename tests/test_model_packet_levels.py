@@ -101,6 +101,31 @@ def test_keys_of_a_wide_window_see_members_beyond_64_segments():
         assert all(a != b for a, b in zip(LV.class_keys(C, CF, J, G), ref_cls))
 
 
+def test_folding_signatures_of_a_window_beyond_the_radices_do_not_collide():
+    # class_keys packs its counts in radices that hold a 61-packet window (128 for the
+    # data in flight and snd_max - snd_una); beyond them two different states could get
+    # one signature. A 200-segment flight (rwnd 200: four-word sets), and the same with
+    # snd_una 128 segments later and one data event more: packed, 200 x 128 + 200 equals
+    # 201 x 128 + 72, so without the radix check tiers 0-2 would fold them together.
+    prm = TcpParams(p=0.1, b=2, w0=200, rwnd=200, w_ss=200)
+    C, CF = PM._flat_consts(prm, PATH)(400 * MSS)
+    I, F = FL.new_state(C, CF, prm.w0, prm.w_ss)
+    FL.resume(C, CF, I, F)
+    FL.run_to_branch(C, CF, I, F)
+    nd = sum(1 for j in range(I[FL.I_NEV]) if I[FL.N_I0 + j] & 3 == FL.DATA)
+    assert I[FL.I_SMAX] - I[FL.I_UNA] == 200 and nd == 200
+    J, G = I.copy(), F.copy()
+    J[FL.I_UNA] += 128
+    n = J[FL.I_NEV]
+    J[FL.N_I0 + n] = 150 * 4 + FL.DATA  # a second copy of segment 150 in flight
+    G[FL.OFF_EVT + n] = G[FL.OFF_EVT + n - 1]
+    J[FL.I_NEV] = n + 1
+    assert 200 * 128 + 200 == (nd + 1) * 128 + (J[FL.I_SMAX] - J[FL.I_UNA])
+    with np.errstate(over="ignore"):
+        a, b = LV.class_keys(C, CF, I, F), LV.class_keys(C, CF, J, G)
+    assert all(x != y for x, y in zip(a[:3], b[:3]))
+
+
 def test_pure_and_compiled_kernels_agree():
     # the pure-Python twin runs the same code: same paths, same DP result
     for prm, size, drops in random_patterns(8, 5, p=0.1, max_packets=40):

@@ -738,6 +738,13 @@ def class_keys(C, CF, I, F):
     ssk = np.int64(-1) if (quiet and cw >= ss) else np.int64(ss // mss)
     c1 = ((cwk + 2) * 256 + ssk + 2) * 2 + I[I_INREC]
     c1 = ((((c1 * 64 + I[I_BACKOFF]) * 128 + held) * 128 + nd) * 128) + (sm - I[I_UNA])
+    # The fields are packed in radices that hold a window of up to 61 packets; a field
+    # beyond its radix (wide windows, a large initial ssthresh) could make two signatures
+    # equal, so such a state's signatures also mix the field in (the others keep their
+    # values, bit for bit)
+    if ssk + 2 >= 256 or I[I_BACKOFF] >= 64 or held >= 128 or nd >= 128 or sm - I[I_UNA] >= 128:
+        c1 = _mix(c1, np.int64((((ssk * 1024 + I[I_BACKOFF]) * 1024 + held) * 1024 + nd) * 1024
+                               + sm - I[I_UNA]), _M1)
     # NewReno's recovery point still ahead (no new fast retransmit: RFC 6582 3.2 step 1)
     # and, when backed off, a resent segment outstanding (no RTT sample, so the back-off
     # stays: Karn, RFC 6298 5)
@@ -758,11 +765,19 @@ def class_keys(C, CF, I, F):
     c0 = (((c1 * 128 + (sm - I[I_RCV])) * 2 + partial) * 16 + dup) * 128 + na
     c0 = _mix(c0, np.int64(((blocked * 2 + rx) * 1024 + due) * 64 + miss), _M1)  # hashed
     c0 = _mix(c0, I[I_QUICK], _M1)  # the receiver's quick ACKs left
+    if sm - I[I_RCV] >= 128 or na >= 128 or miss >= 64:  # beyond their radices (above)
+        c0 = _mix(c0, np.int64(((sm - I[I_RCV]) * 1024 + na) * 1024 + miss), _M1)
     base = c1 * 4 + blocked * 2 + rx
     c1 = (base * 1024 + due) * 64 + miss
     c2 = base * 64 + miss
     c4 = ((I[I_INREC] * 64 + I[I_BACKOFF]) * 4 + blocked * 2 + rx) * 64 + miss
+    if miss >= 64 or I[I_BACKOFF] >= 64:
+        c1 = _mix(c1, miss, _M1)
+        c2 = _mix(c2, miss, _M1)
+        c4 = _mix(c4, np.int64(I[I_BACKOFF] * 1024 + miss), _M1)
     c3 = c4 * 128 + (sm - I[I_UNA])
+    if sm - I[I_UNA] >= 128:
+        c3 = _mix(c3, sm - I[I_UNA], _M1)
     if C[C_NS3]:  # the ns3 sender: in every tier its congestion state (CA_LOSS ignores
         # duplicate ACKs), whether its recovery point is active and its Reno marks (each
         # takes a segment off the pipe); in tier 3 also cwnd in whole packets: without
