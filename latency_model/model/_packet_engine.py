@@ -431,10 +431,7 @@ def _new_ack(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> 
             s.cwnd = min(s.ssth, float(max(_flight(c, s), c.mss) + c.mss))
             s.in_rec = False
             s.dupacks = 0
-            if s.nxt > s.una:  # RFC 6298 (5.3)
-                _arm(s, RTO, now + s.rto)
-            else:  # (5.2)
-                _cancel(s, RTO)
+            restart_timer(s, now)
         else:  # step 5 partial ACK: resend the next hole, deflate, add back one MSS
             _transmit(c, s, ack, now)
             s.cwnd = max(s.cwnd - acked, 0.0)
@@ -447,16 +444,27 @@ def _new_ack(c: _Const, s: _State, ack: int, now: float, tsecr: float = 0.0) -> 
         s.dupacks = 0
         s.lt_credit = 0
         s.lt_bytes = 0
-        # RFC 5681 Section 3.1: slow start cwnd += min(N, SMSS); CA Eq. 3.
-        if s.cwnd < s.ssth:
-            s.cwnd += min(acked, c.mss)
-        else:
-            s.cwnd += c.mss * c.mss / s.cwnd
-        if s.nxt > s.una:
-            _arm(s, RTO, now + s.rto)
-        else:
-            _cancel(s, RTO)
+        grow(c, s, acked)
+        restart_timer(s, now)
     send_allowed(c, s, now)
+
+
+def grow(c: _Const, s: _State, acked: int) -> None:
+    """RFC 5681 Section 3.1 outside recovery: slow start cwnd += min(N, SMSS),
+    congestion avoidance Eq. 3 (the RFC and SACK senders)."""
+    if s.cwnd < s.ssth:
+        s.cwnd += min(acked, c.mss)
+    else:
+        s.cwnd += c.mss * c.mss / s.cwnd
+
+
+def restart_timer(s: _State, now: float) -> None:
+    """RFC 6298 (5.3): an ACK of new data restarts the timer while data is outstanding,
+    (5.2) else stops it."""
+    if s.nxt > s.una:
+        _arm(s, RTO, now + s.rto)
+    else:
+        _cancel(s, RTO)
 
 
 def _dup_ack(c: _Const, s: _State, now: float) -> None:

@@ -467,14 +467,8 @@ def _cumulative_ack(c, s, ack: int, now: float, acked: int) -> bool:
     else:
         s.dupacks = 0
         s.lt_bytes = 0
-        if s.cwnd < s.ssth:
-            s.cwnd += min(acked, c.mss)
-        else:
-            s.cwnd += c.mss * c.mss / s.cwnd
-    if s.nxt > s.una:
-        E._arm(s, E.RTO, now + s.rto)
-    else:
-        E._cancel(s, E.RTO)
+        E.grow(c, s, acked)
+    E.restart_timer(s, now)
     return partial
 
 
