@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from _loss_patterns import random_patterns
 
 from latency_model.growth import StandardRule
@@ -110,17 +112,50 @@ def test_one_segment_p90_is_the_geometric_quantile(p, losses):
     # n = 1: k losses in a row end at waits(k) + S + 2d with P(K <= k) = 1 - p^(k+1), so
     # the 90th percentile (the smallest t with P(T <= t) >= 0.9) is the smallest k with
     # p^(k+1) <= 0.1: 0, 1 and 3 losses here; the model carries the distribution in 1 ms
-    # bins (bin_s), so it is exact to a bin
+    # bins (bin_s) with each bin's mean time, and every path of that atom takes the same
+    # time, so the p90 is the atom's time
     assert next(k for k in range(60) if p ** (k + 1) <= 0.1) == losses
     r = PM.expected_latency(TcpParams(p=p, b=1, w0=1), size_packets=[1], quantiles=True)[0]
     waits = sum(min(2.0 ** j, 60.0) for j in range(losses))
-    assert r.p90_latency_s == pytest.approx(waits + S + 2 * D, abs=1e-3)
+    assert r.p90_latency_s == pytest.approx(waits + S + 2 * D, abs=1e-9)
 
 
 def test_p90_without_loss_is_the_latency():
     prm = TcpParams(p=0.0, b=2, w0=3)
     r = PM.expected_latency(prm, size_packets=[7], quantiles=True)[0]
-    assert r.p90_latency_s == pytest.approx(lat(prm, 7), abs=1e-3)
+    assert r.p90_latency_s == pytest.approx(lat(prm, 7), abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3000), st.floats(1e-6, 1.0), st.floats(0.0, 1.0)),
+                min_size=1, max_size=12),
+       st.floats(0.0, 5.0), st.floats(1e-3, 1.0), st.sampled_from([1e-3, 1e-4, 1e-6]))
+def test_a_shifted_histogram_keeps_its_mass_and_first_moment(rows, dt, w, bin_s):
+    # _shifted moves each bin's paths by dt as a block: the mass times w and the mass x
+    # time moment times w plus w x mass x dt, exactly; each bin holds the paths whose mean
+    # time rounds to it
+    H = {}
+    for b_, m, frac in rows:
+        t = (b_ + frac - 0.5) * bin_s
+        PM._add_hist(H, {b_: [m, m * t]})
+    out = PM._shifted(H, dt, bin_s, w)
+    mass = sum(m for m, _ in H.values())
+    assert sum(m for m, _ in out.values()) == pytest.approx(w * mass, rel=1e-12)
+    assert sum(mt for _, mt in out.values()) == pytest.approx(
+        w * sum(mt + m * dt for m, mt in H.values()), rel=1e-12, abs=1e-15)
+    for b_, (m, mt) in out.items():
+        assert abs(mt / m / bin_s - b_) <= 0.5 + 1e-6 * (1 + b_)
+
+
+def test_a_histogram_shifted_by_less_than_half_a_bin_moves():
+    # 100 shifts of 0.4 ms each: rounded to 1 ms bins shift by shift, the histogram stayed
+    # where it was (the serialisation of each branch was lost); with each bin's mean time
+    # it moves by 40 ms, to the microsecond
+    H = {100: [1.0, 0.1]}
+    for _ in range(100):
+        H = PM._shifted(H, 0.0004, 0.001)
+    assert list(H) == [140]
+    assert PM._p90(H) == pytest.approx(0.14, abs=1e-12)
 
 
 def test_rounds_time_model_differs_from_exact_serialisation_by_microseconds():
@@ -267,17 +302,21 @@ def test_agrees_with_the_simulator_within_three_standard_errors(variant, b, n):
     assert abs(r.expected_latency_s - s.mean_latency_s) <= 3 * se + 1e-4
 
 
-@pytest.mark.parametrize("variant, b, w0, p, n", [("newreno", 2, 2, 0.1, 10), ("lt", 1, 4, 0.2, 5),
-                                                   ("er", 2, 10, 0.02, 20)])
-def test_p90_is_inside_the_simulators_order_statistic_interval(variant, b, w0, p, n):
+@pytest.mark.parametrize("variant, b, w0, p, n, rtt", [("newreno", 2, 2, 0.1, 10, 0.1),
+                                                        ("lt", 1, 4, 0.2, 5, 0.1),
+                                                        ("er", 2, 10, 0.02, 20, 0.1),
+                                                        ("lt", 2, 3, 0.03, 11, 0.3)])
+def test_p90_is_inside_the_simulators_order_statistic_interval(variant, b, w0, p, n, rtt):
     # The simulator's 90th percentile (inverted CDF) of R runs has a distribution-free 95 %
     # CI between the order statistics of ranks 0.9 R -+ 1.96 sqrt(0.09 R); the model's p90
-    # (tree DP) must lie in it widened by 2 ms: one 1 ms bin and the serialisation the
-    # rounds time model moves (~1 ms at 20 packets; validation/packet/p90.py)
+    # (tree DP, exact serialisation) is the mean time of the 1 ms bin where its CDF reaches
+    # 0.9, so it must lie in that CI widened by one bin (validation/packet/p90.py). The last
+    # cell has a round trip above the 0.2 s delayed-ACK timeout: the rounds time model (the
+    # p90's until 2026-11-28) gave 2.100 s there against the simulator's 1.9003 s
     from latency_model.sim import SimConfig, simulate
     from latency_model.sim.runner import OUT_FIELDS
 
-    prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+    prm = apply_variant(TcpParams(p=p, b=b, w0=w0, rtt_s=rtt), variant)
     r = PM.expected_latency(prm, size_packets=[n], quantiles=True)[0]
     runs = 20000
     s = simulate(prm, size_packets=[n], runs=runs, seed=11, config=SimConfig(),
@@ -285,7 +324,7 @@ def test_p90_is_inside_the_simulators_order_statistic_interval(variant, b, w0, p
     t = np.sort(s.samples[:, OUT_FIELDS.index("completion_s")])
     half = 1.959964 * np.sqrt(runs * 0.09)
     lo, hi = t[int(np.floor(0.9 * runs - half)) - 1], t[int(np.ceil(0.9 * runs + half)) - 1]
-    assert lo - 0.002 <= r.p90_latency_s <= hi + 0.002
+    assert lo - 0.001 <= r.p90_latency_s <= hi + 0.001
     assert r.p90_latency_s > r.expected_latency_s  # these distributions are right-skewed
 
 

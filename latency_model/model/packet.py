@@ -45,8 +45,9 @@ header bytes at ``link_rate_bps``) as the simulator's link does; ``"rounds"`` se
 serialisation time to zero, so every time is a sum of one-way delays and timer values
 (more states coincide in the tree DP), and adds back the serialisation the loss-free
 transfer accumulates (``exact`` L_0 minus ``rounds`` L_0). ``"auto"`` (default) is
-``"exact"`` (``"rounds"`` with ``quantiles=True``: the 90th percentile was validated on
-it, and its branch times fall on the histogram's bins). The rounds model makes a data
+``"exact"``, with ``quantiles=True`` too since 2026-11-28 (``"rounds"`` before: its
+branch times fell on the histogram's 1 ms bins; each bin now carries its paths' mean
+time, so the exact model's times need no grid: docs/model.md section 6.7). The rounds model makes a data
 arrival and a timer due in the same rounds instant run in their scheduling order where
 the serialisation puts the arrival after the timer; with delayed ACKs and a round trip
 at or above the delayed-ACK timeout that changes the ACKs sent (LT, b = 2, W0 = 3,
@@ -370,14 +371,39 @@ def _child(c, st, lost, w, P, PT, H, nk, bin_s):
     else:
         cp = [w * x for x in P]
         cpt = [w * (PT[i] + P[i] * dt) for i in range(nk)]
-    ch_h = None
-    if H is not None:
-        shift = dt / bin_s
-        ch_h = {}
-        for b_, m in H.items():
-            nb = int(b_ + shift + 0.5) if shift else b_
-            ch_h[nb] = ch_h.get(nb, 0.0) + w * m
-    return ch, cp, cpt, ch_h
+    return ch, cp, cpt, (None if H is None else _shifted(H, dt, bin_s, w))
+
+
+def _shifted(H: dict, dt: float, bin_s: float, w: float = 1.0) -> dict:
+    """Histogram ``H`` of elapsed time (bin -> [mass, mass x time]) with every path
+    ``dt`` seconds later and its mass times ``w``. Each bin's paths move by their own
+    mean time (the first moment is kept exactly) and join the bin of their new mean, so
+    the rounding to a bin never accumulates from branch to branch."""
+    out = {}
+    for mass, mt in H.values():
+        if mass <= 0.0:
+            continue
+        m2 = w * mass
+        mt2 = w * (mt + mass * dt)
+        nb = int(mt2 / m2 / bin_s + 0.5)
+        e = out.get(nb)
+        if e is None:
+            out[nb] = [m2, mt2]
+        else:
+            e[0] += m2
+            e[1] += mt2
+    return out
+
+
+def _add_hist(into: dict, H: dict) -> None:
+    """Add histogram ``H`` into ``into`` (bin -> [mass, mass x time], in place)."""
+    for b_, (mass, mt) in H.items():
+        e = into.get(b_)
+        if e is None:
+            into[b_] = [mass, mt]
+        else:
+            e[0] += mass
+            e[1] += mt
 
 
 class _Acc:
@@ -403,9 +429,7 @@ class _Acc:
         if ch.rto_above_min:
             self.est += sum(cp)
         if ch_h is not None:
-            h = self.hist
-            for b_, m in ch_h.items():
-                h[b_] = h.get(b_, 0.0) + m
+            _add_hist(self.hist, ch_h)
 
 
 def _finish_lossfree(c, st, t, P, PT, H, acc, bin_s, step=False):
@@ -420,14 +444,8 @@ def _finish_lossfree(c, st, t, P, PT, H, acc, bin_s, step=False):
     while not s.done:
         E.deliver_head(c, s, False)
         t += E.run_to_branch(c, s)
-    H2 = None
-    if H is not None:
-        shift = t / bin_s
-        H2 = {}
-        for b_, mass in H.items():
-            nb = int(b_ + shift + 0.5)
-            H2[nb] = H2.get(nb, 0.0) + mass
-    acc.finish(s, P, [PT[i] + P[i] * t for i in range(len(P))], H2)
+    acc.finish(s, P, [PT[i] + P[i] * t for i in range(len(P))],
+               None if H is None else _shifted(H, t, bin_s))
 
 
 def _merge(nxt, ch, cp, cpt, ch_h):
@@ -441,9 +459,7 @@ def _merge(nxt, ch, cp, cpt, ch_h):
     ent[1] = [a + b_ for a, b_ in zip(ent[1], cp)]
     ent[2] = [a + b_ for a, b_ in zip(ent[2], cpt)]
     if ch_h is not None:
-        eh = ent[3]
-        for b_, m in ch_h.items():
-            eh[b_] = eh.get(b_, 0.0) + m
+        _add_hist(ent[3], ch_h)
 
 
 def _valid_from(s, partial: bool, tail_dup: int) -> int:
@@ -498,7 +514,7 @@ def _solve_group(params: TcpParams, sizes: list, path: PathConfig, serial: bool,
         P0 = [0.0] * nk
         PT0 = [0.0] * nk
         P0[0], PT0[0] = 1.0, t0
-        return [s0, P0, PT0, {int(t0 / bin_s): 1.0} if quantiles else None]
+        return [s0, P0, PT0, {int(t0 / bin_s + 0.5): [1.0, t0]} if quantiles else None]
 
     shared: dict = {}
     private = [dict() for _ in range(m)]
@@ -627,21 +643,23 @@ def _solve_group(params: TcpParams, sizes: list, path: PathConfig, serial: bool,
     return dict(zip(sizes, acc))
 
 
-def _p90(hist: dict, bin_s: float) -> float:
+def _p90(hist: dict) -> float:
+    """The 90th percentile of a histogram (bin -> [mass, mass x time]): the mean time of
+    the first bin where the cumulative mass reaches 0.9 of the total (seconds)."""
     if not hist:
         return float("nan")
-    bins = np.array(sorted(hist))
-    mass = np.array([hist[b_] for b_ in bins])
+    rows = [hist[b_] for b_ in sorted(hist)]
+    mass = np.array([r[0] for r in rows])
     cdf = np.cumsum(mass) / mass.sum()
-    return float(bins[np.searchsorted(cdf, 0.9)] * bin_s)
+    m, mt = rows[int(np.searchsorted(cdf, 0.9))]
+    return float(mt / m)
 
 
 def _fold_into(tgt: list, ent: list) -> None:
     tgt[1] = [a + b_ for a, b_ in zip(tgt[1], ent[1])]
     tgt[2] = [a + b_ for a, b_ in zip(tgt[2], ent[2])]
     if ent[3] is not None:
-        for b_, m in ent[3].items():
-            tgt[3][b_] = tgt[3].get(b_, 0.0) + m
+        _add_hist(tgt[3], ent[3])
 
 
 def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
@@ -775,10 +793,14 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     k_max : int
         Number K of conditional latencies L_0 .. L_{K-1} returned (>= 1).
     quantiles : bool
-        Also carry a histogram of elapsed time (bins of ``bin_s``) and give the 90th
-        percentile (tree DP only; slower).
+        Also carry a histogram of elapsed time and give the 90th percentile (tree DP
+        only; slower): the mean time of the first bin where the cumulative mass reaches
+        0.9. Each bin keeps its paths' mass and mass x time; a branch moves a bin's paths
+        by its dt as a block into the bin of their new mean time, so no rounding
+        accumulates over the branches and the mean over the histogram is E[T] exactly.
     bin_s : float
-        Histogram bin, seconds (> 0).
+        Histogram bin, seconds (> 0): paths whose times are within a bin share one mean
+        time (the p90 is within about a bin of the exact one).
     max_states : int, optional
         States kept per level (>= 0; 0: no bound). Both DPs fold the others into kept
         states of the same coarse signature and keep those whose signature is new (level
@@ -866,7 +888,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         raise ValueError("sizes must be whole bytes (size_bytes) or packets (size_packets)")
     # auto: exact serialisation (docs/model.md 6.10); the 90th percentile keeps the rounds
     # model it was validated on (6.7), whose branch times fall on its 1 ms bins
-    mode = ("rounds" if quantiles else "exact") if serialisation == "auto" else serialisation
+    mode = "exact" if serialisation == "auto" else serialisation
     rwnd = binding_rwnd(params, float(sizes.max()))
     if method == "auto":
         method = ("tree" if params.p == 0.0 or quantiles or rwnd > F.MAX_RWND
@@ -943,7 +965,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                           np.nan)
         out.append(PacketResult(size_bytes=size, expected_latency_s=mean,
                                 conditional_latency_s=lk, loss_count_pmf=pk,
-                                p90_latency_s=(_p90(a.hist, bin_s) + shift if quantiles
+                                p90_latency_s=(_p90(a.hist) + shift if quantiles
                                                else float("nan")),
                                 dropped_mass=a.dropped, states=a.expanded,
                                 rto_above_min_mass=a.est, aggregated_mass=a.agg))

@@ -4,6 +4,8 @@ Usage::
 
     .venv/bin/python validation/packet/p90.py [--runs 20000] [--grid core] [--out validation/packet/results_p90.csv]
     .venv/bin/python validation/packet/p90.py --grid random --cells 40 --draw-seed 90 --out validation/packet/results_p90_random.csv
+    .venv/bin/python validation/packet/p90.py --grid rtt --cells 60 --draw-seed 91 --out validation/packet/results_p90_rtt.csv
+    .venv/bin/python validation/packet/p90.py --grid rtt --cells 60 --draw-seed 91 --serialisation rounds --out validation/packet/results_p90_rtt_rounds.csv
     .venv/bin/python validation/packet/p90.py --summary [--out ...]
 
 The model's p90 comes from the tree DP with ``quantiles=True``
@@ -46,7 +48,7 @@ SLACK_S = 0.002
 CORE = dict(variant=["newreno", "lt", "proposal", "er"], b=[1, 2], w0=[1, 4, 10],
             p=[0.01, 0.05, 0.2], size_packets=[1, 3, 10, 20])
 
-FIELDS = ["variant", "b", "w0", "p", "size_packets", "model_p90_s", "sim_p90_s", "ci_lo_s",
+FIELDS = ["variant", "b", "w0", "p", "size_packets", "rtt_s", "model_p90_s", "sim_p90_s", "ci_lo_s",
           "ci_hi_s", "diff_s", "agrees", "model_mean_s", "sim_mean_s", "model_time_s", "runs"]
 
 
@@ -60,16 +62,28 @@ def quantile_ci(x: np.ndarray, q: float = 0.9) -> tuple[float, float, float]:
     return float(np.quantile(s, q, method="inverted_cdf")), float(lo), float(hi)
 
 
+RTT_RANGE = (0.01, 0.5)
+"""Round trips of ``--grid rtt`` (seconds, log-uniform): the paths of ``paths.py``."""
+
+
 def combos(grid: str, cells: int, seed: int):
-    """((variant, b, w0, p), sizes) of ``grid``: :data:`CORE`, or ``cells`` random cells of
-    1-20 packets drawn with ``seed`` (:func:`validate.random_cells`)."""
-    if grid == "random":
-        return random_cells(cells, seed, size_range=(1, 20))
+    """((variant, b, w0, p), sizes, rtt_s) of ``grid``: :data:`CORE` (RTT 0.1 s), or
+    ``cells`` random cells of 1-20 packets drawn with ``seed`` (:func:`validate.random_cells`)
+    on the paper's path (``random``) or each with a round trip drawn log-uniform on
+    :data:`RTT_RANGE` (``rtt``, 3 significant digits; where a round trip reaches the
+    0.2 s delayed-ACK timeout the rounds time model breaks ties the wrong way)."""
+    if grid in ("random", "rtt"):
+        drawn = random_cells(cells, seed, size_range=(1, 20))
+        rng = np.random.default_rng([seed, 90])
+        lo, hi = np.log(RTT_RANGE[0]), np.log(RTT_RANGE[1])
+        return [(c, n, float(f"{np.exp(rng.uniform(lo, hi)):.3g}") if grid == "rtt" else 0.1)
+                for c, n in drawn]
     g = CORE
-    return [(v, g["size_packets"]) for v in itertools.product(g["variant"], g["b"], g["w0"], g["p"])]
+    return [(v, g["size_packets"], 0.1)
+            for v in itertools.product(g["variant"], g["b"], g["w0"], g["p"])]
 
 
-def run(out: str, runs: int, grid: str, cells: int, seed: int) -> None:
+def run(out: str, runs: int, grid: str, cells: int, seed: int, serialisation: str = "auto") -> None:
     """Append the cells of ``grid`` not yet in ``out`` (model p90, simulator p90 and CI)."""
     done = done_cells(out)
     new = not os.path.exists(out)
@@ -78,21 +92,22 @@ def run(out: str, runs: int, grid: str, cells: int, seed: int) -> None:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
         if new:
             w.writeheader()
-        for (variant, b, w0, p), sizes in combos(grid, cells, seed):
+        for (variant, b, w0, p), sizes, rtt in combos(grid, cells, seed):
             cell = dict(variant=variant, b=b, w0=w0, p=p)
             todo = [n for n in sizes if cell_key(dict(cell, size_packets=n)) not in done]
             if not todo:
                 continue
-            prm = apply_variant(TcpParams(p=p, b=b, w0=w0), variant)
+            prm = apply_variant(TcpParams(p=p, b=b, w0=w0, rtt_s=rtt), variant)
             t = time.process_time()
-            res = PM.expected_latency(prm, size_packets=todo, quantiles=True)
+            res = PM.expected_latency(prm, size_packets=todo, quantiles=True,
+                                      serialisation=serialisation)
             mt = time.process_time() - t
             sims = simulate(prm, size_packets=todo, runs=runs, seed=cell_seed(variant, b, w0, p),
                             config=SimConfig(), engine="compiled").results
             for n, r, s in zip(todo, res, sims):
                 q, lo, hi = quantile_ci(s.samples[:, col])
                 m = r.p90_latency_s
-                w.writerow(dict(cell, size_packets=n, model_p90_s=m, sim_p90_s=q, ci_lo_s=lo,
+                w.writerow(dict(cell, size_packets=n, rtt_s=rtt, model_p90_s=m, sim_p90_s=q, ci_lo_s=lo,
                                 ci_hi_s=hi, diff_s=m - q,
                                 agrees=int(lo - SLACK_S <= m <= hi + SLACK_S),
                                 model_mean_s=r.expected_latency_s, sim_mean_s=s.mean_latency_s,
@@ -114,7 +129,7 @@ def summary(out: str) -> None:
           f"{sum(float(r['model_time_s']) for r in rows):.1f} s")
     for r in rows:
         if not int(r["agrees"]):
-            print(f"  disagrees: {r['variant']} b={r['b']} W0={r['w0']} p={r['p']} "
+            print(f"  disagrees: {r['variant']} b={r['b']} W0={r['w0']} p={r['p']} RTT={r.get('rtt_s', 0.1)} "
                   f"n={r['size_packets']}: model {float(r['model_p90_s']):.4f} s, simulator "
                   f"{float(r['sim_p90_s']):.4f} s [{float(r['ci_lo_s']):.4f}, {float(r['ci_hi_s']):.4f}]")
 
@@ -122,14 +137,16 @@ def summary(out: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20000)
-    ap.add_argument("--grid", choices=("core", "random"), default="core")
+    ap.add_argument("--grid", choices=("core", "random", "rtt"), default="core")
     ap.add_argument("--cells", type=int, default=40, help="cells of --grid random (40)")
     ap.add_argument("--draw-seed", type=int, default=90, help="seed of --grid random's draw")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results_p90.csv"))
+    ap.add_argument("--serialisation", choices=PM.SERIALISATION, default="auto",
+                    help="the model's time model (auto: exact)")
     ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
     if not a.summary:
-        run(a.out, a.runs, a.grid, a.cells, a.draw_seed)
+        run(a.out, a.runs, a.grid, a.cells, a.draw_seed, a.serialisation)
     summary(a.out)
 
 
