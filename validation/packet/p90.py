@@ -10,19 +10,23 @@ Usage::
 
 The model's p90 comes from the tree DP with ``quantiles=True``
 (:func:`latency_model.model.packet.expected_latency`: the level DP gives no distribution),
-the smallest time t with P(T <= t) >= 0.9 of the (truncated) distribution it carries in
-bins of ``bin_s`` = 1 ms. The simulator's is the same definition on its transfers
+the mean time of the first ``bin_s`` = 1 ms bin where the (truncated) distribution it
+carries reaches 0.9 (each bin keeps its paths' mean time: docs/model.md section 6.7;
+``--serialisation rounds``, the time model of the runs of 2026-11-27, adds the loss-free
+transfer's serialisation). The simulator's is the same definition on its transfers
 (``numpy.quantile(..., method="inverted_cdf")``), with a distribution-free 95 %
 confidence interval from the order statistics: ranks 0.9 R -+ 1.96 sqrt(0.09 R) of R
 runs (the binomial normal approximation). The latency distribution has atoms (round
 trips, the delayed-ACK timer, RTO multiples), so the two agree to the millisecond or miss
 by a whole atom; a cell *agrees* when the model's p90 is inside the CI widened by
-``SLACK_S`` = 2 ms: one 1 ms bin, plus the serialisation the rounds time model moves
-(the loss-free transfer's is added to every path: at most transmissions x 43 us, about
-1 ms at 20 packets; docs/model.md section 3).
+``SLACK_S`` = 2 ms: one 1 ms bin (paths within a bin share their mean time), plus the
+serialisation the rounds time model moves (the loss-free transfer's is added to every
+path: at most transmissions x 43 us, about 1 ms at 20 packets; docs/model.md section 3),
+kept for both time models so that their runs compare.
 
 Grids: ``core`` (NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.01, 0.05, 0.2
-x n = 1, 3, 10, 20 packets), ``random`` (``validate.random_cells`` on sizes 1..20).
+x n = 1, 3, 10, 20 packets), ``random`` (``validate.random_cells`` on sizes 1..20) and
+``rtt`` (the same draw, each cell with its own round trip: :data:`RTT_RANGE`).
 Resumable: cells already in the CSV are skipped.
 """
 
