@@ -96,6 +96,23 @@ def test_the_level_dp_equals_the_tree_dp_with_the_ns3_sender(variant, b, w0, p):
         np.testing.assert_allclose(a.conditional_latency_s, c.conditional_latency_s, rtol=1e-4)
 
 
+def test_the_ns3_sender_keeps_its_own_number_of_states_a_level(monkeypatch):
+    # the level DP's default bound is LEVELS_MAX_STATES_NS3 for the ns3 sender (its states
+    # carry ns-3's scoreboard and RTT history: docs/model.md 6.9) and LEVELS_MAX_STATES
+    # for the RFC sender; bounds small enough to fold here, so that the two differ
+    monkeypatch.setattr(PM, "LEVELS_MAX_STATES", 40)
+    monkeypatch.setattr(PM, "LEVELS_MAX_STATES_NS3", 80)
+    prm = apply_variant(TcpParams(p=0.1, b=1, w0=2), "lt")
+
+    def mean(path, **kw):
+        return PM.expected_latency(prm, size_packets=[12], path=path, method="levels",
+                                   **kw)[0].expected_latency_s
+
+    assert mean(PATH) == mean(PATH, max_states=80) != mean(PATH, max_states=40)
+    rfc = PM.PathConfig()
+    assert mean(rfc) == mean(rfc, max_states=40) != mean(rfc, max_states=80)
+
+
 def test_the_ns3_sender_refuses_what_ns3_does_not_run():
     with pytest.raises(ValueError, match="sender must be one of"):
         PM.PathConfig(sender="linux")

@@ -375,7 +375,8 @@ def _latency_flags(p) -> None:
                    help="truncation, 0 < EPS < 1 (default 1e-7): larger is faster, needs less memory and "
                         "errs lower")
     g.add_argument("--max-states", type=number, default=None,
-                   help="states kept a level, >= 0, 0: no bound (default 16000): fewer is faster, needs less memory "
+                   help="states kept a level, >= 0, 0: no bound (default 16000; 32000 with --stack ns3's sender): "
+                        "fewer is faster, needs less memory "
                         "and errs further (8000: about 0.85x the time, twice the high bias with b = 1 and a large "
                         "W0 and past 200 packets at small p)")
     g.add_argument("--stack", default=None, metavar="NAME",

@@ -733,6 +733,14 @@ LEVELS_MAX_STATES = 16000
 16,000 since 2026-11-27, 8000 before; the doubling halved the high bias of b = 1 with
 a large first window and the drift past 200 packets at p = 0.01, for up to 1.5 x the
 time on single calls and 1.18 x over the validation grid)."""
+LEVELS_MAX_STATES_NS3 = 32000
+"""Default states kept per level by the level DP for the ns3 sender (``PathConfig(sender=
+"ns3")``, the ``ns3`` profile's), since 2026-11-28. Its states also carry ns-3's
+scoreboard runs and RTT history, so its levels fold more mass than the RFC sender's at
+16,000 (LT, b = 1, W0 = 2, p = 0.1, 200 packets: 2.9 against 2.3, summed over the
+levels), and its high bias there halved with the bound doubled: +4.27 % -> +2.35 % of
+the ``ns3`` profile's simulated mean (docs/model.md section 6.9), for 1.0-2.2 x the
+time."""
 LEVELS_EPS = 1e-7
 """Default truncation of the level DP (docs/model.md, section 4)."""
 LEVELS_TAIL_EPS_RATIO = 0.1
@@ -804,7 +812,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     max_states : int, optional
         States kept per level (>= 0; 0: no bound). Both DPs fold the others into kept
         states of the same coarse signature and keep those whose signature is new (level
-        DP: default :data:`LEVELS_MAX_STATES`, signatures that keep the windows, phase
+        DP: default :data:`LEVELS_MAX_STATES`, :data:`LEVELS_MAX_STATES_NS3` for the ns3
+        sender, signatures that keep the windows, phase
         and damage; tree DP: :data:`TREE_MAX_STATES`, or :data:`TREE_EXT_MAX_STATES` for
         the SACK sender and timestamps). docs/model.md section 4 measures
         the bias. Level DP: the default 16000 took the high bias of b = 1 with a large
@@ -914,8 +923,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         solved = LV.solve(_flat_consts(params, path, mode == "exact", rwnd), params,
                           sorted(set(sizes)), eps=eps,
                           k_max=k_max, tail_eps=tail_eps, tol=stationary_tol,
-                          max_states=(LEVELS_MAX_STATES if max_states is None
-                                      else max_states), progress=progress)
+                          max_states=(max_states if max_states is not None
+                                      else LEVELS_MAX_STATES_NS3 if path.sender == "ns3"
+                                      else LEVELS_MAX_STATES), progress=progress)
         for size in sizes:
             r = solved[size]
             shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0

@@ -319,7 +319,7 @@ if __name__ == "__main__":
                     help="--grid random's size range, packets (1 200)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.csv"))
     ap.add_argument("--max-states", type=int, default=None,
-                    help="the model's max_states (default: its own, 16000); name --out after it")
+                    help="the model's max_states (default: its own, 16000, 32000 for the ns3 sender); name --out after it")
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--stack", default="rfc", choices=("rfc", "ns3", "linux"),
                     help="the simulator's stack profile; the model follows its link, timers and receiver "
