@@ -47,12 +47,12 @@ serialisation time to zero, so every time is a sum of one-way delays and timer v
 transfer accumulates (``exact`` L_0 minus ``rounds`` L_0). ``"auto"`` (default) is
 ``"exact"``, with ``quantiles=True`` too since 2026-11-28 (``"rounds"`` before: its
 branch times fell on the histogram's 1 ms bins; each bin now carries its paths' mean
-time, so the exact model's times need no grid: docs/model.md section 6.7). The rounds model makes a data
-arrival and a timer due in the same rounds instant run in their scheduling order where
-the serialisation puts the arrival after the timer; with delayed ACKs and a round trip
-at or above the delayed-ACK timeout that changes the ACKs sent (LT, b = 2, W0 = 3,
-p = 0.03, RTT 0.3 s, 20 packets: 5.7 % low; docs/model.md section 6.10). ``"rounds"``
-was the default until 2026-11-27.
+time, so the exact model's times need no grid: docs/model.md section 6.7). The rounds
+model makes a data arrival and a timer due in the same rounds instant run in their
+scheduling order where the serialisation puts the arrival after the timer; with delayed
+ACKs and a round trip at or above the delayed-ACK timeout that changes the ACKs sent
+(LT, b = 2, W0 = 3, p = 0.03, RTT 0.3 s, 20 packets: 5.7 % low; docs/model.md section
+6.10). ``"rounds"`` was the default until 2026-11-27.
 """
 
 from __future__ import annotations
@@ -376,9 +376,9 @@ def _child(c, st, lost, w, P, PT, H, nk, bin_s):
 
 def _shifted(H: dict, dt: float, bin_s: float, w: float = 1.0) -> dict:
     """Histogram ``H`` of elapsed time (bin -> [mass, mass x time]) with every path
-    ``dt`` seconds later and its mass times ``w``. Each bin's paths move by their own
-    mean time (the first moment is kept exactly) and join the bin of their new mean, so
-    the rounding to a bin never accumulates from branch to branch."""
+    ``dt`` seconds later and its mass times ``w``. A bin's paths move as a block: their
+    mass x time grows by mass x dt exactly, and they join the bin of their new mean
+    time, so the rounding to a bin never accumulates from branch to branch."""
     out = {}
     for mass, mt in H.values():
         if mass <= 0.0:
