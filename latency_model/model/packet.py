@@ -381,29 +381,26 @@ def _shifted(H: dict, dt: float, bin_s: float, w: float = 1.0) -> dict:
     time, so the rounding to a bin never accumulates from branch to branch."""
     out = {}
     for mass, mt in H.values():
-        if mass <= 0.0:
-            continue
-        m2 = w * mass
-        mt2 = w * (mt + mass * dt)
-        nb = int(mt2 / m2 / bin_s + 0.5)
-        e = out.get(nb)
-        if e is None:
-            out[nb] = [m2, mt2]
-        else:
-            e[0] += m2
-            e[1] += mt2
+        if mass > 0.0:
+            mt2 = w * (mt + mass * dt)
+            _bin_add(out, int(mt2 / (w * mass) / bin_s + 0.5), w * mass, mt2)
     return out
 
 
 def _add_hist(into: dict, H: dict) -> None:
     """Add histogram ``H`` into ``into`` (bin -> [mass, mass x time], in place)."""
     for b_, (mass, mt) in H.items():
-        e = into.get(b_)
-        if e is None:
-            into[b_] = [mass, mt]
-        else:
-            e[0] += mass
-            e[1] += mt
+        _bin_add(into, b_, mass, mt)
+
+
+def _bin_add(into: dict, b_: int, mass: float, mt: float) -> None:
+    """Add ``mass`` and ``mt`` (mass x time) to bin ``b_`` of histogram ``into``."""
+    e = into.get(b_)
+    if e is None:
+        into[b_] = [mass, mt]
+    else:
+        e[0] += mass
+        e[1] += mt
 
 
 class _Acc:
