@@ -18,7 +18,8 @@ docs/model.md section 2 derives the construction; in short:
   tails are solved backwards on one memo (:func:`tail_values`): a tail state is
   renumbered so that the file end is segment ``NE`` (:func:`._packet_flat.shift`), and
   equal states of different sizes share their expected remaining time. A truncated tail
-  node borrows the later losses of a probable node of its signature.
+  node borrows the later losses of a probable node of its signature; the first of its
+  signature is expanded instead (down to ``tail_eps`` x :data:`TAIL_SEED`) and lends.
 * **Exact reductions of the key.** cwnd at or above rwnd outside recovery and back-off
   sends and grows as rwnd does, and ssthresh is not read again before it is rewritten
   when cwnd >= ssthresh outside recovery and back-off: both are keyed as "irrelevant".

@@ -821,9 +821,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     tail_eps : float, optional
         Level DP: nodes of a file's end below this probability (in mass x RTO / its
         minimum) take the later losses of the most probable node of their signature, from
-        their own loss-free remaining time, or, if there is none, finish with no further
-        loss (> 0, < 1; default ``eps`` x :data:`LEVELS_TAIL_EPS_RATIO`; docs/model.md
-        section 2, equation 2').
+        their own loss-free remaining time; where there is none yet the node is expanded
+        and lends to the next, down to ``tail_eps`` x ``_packet_levels.TAIL_SEED`` (1e-2),
+        below which it finishes with no further loss (> 0, < 1; default ``eps`` x
+        :data:`LEVELS_TAIL_EPS_RATIO`; docs/model.md section 2, equation 2', and
+        section 4, "Seeding").
     stationary_tol : float or None
         Level DP: once the level distribution is stationary (it moves by less than 1e-3
         in total variation per level, and the drift of the per-packet increment, carried
