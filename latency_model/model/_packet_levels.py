@@ -1117,8 +1117,8 @@ count as stationary (folding keeps it from going to 0)."""
 
 
 def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None,
-          tail_borrow=True, tail_seed=None, compiled=True, pool=4096, memo=1 << 16, stats=None,
-          progress=None):
+          tail_borrow=True, tail_seed=None, compiled=True, pool=4096, memo=1 << 16,
+          stats=None, progress=None):
     """The level DP for file sizes ``sizes`` (bytes).
 
     ``consts(size_bytes)`` gives the engine's (C, CF) for a size (rounds time model).
@@ -1144,7 +1144,8 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                                                       k.reinsert, k.classes, k.row_hashes)
     rehash_k = k.rehash_nodes
     mss = params.mss_bytes
-    seed_eps = tail_eps * (TAIL_SEED if tail_seed is None else tail_seed) if tail_borrow else 0.0
+    seed = TAIL_SEED if tail_seed is None else tail_seed
+    seed_eps = tail_eps * seed if tail_borrow else 0.0
     k1 = k_max + 1
     p = float(params.p)
     Cl, CFl = consts(BIG * mss)
