@@ -894,8 +894,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         sizes = check_array("size_bytes", size_bytes, low=1.0).ravel()
     if np.any(sizes != np.round(sizes)):
         raise ValueError("sizes must be whole bytes (size_bytes) or packets (size_packets)")
-    # auto: exact serialisation (docs/model.md 6.10); the 90th percentile keeps the rounds
-    # model it was validated on (6.7), whose branch times fall on its 1 ms bins
+    # auto: exact serialisation (docs/model.md 6.10), the 90th percentile's too (6.7: each
+    # histogram bin keeps its paths' mean time, so no time grid is needed)
     mode = "exact" if serialisation == "auto" else serialisation
     rwnd = binding_rwnd(params, float(sizes.max()))
     if method == "auto":
