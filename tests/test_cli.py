@@ -177,6 +177,54 @@ def test_latency_packet_model_p90_adds_the_trees_percentile(capsys, monkeypatch)
     assert "warning: --p90 computes every size with the tree DP" in lines[0]
 
 
+def test_latency_packet_model_runs_the_papers_fixed_timer_with_rto(capsys):
+    # --rto is the paper's fixed RTO for every model that reads it; the packet model ran
+    # RFC 6298's timer whatever --rto said (the same numbers with and without it). Now it
+    # runs the fixed timer (PathConfig(fixed_rto=True)), and one packet is the geometric
+    # closed form: RTT + RTO p / (1 - p), every loss of the lone segment waiting 3 s.
+    p, rto = 0.1, 3.0
+    code, out, _ = run(capsys, "latency", "--model", "packet", "--size-packets", "1,3", "--p", str(p),
+                       "--rto", str(rto), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["params"]["path"]["fixed_rto"] is True and data["params"]["rto_s"] == rto
+    one, three = (r["expected_latency_s"] for r in data["results"])
+    assert one == pytest.approx(0.1 + rto * p / (1 - p), rel=1e-3)  # 0.1 s: the loss-free round trip
+    assert data["results"][0]["conditional_latency_s"]["1"] == pytest.approx(0.1 + rto, abs=1e-3)
+    code, out, _ = run(capsys, "latency", "--model", "packet", "--size-packets", "1,3", "--p", str(p), "--json")
+    default = [r["expected_latency_s"] for r in json.loads(out)["results"]]
+    # RFC 6298: 1 s, doubling (Karn): k losses wait 2^k - 1 s, so RTT + (1 - p) / (1 - 2p) - 1
+    assert default[0] == pytest.approx(0.1 + (1 - p) / (1 - 2 * p) - 1, rel=1e-3)
+    assert three > default[1]
+    code, out, _ = run(capsys, "latency", "--model", "packet", "--size-packets", "1", "--p", str(p),
+                       "--rto", str(rto))
+    assert code == 0 and "timer: the paper's fixed RTO of 3 s" in out
+    # ns-3's sender runs ns-3's timer only: one line, exit 2
+    code, _, err = run(capsys, "latency", "--model", "packet", "--size-packets", "1", "--rto", "3",
+                       "--stack", "ns3")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--rto" in err and "ns-3's timer" in err
+
+
+@pytest.mark.parametrize("command", ["simulate", "trace"])
+def test_simulator_refuses_an_rto_its_timer_would_not_read(capsys, command):
+    # RFC 6298's timer never reads TcpParams.rto: --rto without --rto-rule paper was
+    # silently ignored; now it is one line naming the flag that reads it
+    extra = ["--runs", "10"] if command == "simulate" else []
+    code, _, err = run(capsys, command, "--size-packets", "3", "--p", "0.1", "--rto", "3", *extra)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--rto-rule paper" in err and "--min-rto-s" in err
+
+
+def test_simulate_with_the_paper_rule_reads_rto(capsys):
+    # one packet with the fixed 3 s timer: every loss costs 3 s, so L_1 is RTT + 3 s exactly
+    code, out, _ = run(capsys, "simulate", "--size-packets", "1", "--p", "0.3", "--runs", "300", "--seed", "1",
+                       "--rto", "3", "--rto-rule", "paper", "--json")
+    assert code == 0
+    cond = json.loads(out)["results"][0]["conditional"]
+    assert cond["1"]["n"] > 0 and cond["1"]["mean_s"] == pytest.approx(0.1 + 3.0, abs=1e-3)
+    assert cond["2"]["mean_s"] == pytest.approx(0.1 + 6.0, abs=1e-3)  # no back-off
+
+
 @pytest.mark.parametrize("argv,needle", [
     (["--model", "csa", "--variant", "lt"], "newreno"),       # CSA models NewReno only
     (["--model", "csa", "--rule", "btcp"], "standard"),       # and the standard rule only

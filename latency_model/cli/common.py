@@ -236,7 +236,10 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
         help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)",
     )
     g.add_argument("--dup-lt", type=number, default=None, help="Limited Transmit threshold (overrides --variant's)")
-    g.add_argument("--rto", type=number, default=None, help="fixed RTO, seconds (default max(1 s, 4 RTT))")
+    g.add_argument("--rto", type=number, default=None,
+                   help="the paper's fixed RTO (no estimator, no back-off), seconds (default max(1 s, 4 RTT)); "
+                        "the packet model and the simulator run RFC 6298's timer unless it is given "
+                        "(the simulator with --rto-rule paper)")
     g.add_argument("--rule", default="standard", help="window-growth rule (see `latency-model rules`)")
     g.add_argument(
         "--rule-param",
@@ -642,6 +645,12 @@ def config_from_args(args, stack: str | None = None) -> SimConfig:
     try:
         values = {f: getattr(args, f) for f in _LINK_FLAGS}
         values.update(link_overrides(args))
-        return SimConfig.profile(name, **values)
+        config = SimConfig.profile(name, **values)
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None
+    if getattr(args, "rto", None) is not None and config.rto_rule != "paper":
+        # RFC 6298's timer reads its own bounds, never TcpParams.rto: a --rto it ignored
+        # would pass silently
+        raise CliError(f"--rto is the paper timer's fixed RTO: give --rto-rule paper with it (the "
+                       f"{config.rto_rule} timer's are --min-rto-s, --initial-rto-s and --max-rto-s)")
+    return config

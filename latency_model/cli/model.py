@@ -214,6 +214,9 @@ def _latency_other_model(args, base, sizes: list) -> int:
     if args.json:
         print(json_text(out))
         return 0
+    path = options.get("path")
+    if path is not None and path.fixed_rto:
+        print(f"timer: the paper's fixed RTO of {base.rto:g} s (--rto; no estimator, no back-off)")
     if not_followed:
         print(f"stack {stack}: the model follows its sender, link, timers, quick ACKs and back-off rule, not "
               + "; ".join(not_followed))
@@ -406,6 +409,15 @@ def _packet_options(args) -> dict:
         raise CliError(f"{flags}: the packet model's options; --model {args.model} has none")
     if stack is not None:
         given.update(_stack_setup(stack)[0])
+    if args.model == "packet" and getattr(args, "rto", None) is not None:
+        # --rto is the paper's fixed timer for every model that reads it (fluid, CSA, PFTK);
+        # the packet model runs it as the simulator's --rto-rule paper does, not RFC 6298's
+        from ..model.packet import PathConfig
+
+        try:
+            given["path"] = dataclasses.replace(given.get("path", PathConfig()), fixed_rto=True)
+        except ValueError as exc:
+            raise CliError(f"--rto (the paper's fixed timer): {exc}") from None
     return given
 
 
