@@ -257,8 +257,10 @@ def check_supported(params: TcpParams) -> None:
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
     if type(params.rule) is not StandardRule or params.rule.abc_l is not None:
+        got = (f"byte counting (abc_l = {params.rule.abc_l:g})" if type(params.rule) is StandardRule
+               else f"rule {params.rule.describe().get('name', type(params.rule).__name__)!r}")
         raise ValueError("the packet model supports rule 'standard' without byte counting "
-                         f"(RFC 5681), got {params.rule.describe()}")
+                         f"(RFC 5681), got {got}")
     if params.p > 0.5:
         raise ValueError(f"the packet model supports p in [0, 0.5], got p = {params.p:g}")
 
