@@ -215,6 +215,21 @@ def test_simulator_refuses_an_rto_its_timer_would_not_read(capsys, command):
     assert "--rto-rule paper" in err and "--min-rto-s" in err
 
 
+def test_sweep_reads_rto_where_each_source_can(capsys, tmp_path):
+    # the model alone: the packet model runs the paper's timer where rto is given (one
+    # packet: RTT + rto p / (1 - p)); beside the simulator, rto needs --rto-rule paper
+    out = tmp_path / "alone.csv"
+    code, _, _ = run(capsys, "sweep", "--param", "size-packets=1", "--param", "rto=3", "--param", "p=0.1",
+                     "--param", "model=packet", "--out", str(out), "--jobs", "1")
+    assert code == 0
+    row = next(csv.DictReader(out.open()))
+    assert float(row["expected_latency_s"]) == pytest.approx(0.1 + 3.0 * 0.1 / 0.9, rel=1e-3)
+    code, _, err = run(capsys, "sweep", "--param", "size-packets=1", "--param", "rto=3", "--what", "both",
+                       "--runs", "10", "--out", str(tmp_path / "both.csv"), "--jobs", "1")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "rto_rule paper" in err
+    assert not (tmp_path / "both.csv").exists()
+
+
 def test_simulate_with_the_paper_rule_reads_rto(capsys):
     # one packet with the fixed 3 s timer: every loss costs 3 s, so L_1 is RTT + 3 s exactly
     code, out, _ = run(capsys, "simulate", "--size-packets", "1", "--p", "0.3", "--runs", "300", "--seed", "1",

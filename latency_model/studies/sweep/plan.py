@@ -593,6 +593,10 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                 for _, _, size_b in per_size:
                     if size_b != int(size_b):
                         raise ValueError(f"simulated sizes must be whole bytes, got {size_b:g} bytes")
+                if config_c.rto_rule != "paper" and any(p.rto_s is not None for _, p, _ in per_size):
+                    # RFC 6298's timer reads its own bounds, never rto: it would pass silently
+                    raise ValueError(f"rto is the paper timer's fixed RTO, which the simulated rows read only "
+                                     f"with rto_rule paper (--rto-rule paper), not {config_c.rto_rule}")
         except ValueError as exc:
             raise ValueError(f"{exc} (at {where})" if where else str(exc)) from None
         rule_desc = base.rule.describe()
@@ -608,6 +612,12 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             fluid = model == "fluid"
             # the packet model follows the simulated link, timers and receiver (none without a simulator)
             options = (packet_options(config_c) if model == "packet" and "simulation" in spec.sources else {})
+            if model == "packet" and not options and base.rto_s is not None:
+                # alone, the packet model runs the paper's timer where rto is given (as
+                # `latency --model packet --rto`); beside the simulator it follows its rule
+                from ...model.packet import PathConfig
+
+                options = {"path": PathConfig(fixed_rto=True)}
             points = []
             for index, params, size_b in per_size:
                 pdict = params.to_dict()
