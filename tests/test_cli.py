@@ -251,11 +251,21 @@ def test_simulate_with_the_paper_rule_reads_rto(capsys):
     (["--model", "packet", "--eps", "nan"], "--eps must be a finite number"),
     (["--model", "packet", "--max-states", "-1"], "--max-states must be an integer >= 0, got -1"),
     (["--model", "pftk", "--p90"], "--p90: the packet model's options; --model pftk has none"),
+    (["--model", "csa", "--wss", "8"], "--wss: model csa has no initial ssthresh"),  # it would not read it
+    (["--model", "pftk", "--wss", "8", "--rwnd", "20"], "--wss: model pftk has no initial ssthresh"),
 ])
 def test_latency_model_that_cannot_answer_is_one_line(capsys, argv, needle):
     code, _, err = run(capsys, "latency", "--size-packets", "5", *argv)
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and needle in err
+
+
+def test_latency_csa_takes_a_wss_equal_to_its_rwnd(capsys):
+    # W_SS = rwnd is what CSA assumes (slow start up to W_max): the same answer as without --wss
+    code, out, _ = run(capsys, "latency", "--model", "csa", "--size-packets", "5", "--wss", "30", "--json")
+    code0, out0, _ = run(capsys, "latency", "--model", "csa", "--size-packets", "5", "--json")
+    assert code == code0 == 0
+    assert json.loads(out)["results"] == json.loads(out0)["results"]
 
 
 def test_latency_packet_model_warns_before_a_long_computation(capsys, monkeypatch):

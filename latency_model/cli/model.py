@@ -154,6 +154,11 @@ def _latency_other_model(args, base, sizes: list) -> int:
         raise CliError(f"--time-model is the fluid model's option; --model {args.model} has none")
     if args.law != "paper":
         raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
+    if args.model in ("csa", "pftk") and args.wss is not None and base.w_ss != base.rwnd:
+        # CSA's slow start ends at the first loss or at W_max = rwnd, PFTK has none: an
+        # initial ssthresh they would not read must not pass silently
+        raise CliError(f"--wss: model {args.model} has no initial ssthresh (its slow start ends at the first "
+                       f"loss or at --rwnd); leave --wss out, or give it equal to --rwnd")
     if args.model == "packet":  # its cost grows with size (and at low p): say so first
         from ..checks import PROCESS_BYTES, packet_model_seconds, packet_tree_seconds
         from ..model._packet_flat import MAX_RWND
