@@ -230,6 +230,18 @@ def test_sweep_reads_rto_where_each_source_can(capsys, tmp_path):
     assert not (tmp_path / "both.csv").exists()
 
 
+def test_sweep_refuses_a_wss_axis_csa_would_not_read(capsys, tmp_path):
+    out = tmp_path / "w.csv"
+    code, _, err = run(capsys, "sweep", "--param", "size-packets=3", "--param", "wss=8,30", "--param",
+                       "model=fluid,csa", "--out", str(out), "--jobs", "1")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "w_ss must equal rwnd" in err
+    assert not out.exists()
+    # an rwnd axis with the default w_ss is CSA's W_max, read: it runs
+    code, _, _ = run(capsys, "sweep", "--param", "size-packets=3", "--param", "rwnd=10,30", "--param",
+                     "model=fluid,csa", "--out", str(out), "--jobs", "1")
+    assert code == 0 and len(list(csv.DictReader(out.open()))) == 4
+
+
 def test_simulate_with_the_paper_rule_reads_rto(capsys):
     # one packet with the fixed 3 s timer: every loss costs 3 s, so L_1 is RTT + 3 s exactly
     code, out, _ = run(capsys, "simulate", "--size-packets", "1", "--p", "0.3", "--runs", "300", "--seed", "1",

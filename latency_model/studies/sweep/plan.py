@@ -589,6 +589,11 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                             check_supported(m, p)
                         except ValueError as exc:
                             raise ValueError(f"model {m}: {exc}") from None
+                        if m in ("csa", "pftk") and "w_ss" in combo and p.w_ss != p.rwnd:
+                            # a w_ss they would not read must not pass silently (as `latency --wss`)
+                            raise ValueError(f"model {m}: it has no initial ssthresh (its slow start ends at "
+                                             f"the first loss or at rwnd): w_ss must equal rwnd, got "
+                                             f"w_ss = {p.w_ss:g}")
             if "simulation" in spec.sources:
                 for _, _, size_b in per_size:
                     if size_b != int(size_b):
