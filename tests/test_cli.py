@@ -263,8 +263,8 @@ def test_simulate_with_the_paper_rule_reads_rto(capsys):
     (["--model", "packet", "--eps", "nan"], "--eps must be a finite number"),
     (["--model", "packet", "--max-states", "-1"], "--max-states must be an integer >= 0, got -1"),
     (["--model", "pftk", "--p90"], "--p90: the packet model's options; --model pftk has none"),
-    (["--model", "csa", "--wss", "8"], "--wss: model csa has no initial ssthresh"),  # it would not read it
-    (["--model", "pftk", "--wss", "8", "--rwnd", "20"], "--wss: model pftk has no initial ssthresh"),
+    (["--model", "csa", "--wss", "8"], "--model csa: --wss must equal --rwnd"),  # it would not read it
+    (["--model", "pftk", "--wss", "8", "--rwnd", "20"], "--model pftk: --wss must equal --rwnd"),
 ])
 def test_latency_model_that_cannot_answer_is_one_line(capsys, argv, needle):
     code, _, err = run(capsys, "latency", "--size-packets", "5", *argv)

@@ -148,17 +148,16 @@ def _latency_other_model(args, base, sizes: list) -> int:
     """``latency --model NAME`` for a model other than the paper's recursion (the registry's
     :func:`~latency_model.model.registry.predict`): the same ``--json`` contract
     (``results[].expected_latency_s``, ``conditional_latency_s`` when the model gives L_k)."""
-    from ..model.registry import predict
+    from ..model.registry import check_given, predict
 
     if args.time_model is not None:
         raise CliError(f"--time-model is the fluid model's option; --model {args.model} has none")
     if args.law != "paper":
         raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
-    if args.model in ("csa", "pftk") and args.wss is not None and base.w_ss != base.rwnd:
-        # CSA's slow start ends at the first loss or at W_max = rwnd, PFTK has none: an
-        # initial ssthresh they would not read must not pass silently
-        raise CliError(f"--wss: model {args.model} has no initial ssthresh (its slow start ends at the first "
-                       f"loss or at --rwnd); leave --wss out, or give it equal to --rwnd")
+    try:
+        check_given(args.model, base, {"w_ss"} if args.wss is not None else set())
+    except ValueError as exc:
+        raise CliError(f"--model {args.model}: {flag_message(str(exc)).replace('equal rwnd', 'equal --rwnd')}") from None
     if args.model == "packet":  # its cost grows with size (and at low p): say so first
         from ..checks import PROCESS_BYTES, packet_model_seconds, packet_tree_seconds
         from ..model._packet_flat import MAX_RWND

@@ -83,6 +83,21 @@ def check_supported(name: str, params) -> None:
     _module(name).check_supported(params)
 
 
+NO_INITIAL_SSTHRESH = ("csa", "pftk")
+"""Models that have no initial ssthresh: CSA's slow start ends at the first loss or at
+W_max = rwnd, PFTK is the steady state (docs/baselines.md)."""
+
+
+def check_given(name: str, params, given) -> None:
+    """Raise ValueError if ``given`` (the TcpParams fields a user set explicitly) holds one
+    that model ``name`` would not read, so that it cannot pass silently: ``w_ss`` other
+    than ``rwnd`` for the models without an initial ssthresh (:data:`NO_INITIAL_SSTHRESH`).
+    The API's models take such a field and ignore it; the CLI and ``sweep`` ask this."""
+    if name in NO_INITIAL_SSTHRESH and "w_ss" in given and params.w_ss != params.rwnd:
+        raise ValueError(f"w_ss must equal rwnd: the model has no initial ssthresh (its slow start ends at "
+                         f"the first loss or at rwnd), got w_ss = {params.w_ss:g}")
+
+
 def predict(name: str, params, sizes_bytes, **options) -> Prediction:
     """Model ``name``'s prediction for ``params`` at file sizes ``sizes_bytes`` (bytes, > 0).
 

@@ -581,19 +581,15 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             tm = (_time_model(spec.time_model, per_size[0][1])
                   if "model" in spec.sources and "fluid" in models else None)
             if axis_models is not None:
-                from ...model.registry import check_supported
+                from ...model.registry import check_given, check_supported
 
                 for m in models:
                     for p in dict.fromkeys(params for _, params, _ in per_size):  # size-based: two
                         try:
                             check_supported(m, p)
+                            check_given(m, p, combo)  # an axis it would not read must not pass silently
                         except ValueError as exc:
                             raise ValueError(f"model {m}: {exc}") from None
-                        if m in ("csa", "pftk") and "w_ss" in combo and p.w_ss != p.rwnd:
-                            # a w_ss they would not read must not pass silently (as `latency --wss`)
-                            raise ValueError(f"model {m}: it has no initial ssthresh (its slow start ends at "
-                                             f"the first loss or at rwnd): w_ss must equal rwnd, got "
-                                             f"w_ss = {p.w_ss:g}")
             if "simulation" in spec.sources:
                 for _, _, size_b in per_size:
                     if size_b != int(size_b):
