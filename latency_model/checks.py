@@ -22,6 +22,8 @@ __all__ = [
     "check_real",
     "check_int",
     "check_choice",
+    "check_flag",
+    "check_instance",
     "check_array",
     "check_sizes",
     "BudgetError",
@@ -113,10 +115,51 @@ def check_int(name: str, value, *, low: int | None = None, high: int | None = No
 
 
 def check_choice(name: str, value, choices) -> str:
-    """Return ``value`` if it is one of ``choices``, else raise a ValueError listing them."""
-    if value not in choices:
+    """Return ``value`` if it is one of ``choices``, else raise a ValueError listing them.
+
+    An unhashable ``value`` (a list where a name is expected) is refused the same way,
+    not with the ``TypeError`` a lookup in a dict would raise.
+    """
+    try:
+        known = value in choices
+    except TypeError:
+        known = False
+    if not known:
         listed = ", ".join(str(c) for c in choices)
         raise ValueError(f"{name} must be one of {listed}, got {value!r}")
+    return value
+
+
+def check_flag(name: str, value) -> bool:
+    """Return ``value`` if it is a bool (or numpy bool), else raise a ValueError.
+
+    A switch given as ``"no"``, ``None`` or ``2.5`` is refused rather than read by its
+    truth value.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_instance(name: str, value, cls, what: str | None = None):
+    """Return ``value`` if it is an instance of ``cls``, else raise a ValueError.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the error message.
+    value : object
+        The value to check.
+    cls : type or tuple of types
+        The accepted type(s).
+    what : str, optional
+        How the message names the accepted type(s); by default their class names.
+    """
+    if not isinstance(value, cls):
+        if what is None:
+            classes = cls if isinstance(cls, tuple) else (cls,)
+            what = " or ".join(c.__name__ for c in classes)
+        raise ValueError(f"{name} must be a {what}, got {value!r}")
     return value
 
 
@@ -138,7 +181,12 @@ def check_array(
     """
     allowed = _interval(low, high, low_open, high_open)
     try:
-        arr = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+        # Booleans and strings are not numbers here (``True`` is not 1 byte, ``"3"`` is
+        # not 3 packets), although numpy would convert both.
+        if raw.dtype.kind not in "iuf":
+            raise TypeError
+        arr = raw.astype(float)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be real numbers {allowed}, got {value!r}") from None
     if arr.size == 0:
