@@ -11,8 +11,11 @@ uniforms than one block) are redone on the reference path from the same child.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
+from ..checks import check_choice, check_instance, check_int
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
@@ -32,13 +35,45 @@ is the RFC 5681 one and the link has no drop-tail buffer, else the reference pat
 OUT_FIELDS = K.OUT_FIELDS
 
 
+def _check_setup(params, config) -> SimConfig:
+    """``config`` (``SimConfig()`` for None) after checking ``params`` and ``config``'s types."""
+    check_instance("params", params, TcpParams)
+    config = SimConfig() if config is None else config
+    check_instance("config", config, SimConfig, "SimConfig or None")
+    return config
+
+
 def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> bool:
-    """True if the kernel implements the run: exactly :class:`StandardRule`, and no
-    drop-tail buffer (``config.queue_packets is None``; the kernel's link has none)."""
+    """Whether a compiled kernel implements the run of ``params`` over ``config``.
+
+    The kernels implement exactly :class:`~latency_model.growth.StandardRule` (the RFC 5681
+    growth rule, not a subclass), without a drop-tail buffer (``config.queue_packets is
+    None``; the kernel's link has none), for every sender (``rfc``, ``sack``, and ``ns3``
+    within what :class:`~latency_model.sim.ns3.Ns3Sender` runs).
+
+    Parameters
+    ----------
+    params : TcpParams
+        TCP parameters of the run (only ``params.rule`` and, for the ns3 sender, the
+        fields ns-3 supports are looked at).
+    config : SimConfig, optional
+        Simulator settings; ``None``: ``SimConfig()``, whose only relevant default is
+        no buffer and the ``rfc`` sender.
+
+    Returns
+    -------
+    bool
+        True if :func:`run_many` with ``engine="compiled"`` can run it (numba permitting);
+        with ``engine="auto"`` it then takes the kernel.
+
+    Raises
+    ------
+    ValueError
+        If ``params`` is not a TcpParams or ``config`` not a SimConfig (or None).
+    """
+    config = _check_setup(params, config)
     if type(params.rule) is not StandardRule:
         return False
-    if config is None:
-        return True
     if config.queue_packets is not None:
         return False
     if config.sender == "ns3":  # the ns3 kernel runs what Ns3Sender runs
@@ -57,6 +92,8 @@ def runs_compiled(engine: str, params: TcpParams, config: SimConfig | None = Non
     numba available and :func:`fast_path_supported`."""
     from ..accel import numba_available  # noqa: PLC0415
 
+    check_choice("engine", engine, ENGINES)
+    config = _check_setup(params, config)
     return engine != "python" and numba_available() and fast_path_supported(params, config)
 
 
@@ -128,6 +165,33 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     return compiled
 
 
+_CHILDREN = ("a sequence of numpy.random.SeedSequence (one per run; non-negative integer "
+             "seeds are accepted too)")
+
+
+def _check_children(children) -> list:
+    """``children`` as a list, each a seed ``PCG64`` takes reproducibly: a SeedSequence
+    (or another ``ISeedSequence`` with a state) or an integer >= 0. ``None`` (fresh OS
+    entropy), Generators and BitGenerators are refused."""
+    if isinstance(children, (str, bytes, np.random.bit_generator.ISeedSequence)) or children is None:
+        raise ValueError(f"children must be {_CHILDREN}, got {children!r}")
+    try:
+        children = list(children)
+    except TypeError:
+        raise ValueError(f"children must be {_CHILDREN}, got {children!r}") from None
+    iss = np.random.bit_generator.ISeedSequence
+    seedless = np.random.bit_generator.SeedlessSeedSequence
+    for i, c in enumerate(children):
+        if isinstance(c, iss):
+            if not isinstance(c, seedless):
+                continue
+        elif isinstance(c, numbers.Integral) and not isinstance(c, (bool, np.bool_)) and c >= 0:
+            continue
+        raise ValueError(f"children[{i}] must be a numpy.random.SeedSequence or an integer >= 0 "
+                         f"(one seed per run), got {c!r}")
+    return children
+
+
 def run_many(
     params: TcpParams,
     size_bytes: int,
@@ -147,6 +211,8 @@ def run_many(
         Transfer size, bytes (>= 1).
     children : sequence of numpy.random.SeedSequence
         One child per run; run ``i`` draws only from ``Generator(PCG64(children[i]))``.
+        A non-negative integer seed may stand for a child; ``None`` (a fresh, unrepeatable
+        seed), a Generator or a BitGenerator is refused.
     config : SimConfig, optional
         Link and timer settings.
     engine : {"auto", "python", "compiled"}
@@ -158,13 +224,20 @@ def run_many(
     -------
     ndarray of float64, shape (len(children), len(OUT_FIELDS))
         Columns as in :data:`OUT_FIELDS` (seconds for times, counts otherwise).
+
+    Raises
+    ------
+    ValueError
+        For ``params`` not a TcpParams, ``config`` not a SimConfig, ``size_bytes`` not an
+        integer >= 1, an invalid child, an unknown engine, ``batch_size`` < 1, or
+        ``engine="compiled"`` for a run no kernel implements.
     """
-    config = SimConfig() if config is None else config
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    config = _check_setup(params, config)
+    size_bytes = check_int("size_bytes", size_bytes, low=1)
+    check_choice("engine", engine, ENGINES)
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-    children = list(children)
+    children = _check_children(children)
     out = np.zeros((len(children), len(OUT_FIELDS)), dtype=float)
     fn = _kernel_for(engine, params, config)
     if fn is None:
