@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from latency_model import TcpParams
-from latency_model.sim import SimConfig, fast_path_supported, run_many
+from latency_model.sim import SimConfig, fast_path_supported, profile_params, run_many
+from latency_model.sim.profiles import check_stack, profile_config, recovery_overrides
 
 P = TcpParams()
 
@@ -70,3 +71,75 @@ def test_run_many_still_takes_integer_seeds_and_agrees_across_engines():
     a = run_many(tcp, 4000, children, engine="python")
     b = run_many(tcp, 4000.0, children, engine="compiled")
     assert np.array_equal(a, b)
+
+
+# 2. profiles, SimConfig.profile / replace ---------------------------------------------
+
+@pytest.mark.parametrize("params", ["x", None, {"w0": 2}])
+@pytest.mark.parametrize("name", ["rfc", "linux"])
+def test_profile_params_checks_params(name, params):
+    with pytest.raises(ValueError, match=r"params must be a TcpParams"):
+        profile_params(name, params)
+
+
+@pytest.mark.parametrize("given", [5, "w0", [1], None])
+def test_profile_params_checks_given(given):
+    with pytest.raises(ValueError, match=r"given must be an iterable of field names"):
+        profile_params("linux", P, given=given)
+
+
+def test_profile_params_still_applies_and_keeps_given():
+    assert profile_params("linux", P).w0 == 10
+    assert profile_params("linux", P, given=("w0",)).w0 == P.w0
+    assert profile_params("linux", P, given={"w0": 3, "stack": "linux"}).w0 == P.w0  # a sweep's combo
+    assert profile_params("rfc", P) is P
+
+
+@pytest.mark.parametrize("name", [["rfc"], {"rfc": 1}, None, 3])
+def test_check_stack_refuses_unhashable_and_other_names(name):
+    with pytest.raises(ValueError, match=r"stack must be one of rfc, ns3, linux"):
+        check_stack(name)
+    with pytest.raises(ValueError, match=r"stack must be one of"):
+        SimConfig.profile(name)
+
+
+def test_recovery_overrides_refuses_unhashable_names():
+    with pytest.raises(ValueError, match=r"recovery must be one of newreno"):
+        recovery_overrides(["sack"])
+
+
+@pytest.mark.parametrize("base", [{}, "rfc", TcpParams()])
+def test_profile_checks_base(base):
+    with pytest.raises(ValueError, match=r"base must be a SimConfig"):
+        SimConfig.profile("rfc", base=base)
+    with pytest.raises(ValueError, match=r"base must be a SimConfig"):
+        profile_config("rfc", base)
+
+
+def test_profile_and_replace_name_an_unknown_field():
+    with pytest.raises(ValueError, match=r"unknown SimConfig field 'bogus'; valid fields: link_rate_bps, .*stack"):
+        SimConfig.profile("rfc", bogus=1)
+    with pytest.raises(ValueError, match=r"unknown SimConfig field 'bogus'; valid fields: .*min_rto_s"):
+        SimConfig().replace(bogus=1)
+    with pytest.raises(ValueError, match=r"unknown SimConfig fields 'a', 'b'"):
+        SimConfig().replace(a=1, b=2)
+    assert SimConfig().replace(min_rto_s=0.2).min_rto_s == 0.2
+    assert SimConfig.profile("linux", quick_acks=2).quick_acks == 2
+
+
+# 3. SimConfig: the RTO cap names both fields ------------------------------------------
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"min_rto_s": 100}, r"min_rto_s must be <= max_rto_s \(60.0\), got min_rto_s=100.0"),
+    ({"initial_rto_s": 100}, r"initial_rto_s must be <= max_rto_s \(60.0\), got initial_rto_s=100.0"),
+    ({"max_rto_s": 0.5}, r"min_rto_s must be <= max_rto_s \(0.5\), got min_rto_s=1.0"),
+    ({"max_rto_s": 0}, r"max_rto_s must be > 0, got 0"),
+])
+def test_rto_cap_message_names_both_fields(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SimConfig(**kwargs)
+
+
+def test_rto_cap_still_accepts_equal_bounds():
+    cfg = SimConfig(min_rto_s=2.0, initial_rto_s=2.0, max_rto_s=2.0)
+    assert cfg.min_rto_s == cfg.max_rto_s == 2.0

@@ -153,8 +153,11 @@ class SimConfig:
         set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
         set_(self, "initial_rto_s",
              check_real("initial_rto_s", self.initial_rto_s, low=0.0, low_open=True))
-        set_(self, "max_rto_s", check_real(
-            "max_rto_s", self.max_rto_s, low=max(self.min_rto_s, self.initial_rto_s)))
+        set_(self, "max_rto_s", check_real("max_rto_s", self.max_rto_s, low=0.0, low_open=True))
+        for low in ("min_rto_s", "initial_rto_s"):  # the cap sits above both; name the pair
+            if getattr(self, low) > self.max_rto_s:
+                raise ValueError(f"{low} must be <= max_rto_s ({self.max_rto_s!r}), got {low}="
+                                 f"{getattr(self, low)!r}")
         set_(self, "clock_granularity_s",
              check_real("clock_granularity_s", self.clock_granularity_s, low=0.0))
         check_choice("rto_rule", self.rto_rule, RTO_RULES)
@@ -206,6 +209,8 @@ class SimConfig:
         ValueError
             For an unknown profile (naming the valid ones) or an invalid override.
         """
+        if base is not None and not isinstance(base, SimConfig):
+            raise ValueError(f"base must be a SimConfig or None, got {base!r}")
         return profile_config(name, cls() if base is None else base, **overrides)
 
     def limited_transmit_window(self, dup_lt: int | None, dup_t: int) -> tuple[int, int]:
@@ -230,12 +235,39 @@ class SimConfig:
         return (payload_bytes + self.header_bytes) * 8.0 / self.link_rate_bps
 
     def replace(self, **changes) -> "SimConfig":
-        """Copy with ``changes`` applied (validated again)."""
+        """Copy with ``changes`` applied, validated again.
+
+        Parameters
+        ----------
+        **changes
+            :class:`SimConfig` fields and their new values (units as in the class
+            docstring: seconds, bit/s, bytes, packets).
+
+        Returns
+        -------
+        SimConfig
+            A new instance; ``self`` is unchanged.
+
+        Raises
+        ------
+        ValueError
+            For an unknown field (naming the valid ones) or an invalid value.
+        """
+        _check_fields(changes)
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
         """JSON-serialisable dict of every setting."""
         return dataclasses.asdict(self)
+
+
+def _check_fields(changes: dict) -> None:
+    """A ValueError naming any key of ``changes`` that is not a SimConfig field."""
+    valid = [f.name for f in dataclasses.fields(SimConfig)]
+    unknown = [k for k in changes if k not in valid]
+    if unknown:
+        raise ValueError(f"unknown SimConfig field{'s' if len(unknown) > 1 else ''} "
+                         f"{', '.join(map(repr, unknown))}; valid fields: {', '.join(valid)}")
 
 
 def pipe_config(

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..checks import check_choice, check_instance
+from ..params import TcpParams
+
 __all__ = ["StackProfile", "STACKS", "STACK_NAMES", "RECOVERIES", "recovery_overrides", "profile_config",
            "profile_params",
            "check_stack"]
@@ -167,15 +170,13 @@ They apply on top of the stack profile (``SimConfig.profile(stack, **fields)``);
 def recovery_overrides(name) -> dict:
     """SimConfig fields of recovery ``name`` (:data:`RECOVERIES`); a ValueError naming the
     valid ones otherwise."""
-    if name not in RECOVERIES:
-        raise ValueError(f"recovery must be one of {', '.join(RECOVERIES)}, got {name!r}")
+    check_choice("recovery", name, tuple(RECOVERIES))
     return dict(RECOVERIES[name])
 
 
 def check_stack(name) -> StackProfile:
     """The profile called ``name``; a ValueError naming the valid ones otherwise."""
-    if name not in STACKS:
-        raise ValueError(f"stack must be one of {', '.join(STACK_NAMES)}, got {name!r}")
+    check_choice("stack", name, STACK_NAMES)  # an unhashable name too: a ValueError
     return STACKS[name]
 
 
@@ -202,8 +203,16 @@ def profile_config(name: str, base, **overrides):
     Returns
     -------
     SimConfig
+
+    Raises
+    ------
+    ValueError
+        For an unknown profile, ``base`` not a SimConfig, an unknown field or an invalid value.
     """
+    from .config import SimConfig  # noqa: PLC0415 (config imports this module)
+
     prof = check_stack(name)
+    check_instance("base", base, SimConfig)
     values = {k: v for k, (v, _src) in prof.config.items()}
     if "sender" in overrides and "rtt_sampling" not in overrides:
         if overrides["sender"] == "ns3":
@@ -230,13 +239,36 @@ def profile_params(name: str, params, given=()):
     params : TcpParams
         Parameters to adjust.
     given : iterable of str
-        TcpParams fields the user set explicitly; they are left alone.
+        Names the user set explicitly (TcpParams fields among them are left alone; other
+        names, such as a sweep's axes, are allowed and play no part).
 
     Returns
     -------
     TcpParams
+
+    Raises
+    ------
+    ValueError
+        For an unknown profile, ``params`` not a TcpParams, or ``given`` not an iterable
+        of names.
     """
     prof = check_stack(name)
-    given = set(given)
+    check_instance("params", params, TcpParams)
+    given = _names("given", given)
     changes = {k: v for k, (v, _src) in prof.params.items() if k not in given}
     return params.replace(**changes) if changes else params
+
+
+def _names(name: str, value) -> set:
+    """``value`` (an iterable of str, not a str itself) as a set; a ValueError otherwise."""
+    what = f"{name} must be an iterable of field names (str)"
+    if isinstance(value, str):
+        raise ValueError(f"{what}, not one str, got {value!r}")
+    try:
+        names = list(value)
+    except TypeError:
+        raise ValueError(f"{what}, got {value!r}") from None
+    for item in names:
+        if not isinstance(item, str):
+            raise ValueError(f"{what}, got the entry {item!r}")
+    return set(names)
