@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from latency_model import TcpParams
-from latency_model.sim import SimConfig, fast_path_supported, profile_params, run_many
+from latency_model.sim import SimConfig, fast_path_supported, profile_params, run_many, run_transfer
 from latency_model.sim.profiles import check_stack, profile_config, recovery_overrides
 
 P = TcpParams()
@@ -143,3 +143,32 @@ def test_rto_cap_message_names_both_fields(kwargs, match):
 def test_rto_cap_still_accepts_equal_bounds():
     cfg = SimConfig(min_rto_s=2.0, initial_rto_s=2.0, max_rto_s=2.0)
     assert cfg.min_rto_s == cfg.max_rto_s == 2.0
+
+
+# 4. run_transfer: drops, trace, rng ---------------------------------------------------
+
+@pytest.mark.parametrize("drops", [7, 2.5, "12", b"1"])
+def test_run_transfer_checks_drops_is_a_collection(drops):
+    with pytest.raises(ValueError, match=r"drops must be a mapping of segment index to count or an "
+                                         r"iterable of segment indices"):
+        run_transfer(P, size_packets=3, drops=drops)
+
+
+@pytest.mark.parametrize("trace", ["yes", 1, None, 0.0])
+def test_run_transfer_checks_trace(trace):
+    with pytest.raises(ValueError, match=r"trace must be True or False"):
+        run_transfer(P, size_packets=3, drops=[1], trace=trace)
+
+
+@pytest.mark.parametrize("kwargs", [{"params": TcpParams(p=0)}, {"params": P, "drops": [1]}])
+@pytest.mark.parametrize("rng", [1, "seed", np.random.SeedSequence(1), np.random.PCG64(1)])
+def test_run_transfer_checks_rng_even_when_it_draws_nothing(kwargs, rng):
+    with pytest.raises(ValueError, match=r"rng must be a numpy.random.Generator"):
+        run_transfer(size_packets=3, rng=rng, **kwargs)
+
+
+def test_run_transfer_still_runs_with_valid_drops_trace_and_rng():
+    a = run_transfer(P, size_packets=3, drops=(1,), trace=np.True_)
+    b = run_transfer(P, size_packets=3, drops={1: 1}, rng=np.random.default_rng(0))
+    assert isinstance(a, tuple) and a[0] == b
+    assert run_transfer(TcpParams(p=0), size_packets=3, rng=np.random.default_rng(1)).lost_packets == 0

@@ -125,7 +125,13 @@ class ScriptedLoss(LossModel):
         if isinstance(drops, Mapping):
             items = list(drops.items())
         else:
-            items = [(seg, 1) for seg in drops]
+            try:
+                if isinstance(drops, (str, bytes)):
+                    raise TypeError
+                items = [(seg, 1) for seg in drops]
+            except TypeError:
+                raise ValueError("drops must be a mapping of segment index to count or an iterable "
+                                 f"of segment indices (ints in [0, {n_segments - 1}]), got {drops!r}") from None
         left: dict[int, int] = {}
         for seg, times in items:
             s = check_int("drops segment index", seg, low=0, high=n_segments - 1)

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import check_int
+from ..checks import check_flag, check_instance, check_int
 from ..params import TcpParams
 from .config import SimConfig
 from .engine import EventQueue
@@ -163,7 +163,8 @@ def run_transfer(
     Raises
     ------
     ValueError
-        For an invalid size, a missing ``rng`` or an invalid ``drops`` entry.
+        For an invalid size, a missing or invalid ``rng``, ``drops`` not a mapping or
+        iterable of segment indices (or an invalid entry), or ``trace`` not a bool.
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
@@ -180,6 +181,9 @@ def run_transfer(
     else:
         size = check_int("size_bytes", size_bytes, low=1)
     n = segments_of(size, params.mss_bytes)
+    trace = check_flag("trace", trace)
+    if rng is not None:  # checked even where no draw is needed (p = 0, or scripted drops)
+        check_instance("rng", rng, np.random.Generator, "numpy.random.Generator or None")
 
     q = EventQueue()
     if drops is not None:
