@@ -11,7 +11,10 @@ import pytest
 
 from latency_model import TcpParams
 from latency_model.sim import SimConfig, fast_path_supported, profile_params, run_many, run_transfer
+from latency_model.sim.onoff import OnOffSource
 from latency_model.sim.profiles import check_stack, profile_config, recovery_overrides
+from latency_model.sim.scenario import Flow, Scenario
+from latency_model.sim.scenario import run as run_scenario
 
 P = TcpParams()
 
@@ -172,3 +175,55 @@ def test_run_transfer_still_runs_with_valid_drops_trace_and_rng():
     b = run_transfer(P, size_packets=3, drops={1: 1}, rng=np.random.default_rng(0))
     assert isinstance(a, tuple) and a[0] == b
     assert run_transfer(TcpParams(p=0), size_packets=3, rng=np.random.default_rng(1)).lost_packets == 0
+
+
+# 5. Scenario: flows, sources, and the SimConfig settings the dumbbell run implements ----
+
+TCP0 = TcpParams(p=0.0, b=2, w0=1)
+FLOW = Flow(0.0, 5 * TCP0.mss_bytes, TCP0)
+
+
+@pytest.mark.parametrize("flows", [None, 5, FLOW, "ab", {"a": FLOW}])
+def test_scenario_checks_flows(flows):
+    with pytest.raises(ValueError, match=r"flows must be a non-empty sequence of Flow"):
+        Scenario(flows=flows)
+
+
+@pytest.mark.parametrize("sources", [None, 5, OnOffSource(1e6, stop_s=1.0)])
+def test_scenario_checks_sources(sources):
+    with pytest.raises(ValueError, match=r"sources must be a sequence of OnOffSource"):
+        Scenario(flows=[FLOW], sources=sources)
+
+
+@pytest.mark.parametrize("config,named", [
+    (SimConfig(rtt_sampling="timestamps"), r"rtt_sampling='timestamps'"),  # was a TypeError in send_data
+    (SimConfig.profile("linux"), r"sender='sack', rtt_sampling='timestamps', quick_acks=16, rack_tlp=True"),
+    (SimConfig.profile("ns3"), r"sender='ns3', rtt_sampling='ns3', quick_acks=1"),
+    (SimConfig(sender="ns3", rtt_sampling="ns3"), r"sender='ns3'"),  # silently ran the rfc sender
+    (SimConfig(sender="sack"), r"sender='sack'"),
+    (SimConfig(sender="sack", prr="crb"), r"prr='crb'"),
+    (SimConfig(quick_acks=16), r"quick_acks=16"),  # silently ignored
+    (SimConfig(fin=False), r"fin=False"),  # silently ignored
+    (SimConfig(link_rate_bps=1e6), r"link_rate_bps=1000000.0"),  # replaced by the topology
+    (SimConfig(delay_s=0.1), r"delay_s=0.1"),
+    (SimConfig(queue_packets=3), r"queue_packets=3"),
+])
+def test_scenario_refuses_config_settings_it_does_not_implement(config, named):
+    with pytest.raises(ValueError, match=r"config sets (.*, )?" + named + r".*dumbbell scenario does not "
+                                         r"implement: it runs only the rfc sender"):
+        Scenario(flows=[FLOW], config=config)
+
+
+def test_scenario_quick_acks_were_ignored_but_the_supported_config_runs():
+    # run_transfer honours quick_acks (0.500 s -> 0.300 s); the dumbbell ignored it (0.487 s both ways)
+    quick = run_transfer(TCP0, size_packets=5, config=SimConfig(quick_acks=16)).completion_s
+    plain = run_transfer(TCP0, size_packets=5).completion_s
+    assert quick < plain - 0.1
+    res = run_scenario(Scenario(flows=[FLOW]))
+    assert res.flows[0].completed and res.flows[0].completion_s == pytest.approx(0.486992)
+    # everything the dumbbell does implement is still accepted, profiles with defaults too
+    cfg = SimConfig.profile("rfc", min_rto_s=0.2, initial_rto_s=0.5, max_rto_s=30.0, clock_granularity_s=0.01,
+                            delack_timeout_s=0.1, lt_mode="paper", rto_rule="paper", header_bytes=52)
+    other = run_scenario(Scenario(flows=(FLOW, Flow(0.01, 3000, TCP0, node=1)), config=cfg,
+                                  sources=[OnOffSource(1e5, stop_s=0.5)], record_rtt=np.True_))
+    assert all(r.completed for r in other.flows)

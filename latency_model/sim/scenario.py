@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..checks import check_int, check_real
+from ..checks import check_flag, check_int, check_real
 from ..params import TcpParams
 from .config import SimConfig
 from .dumbbell import Dumbbell, Port, QueueSeries
@@ -96,12 +96,18 @@ class Scenario:
     Parameters
     ----------
     flows : sequence of Flow
-        The transfers (at least one).
+        The transfers (at least one; a list or tuple, not a single Flow).
     topology : Dumbbell
         Links and router queue; default Burst TCP's 5+5-node dumbbell.
     config : SimConfig
-        Timer constants, RTO and LT rules and ``header_bytes``. Its link rate, delay,
-        queue and ``p_ack`` are not used (the topology replaces them; ``p_ack`` must be 0).
+        Timer constants (``delack_timeout_s``, ``min_rto_s``, ``initial_rto_s``,
+        ``max_rto_s``, ``clock_granularity_s``), ``rto_rule``, ``lt_mode`` and
+        ``header_bytes``. Every flow runs the ``rfc`` sender with Karn's RTT sampling and
+        a receiver without quick ACKs that acknowledges the FIN at once, over the
+        topology's links: ``sender``, ``rtt_sampling``, ``quick_acks``, ``fin``, ``prr``,
+        ``rack_tlp``, ``link_rate_bps``, ``delay_s`` and ``queue_packets`` must keep their
+        defaults and ``p_ack`` must be 0 (a ValueError otherwise, rather than a setting
+        silently ignored).
     horizon_s : float or None
         Stop the run at this time, seconds (> 0); flows not finished are censored.
         ``None``: run until every flow has finished and the network is empty.
@@ -116,6 +122,13 @@ class Scenario:
         Record every flow's congestion window over time
         (:class:`~latency_model.sim.traces.CwndSeries` in ``ScenarioResult.cwnd``).
         Default False: it costs a little time and memory per ACK.
+
+    Raises
+    ------
+    ValueError
+        Naming the first parameter that is invalid (``flows`` not a non-empty sequence of
+        Flow, a flow's node outside the topology, ``sources`` not a sequence of
+        OnOffSource, a config setting the dumbbell does not implement, ...).
     """
 
     flows: tuple
@@ -128,7 +141,7 @@ class Scenario:
     record_cwnd: bool = False
 
     def __post_init__(self) -> None:
-        flows = tuple(self.flows)
+        flows = _as_tuple("flows", self.flows, "a non-empty sequence of Flow")
         if not flows:
             raise ValueError("flows must hold at least one Flow")
         if not isinstance(self.topology, Dumbbell):
@@ -143,21 +156,55 @@ class Scenario:
             raise ValueError(f"config must be a SimConfig, got {self.config!r}")
         if self.config.p_ack != 0.0:
             raise ValueError(f"config.p_ack must be 0 in a dumbbell scenario, got {self.config.p_ack!r}")
+        _check_dumbbell_config(self.config)
         if self.horizon_s is not None:
             object.__setattr__(self, "horizon_s",
                                check_real("horizon_s", self.horizon_s, low=0.0, low_open=True))
         object.__setattr__(self, "bin_s", check_real("bin_s", self.bin_s, low=0.0, low_open=True))
-        sources = tuple(self.sources)
+        sources = _as_tuple("sources", self.sources, "a sequence of OnOffSource")
         for i, src in enumerate(sources):
             if not isinstance(src, OnOffSource):
                 raise ValueError(f"sources[{i}] must be an OnOffSource, got {src!r}")
             if src.stop_s is None and self.horizon_s is None:
                 raise ValueError(f"sources[{i}] has no stop_s, so horizon_s must be set")
         object.__setattr__(self, "sources", sources)
-        if not isinstance(self.record_rtt, bool):
-            raise ValueError(f"record_rtt must be True or False, got {self.record_rtt!r}")
-        if not isinstance(self.record_cwnd, bool):
-            raise ValueError(f"record_cwnd must be true or false, got {self.record_cwnd!r}")
+        object.__setattr__(self, "record_rtt", check_flag("record_rtt", self.record_rtt))
+        object.__setattr__(self, "record_cwnd", check_flag("record_cwnd", self.record_cwnd))
+
+
+def _as_tuple(name: str, value, what: str) -> tuple:
+    """``value`` (a list, tuple or other iterable, not a string, a mapping or a single
+    Flow/source) as a tuple; a ValueError naming ``name`` otherwise."""
+    if isinstance(value, (str, bytes, dict, Flow, OnOffSource)) or value is None:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    try:
+        return tuple(value)
+    except TypeError:
+        raise ValueError(f"{name} must be {what}, got {value!r}") from None
+
+
+_DUMBBELL_RUNS = (
+    "the rfc sender (sender 'rfc', no PRR or RACK-TLP settings) with Karn's RTT sampling "
+    "(rtt_sampling 'karn'), a receiver without quick ACKs (quick_acks 0) that acknowledges "
+    "the FIN segment at once (fin True), and the topology's rates, delays and queues "
+    "(link_rate_bps, delay_s and queue_packets left at their defaults)")
+"""What the dumbbell run implements of a :class:`SimConfig`, for the refusal's message."""
+
+_DUMBBELL_FIXED = ("link_rate_bps", "delay_s", "queue_packets", "sender", "rtt_sampling",
+                   "quick_acks", "fin", "prr", "rack_tlp")
+"""SimConfig fields the dumbbell run does not read (it builds :class:`Sender` and
+:class:`Receiver` with their defaults, and takes the path from the :class:`Dumbbell`): only
+their defaults are accepted. ``p_ack`` is refused separately; ``stack`` is a label."""
+
+
+def _check_dumbbell_config(config: SimConfig) -> None:
+    """A ValueError naming every field of ``config`` the dumbbell run would ignore or fail on."""
+    default = SimConfig()
+    bad = [f"{name}={getattr(config, name)!r}" for name in _DUMBBELL_FIXED
+           if getattr(config, name) != getattr(default, name)]
+    if bad:
+        raise ValueError(f"config sets {', '.join(bad)}, which the dumbbell scenario does not "
+                         f"implement: it runs only {_DUMBBELL_RUNS}")
 
 
 @dataclass(frozen=True)
