@@ -12,8 +12,9 @@ import pytest
 from latency_model import TcpParams
 from latency_model.sim import SimConfig, fast_path_supported, profile_params, run_many, run_transfer
 from latency_model.sim.onoff import OnOffSource
+from latency_model.sim.sizes import FixedSizes, ParetoSizes
 from latency_model.sim.profiles import check_stack, profile_config, recovery_overrides
-from latency_model.sim.scenario import Flow, Scenario
+from latency_model.sim.scenario import Flow, Scenario, random_flows
 from latency_model.sim.scenario import run as run_scenario
 
 P = TcpParams()
@@ -227,3 +228,34 @@ def test_scenario_quick_acks_were_ignored_but_the_supported_config_runs():
     other = run_scenario(Scenario(flows=(FLOW, Flow(0.01, 3000, TCP0, node=1)), config=cfg,
                                   sources=[OnOffSource(1e5, stop_s=0.5)], record_rtt=np.True_))
     assert all(r.completed for r in other.flows)
+
+
+# 6. random_flows: params and seed -------------------------------------------------------
+
+def _flows(**kwargs):
+    args = {"params": TCP0, "seed": 1, **kwargs}
+    return random_flows(3, ParetoSizes(), start_window_s=1.0, nodes=2, **args)
+
+
+@pytest.mark.parametrize("params,match", [
+    (None, r"params must be one TcpParams or a sequence of 3 of them, got None"),
+    ("abc", r"params must be one TcpParams or a sequence of 3 of them, got 'abc'"),  # 3 letters
+    (5, r"params must be one TcpParams"),
+    ([None] * 3, r"params\[0\] must be a TcpParams, got None"),
+    ([TCP0, TCP0, {"p": 0}], r"params\[2\] must be a TcpParams"),
+    ([TCP0] * 2, r"params must be one TcpParams or a sequence of 3 of them, got 2 TcpParams"),
+])
+def test_random_flows_checks_params(params, match):
+    with pytest.raises(ValueError, match=match):
+        _flows(params=params)
+
+
+@pytest.mark.parametrize("seed", [None, True, -1, 1.5, "1", np.random.default_rng(1)])
+def test_random_flows_checks_seed(seed):
+    with pytest.raises(ValueError, match=r"seed must be an integer >= 0"):
+        _flows(seed=seed)
+
+
+def test_random_flows_same_draw_for_every_kind_of_valid_seed_and_params():
+    a = _flows(seed=4)
+    assert a == _flows(seed=np.random.SeedSequence(4)) == _flows(seed=4.0, params=(TCP0,) * 3)

@@ -691,7 +691,8 @@ def random_flows(
     nodes : int
         Sender nodes; flow ``i`` uses node ``i mod nodes`` (>= 1).
     seed : int or numpy.random.SeedSequence
-        Seed of the draw. Sizes and start times come from two independent child
+        Seed of the draw, an integer >= 0 or a SeedSequence (``None`` is refused: the flows
+        could not be drawn again). Sizes and start times come from two independent child
         streams, so the same seed gives the same sizes whatever the TCP variant
         (common random numbers across variants).
 
@@ -699,16 +700,36 @@ def random_flows(
     -------
     list of Flow
         In index order (not sorted by start time).
+
+    Raises
+    ------
+    ValueError
+        Naming the first invalid parameter (``params`` not TcpParams, ``seed`` not an
+        integer >= 0 or a SeedSequence, ...).
     """
     n = check_int("n_flows", n_flows, low=1)
     if not isinstance(sizes, SizeGenerator):
         raise ValueError(f"sizes must be a SizeGenerator, got {sizes!r}")
     window = check_real("start_window_s", start_window_s, low=0.0)
     nodes = check_int("nodes", nodes, low=1)
-    per_flow = [params] * n if isinstance(params, TcpParams) else list(params)
-    if len(per_flow) != n:
-        raise ValueError(f"params must be one TcpParams or {n} of them, got {len(per_flow)}")
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    if isinstance(params, TcpParams):
+        per_flow = [params] * n
+    else:
+        what = f"params must be one TcpParams or a sequence of {n} of them"
+        if isinstance(params, (str, bytes, dict)) or params is None:
+            raise ValueError(f"{what}, got {params!r}")
+        try:
+            per_flow = list(params)
+        except TypeError:
+            raise ValueError(f"{what}, got {params!r}") from None
+        if len(per_flow) != n:
+            raise ValueError(f"{what}, got {len(per_flow)} TcpParams")
+        for i, prm in enumerate(per_flow):
+            if not isinstance(prm, TcpParams):
+                raise ValueError(f"params[{i}] must be a TcpParams, got {prm!r}")
+    # None (fresh OS entropy) is refused: the flows could not be drawn again.
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(
+        check_int("seed", seed, low=0))
     # Children built from the key, not spawn(), so reusing one SeedSequence gives the same flows.
     size_ss, start_ss = (np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (k,)) for k in (0, 1))
     packets = sizes.sample_whole_packets(np.random.default_rng(size_ss), n)
