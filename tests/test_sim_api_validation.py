@@ -259,3 +259,28 @@ def test_random_flows_checks_seed(seed):
 def test_random_flows_same_draw_for_every_kind_of_valid_seed_and_params():
     a = _flows(seed=4)
     assert a == _flows(seed=np.random.SeedSequence(4)) == _flows(seed=4.0, params=(TCP0,) * 3)
+
+
+# 7. Size generators: no int64 overflow ---------------------------------------------------
+
+def test_pareto_whole_sizes_refuse_sizes_beyond_2_53_packets():
+    # gave -9223372036854775808 packets
+    with pytest.raises(ValueError, match=r"ParetoSizes\(scale=4.0, shape=0.001\) drew a size of .* "
+                                         r"packets, above the largest whole size .*2\*\*53.*shape=0.001"):
+        ParetoSizes(4, 0.001).sample_whole_packets(np.random.default_rng(0), 5)
+
+
+@pytest.mark.parametrize("make,name", [
+    (lambda: FixedSizes(1e30), "packets"),
+    (lambda: FixedSizes(2.0**53 + 2**11), "packets"),
+    (lambda: ParetoSizes(1e17, 1.2), "scale"),
+])
+def test_size_generators_refuse_sizes_that_do_not_fit(make, name):
+    with pytest.raises(ValueError, match=name + r" must be in \(0, 9.0072e\+15\]"):
+        make()
+
+
+def test_size_generators_still_draw_the_same_sizes():
+    x = ParetoSizes(4.0, 1.2).sample_whole_packets(np.random.default_rng(3), 5)
+    assert x.tolist() == [5, 6, 13, 26, 6] and x.dtype == np.int64
+    assert FixedSizes(2**53).sample_whole_packets(np.random.default_rng(0), 2).tolist() == [2**53] * 2

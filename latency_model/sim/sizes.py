@@ -17,7 +17,12 @@ import numpy as np
 
 from ..checks import check_int, check_real
 
-__all__ = ["SizeGenerator", "ParetoSizes", "FixedSizes"]
+__all__ = ["SizeGenerator", "ParetoSizes", "FixedSizes", "MAX_PACKETS"]
+
+MAX_PACKETS = 2**53
+"""Largest file size, packets, a generator may give: above it a float no longer holds every
+whole number (and far above it the int64 sizes of :meth:`SizeGenerator.sample_whole_packets`
+overflowed to negative numbers)."""
 
 
 def _check_rng(rng) -> np.random.Generator:
@@ -39,9 +44,38 @@ class SizeGenerator(abc.ABC):
         """Mean of :meth:`sample_packets`, packets (``inf`` when it does not exist)."""
 
     def sample_whole_packets(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` sizes rounded up to whole packets (int64, >= 1)."""
+        """``n`` sizes rounded up to whole packets.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the draw.
+        n : int
+            Number of sizes (>= 0).
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+            Sizes, whole packets (>= 1): :meth:`sample_packets` rounded up (a size within
+            1e-9 of a whole number is taken as that number).
+
+        Raises
+        ------
+        ValueError
+            For an invalid ``rng`` or ``n``, or a drawn size above :data:`MAX_PACKETS`
+            (a Pareto ``shape`` so small that its tail reaches beyond it), naming the
+            generator's parameters.
+        """
         x = self.sample_packets(rng, n)
+        big = ~(x <= MAX_PACKETS)  # inf and nan included
+        if np.any(big):
+            raise ValueError(f"{self!r} drew a size of {float(x[big][0]):.3g} packets, above the "
+                             f"largest whole size of {MAX_PACKETS} (2**53) packets{self._too_large()}")
         return np.maximum(np.ceil(x - 1e-9), 1).astype(np.int64)
+
+    def _too_large(self) -> str:
+        """Advice appended to the message of a size above :data:`MAX_PACKETS`."""
+        return ""
 
     @abc.abstractmethod
     def describe(self) -> dict:
@@ -58,7 +92,7 @@ class ParetoSizes(SizeGenerator):
     Parameters
     ----------
     scale : float
-        Smallest size x_m, packets (> 0).
+        Smallest size x_m, packets, in (0, 2**53] (:data:`MAX_PACKETS`).
     shape : float
         Tail index alpha (> 0).
     """
@@ -67,13 +101,33 @@ class ParetoSizes(SizeGenerator):
     shape: float = 1.2
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", check_real("scale", self.scale, low=0.0, low_open=True))
+        object.__setattr__(self, "scale", check_real("scale", self.scale, low=0.0, low_open=True,
+                                                     high=float(MAX_PACKETS)))
         object.__setattr__(self, "shape", check_real("shape", self.shape, low=0.0, low_open=True))
 
     def sample_packets(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` Pareto sizes, packets.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the draw.
+        n : int
+            Number of sizes (>= 0).
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+            Sizes, packets (real-valued, >= ``scale``; ``inf`` can occur for a very small
+            ``shape``).
+        """
         n = check_int("n", n, low=0)
         # numpy's pareto() is the Lomax (Pareto II) law; 1 + Lomax is Pareto I with x_m = 1.
         return self.scale * (1.0 + _check_rng(rng).pareto(self.shape, n))
+
+    def _too_large(self) -> str:
+        return (f"; shape={self.shape!r} gives so heavy a tail that P(X > 2**53) = "
+                f"{(self.scale / MAX_PACKETS) ** self.shape:.3g}: use a larger shape")
 
     @property
     def mean_packets(self) -> float:
@@ -96,15 +150,30 @@ class FixedSizes(SizeGenerator):
     Parameters
     ----------
     packets : float
-        File size, packets (> 0).
+        File size, packets, in (0, 2**53] (:data:`MAX_PACKETS`).
     """
 
     packets: float = 10.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "packets", check_real("packets", self.packets, low=0.0, low_open=True))
+        object.__setattr__(self, "packets", check_real("packets", self.packets, low=0.0, low_open=True,
+                                                       high=float(MAX_PACKETS)))
 
     def sample_packets(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` copies of ``packets``.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Checked, not drawn from (the sizes are fixed).
+        n : int
+            Number of sizes (>= 0).
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+            ``packets`` each, packets.
+        """
         n = check_int("n", n, low=0)
         _check_rng(rng)
         return np.full(n, self.packets, dtype=float)
