@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from latency_model import TcpParams
-from latency_model.sim import SimConfig, fast_path_supported, profile_params, run_many, run_transfer
+from latency_model.sim import (SimConfig, fast_path_supported, mean_ci, profile_params, run_many,
+                               run_transfer)
 from latency_model.sim.onoff import OnOffSource
 from latency_model.sim.sizes import FixedSizes, ParetoSizes
 from latency_model.sim.profiles import check_stack, profile_config, recovery_overrides
@@ -284,3 +285,32 @@ def test_size_generators_still_draw_the_same_sizes():
     x = ParetoSizes(4.0, 1.2).sample_whole_packets(np.random.default_rng(3), 5)
     assert x.tolist() == [5, 6, 13, 26, 6] and x.dtype == np.int64
     assert FixedSizes(2**53).sample_whole_packets(np.random.default_rng(0), 2).tolist() == [2**53] * 2
+
+
+# 8. mean_ci ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("level", [1.5, 0, 1, -0.5, math.nan, True, "0.9", None])
+def test_mean_ci_checks_level(level):
+    # level=1.5 gave (2.0, (nan, nan))
+    with pytest.raises(ValueError, match=r"level must be .*in \(0, 1\)"):
+        mean_ci([1.0, 2.0, 3.0], level)
+
+
+@pytest.mark.parametrize("x,match", [
+    ([], r"x must not be empty"),  # gave (nan, None)
+    ([1.0, math.nan], r"x must be finite"),
+    ([1.0, math.inf], r"x must be finite"),
+    (["a"], r"x must be real numbers"),
+    ([True, False], r"x must be real numbers"),
+    (None, r"x must be real numbers"),
+])
+def test_mean_ci_checks_x(x, match):
+    with pytest.raises(ValueError, match=match):
+        mean_ci(x)
+
+
+def test_mean_ci_still_gives_the_same_interval():
+    m, ci = mean_ci([1, 2, 3])
+    assert m == 2.0 and ci == pytest.approx((-0.48413771175033027, 4.48413771175033), rel=1e-15)
+    assert mean_ci([2.0]) == (2.0, None)
+    assert mean_ci(np.array([1.0, 2.0, 3.0]), 0.5)[1][1] < ci[1]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_choice, check_int, check_sizes
+from ..checks import check_array, check_choice, check_int, check_real, check_sizes
 from ..params import TcpParams
 from .config import SimConfig
 from .runner import ENGINES, OUT_FIELDS, run_many
@@ -32,16 +32,24 @@ def mean_ci(x, level: float = 0.95):
     Parameters
     ----------
     x : array_like
-        Sample (seconds or any unit).
+        Sample (seconds or any unit): finite real numbers, at least one.
     level : float
         Confidence level in (0, 1).
 
     Returns
     -------
     (float, (float, float) or None)
-        Mean and interval; the interval is ``None`` for fewer than two values.
+        Mean and interval, in the unit of ``x``; the interval is ``None`` for fewer than
+        two values.
+
+    Raises
+    ------
+    ValueError
+        For ``level`` outside (0, 1), or ``x`` empty or holding a non-finite or
+        non-numeric value.
     """
-    x = np.asarray(x, dtype=float)
+    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    x = check_array("x", x).ravel()
     m = float(x.mean())
     if x.size < 2:
         return m, None
@@ -120,7 +128,23 @@ class SizeSummary:
 
 @dataclass(frozen=True)
 class SimSummary:
-    """Result of :func:`simulate`: one :class:`SizeSummary` per requested size."""
+    """Result of :func:`simulate`: one :class:`SizeSummary` per requested size.
+
+    Attributes
+    ----------
+    params : TcpParams
+        TCP parameters of every run (``params.p``: data loss probability per packet).
+    config : SimConfig
+        Link, timer and rule settings of every run.
+    runs : int
+        Transfers simulated per size.
+    seed : int
+        Root seed: run ``i`` of every size used child ``i`` of
+        ``SeedSequence(seed).spawn(runs)``.
+    results : list of SizeSummary
+        One per requested size, in the order given (times in seconds, sizes in bytes and
+        packets).
+    """
 
     params: TcpParams
     config: SimConfig
