@@ -24,6 +24,7 @@ __all__ = [
     "check_choice",
     "check_flag",
     "check_instance",
+    "check_file_path",
     "check_array",
     "check_sizes",
     "BudgetError",
@@ -161,6 +162,22 @@ def check_instance(name: str, value, cls, what: str | None = None):
             what = " or ".join(c.__name__ for c in classes)
         raise ValueError(f"{name} must be a {what}, got {value!r}")
     return value
+
+
+def check_file_path(name: str, value):
+    """Return ``value`` as a :class:`pathlib.Path` if it can name an output file.
+
+    A string or path-like, not empty and not an existing directory; its parent need not
+    exist (the writers create it).
+    """
+    from pathlib import Path
+
+    if not isinstance(value, (str, os.PathLike)) or str(value) == "":
+        raise ValueError(f"{name} must be a file path (str or Path), got {value!r}")
+    path = Path(value)
+    if path.is_dir():
+        raise ValueError(f"{name} must be a file path, got the directory {str(path)!r}")
+    return path
 
 
 def check_array(

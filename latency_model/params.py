@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from .checks import check_choice, check_int, check_real
+from .checks import check_choice, check_instance, check_int, check_real
 from .growth import GrowthRule, StandardRule
 
 __all__ = [
@@ -127,7 +127,26 @@ class TcpParams:
         return self.mss_bytes / self.rtt_s
 
     def replace(self, **changes) -> "TcpParams":
-        """Return a copy with ``changes`` applied (validated again)."""
+        """Return a copy with ``changes`` applied (validated again).
+
+        Parameters
+        ----------
+        **changes
+            Fields of :class:`TcpParams` and their new values (units as in the class).
+
+        Returns
+        -------
+        TcpParams
+
+        Raises
+        ------
+        ValueError
+            For a name that is not a field (listing the fields) or a value out of range.
+        """
+        fields = [f.name for f in dataclasses.fields(self)]
+        for key in changes:
+            if key not in fields:
+                raise ValueError(f"TcpParams has no field {key!r} (fields: {', '.join(fields)})")
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
@@ -214,17 +233,24 @@ def apply_variant(
     size_threshold_bytes : float
         Threshold of the size-based variant, bytes (default 10 000).
 
+    Returns
+    -------
+    TcpParams
+        ``params`` with the variant's recovery settings.
+
     Raises
     ------
     ValueError
-        For an unknown variant, or ``"size-based"`` without a size.
+        For ``params`` that is not a :class:`TcpParams`, an unknown variant,
+        ``"size-based"`` without a size, or a size or threshold not > 0.
     """
+    check_instance("params", params, TcpParams)
     check_choice("variant", variant, [*VARIANTS, "size-based"])
+    size = None if size_bytes is None else check_real("size_bytes", size_bytes, low=0.0, low_open=True)
+    thr = check_real("size_threshold_bytes", size_threshold_bytes, low=0.0, low_open=True)
     if variant == "size-based":
-        if size_bytes is None:
+        if size is None:
             raise ValueError("size_bytes is required for the size-based variant")
-        size = check_real("size_bytes", size_bytes, low=0.0, low_open=True)
-        thr = check_real("size_threshold_bytes", size_threshold_bytes, low=0.0, low_open=True)
         variant = "proposal" if size < thr else "lt"
     settings = dict(VARIANTS[variant])
     if settings["dup_lt"] is not None:

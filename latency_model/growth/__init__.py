@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..checks import check_choice
 from .base import CongestionState, ContinuousLaw, GrowthRule
 from .ass import AssRule
 from .btcp import BtcpRule
@@ -59,9 +60,13 @@ def make_rule(name: str, **rule_params) -> GrowthRule:
     ValueError
         Naming the valid rules for an unknown rule, or the valid parameters for an
         unknown parameter.
+
+    Returns
+    -------
+    GrowthRule
+        An instance of ``RULES[name]``.
     """
-    if name not in RULES:
-        raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {name!r}")
+    check_choice("rule", name, sorted(RULES))
     cls = RULES[name]
     valid = [f.name for f in dataclasses.fields(cls)]
     for key in rule_params:
@@ -72,7 +77,22 @@ def make_rule(name: str, **rule_params) -> GrowthRule:
 
 
 def rule_parameters(name: str) -> dict:
-    """Parameters of a registered rule with their defaults: ``{parameter: default}``."""
-    if name not in RULES:
-        raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {name!r}")
+    """Parameters of a registered rule with their defaults.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`RULES`.
+
+    Returns
+    -------
+    dict
+        ``{parameter: default}`` (units as in the rule's own docstring).
+
+    Raises
+    ------
+    ValueError
+        Naming the valid rules for an unknown rule.
+    """
+    check_choice("rule", name, sorted(RULES))
     return {f.name: f.default for f in dataclasses.fields(RULES[name])}

@@ -22,6 +22,8 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
+from ..checks import check_int
+
 __all__ = ["GrowthRule", "CongestionState", "ContinuousLaw"]
 
 
@@ -93,8 +95,14 @@ class GrowthRule(abc.ABC):
         w_ss : ndarray
             Slow-start threshold, packets.
         b : int
-            Delayed-ACK factor (packets per ACK).
+            Delayed-ACK factor (packets per ACK), >= 1.
+
+        Returns
+        -------
+        ndarray
+            Packets, ``w`` and ``w_ss`` broadcast together.
         """
+        b = check_int("b", b, low=1)
         w, w_ss = np.broadcast_arrays(np.asarray(w, dtype=float), np.asarray(w_ss, dtype=float))
         ss = np.minimum(self.slow_start_round(w, b), np.maximum(w_ss, w))
         return np.where(w < w_ss, ss, self.congestion_avoidance_round(w, b))

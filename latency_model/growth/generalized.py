@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 
-from ..checks import check_real
+from ..checks import check_int, check_real
 from .base import CongestionState, ContinuousLaw, GrowthRule
 
 __all__ = ["GeneralizedRule"]
@@ -50,6 +50,7 @@ class GeneralizedRule(GrowthRule):
         return w * self._factor(b)
 
     def continuous_law(self, b):
+        b = check_int("b", b, low=1)
         return ContinuousLaw(ss_log_growth=math.log(self._factor(b)), ca_slope=1.0 / b)
 
     def on_ack(self, st: CongestionState, acked_bytes: int) -> None:

@@ -45,6 +45,7 @@ class StandardRule(GrowthRule):
         return w * (1.0 + 1.0 / b)
 
     def continuous_law(self, b):
+        b = check_int("b", b, low=1)
         return ContinuousLaw(ss_log_growth=math.log1p(1.0 / b), ca_slope=1.0 / b)
 
     def on_ack(self, st: CongestionState, acked_bytes: int) -> None:

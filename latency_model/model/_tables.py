@@ -26,7 +26,7 @@ from ._interp import _first_crossing, _lagrange, _locate, _locate_in_rows, _sten
 from ._regions import (_FLOOR_KINK_WINDOW, _GAP_BISECTIONS, _GAP_SAMPLES, _RECOVERY_WINDOW_FLOOR,
                        _TIMEOUT_SSTHRESH_FLOOR, _after_loss, _family_windows, _next_boundary_kinks,
                        _region_bounds, _tail_packets)
-from .fluid import l0_and_w_f_unchecked, l0_unchecked, y_f, y_f_unchecked
+from .fluid import l0_and_w_f_unchecked, l0_unchecked, y_f_unchecked
 
 if TYPE_CHECKING:  # annotations only: recursion imports this module
     from .recursion import SolverOptions
@@ -223,9 +223,9 @@ class _Tables:
         w0, wss = _family_windows(family, fine)
         tail = _tail_packets(params) * float(params.mss_bytes)
         curves = (
-            (y_f(params, np.full(fine.shape, thr), w0, wss, time_model=tm), self.r - tail),
-            (y_f(params, np.minimum(wss, params.rwnd), w0, wss, time_model=tm), self.r),
-            (y_f(params, np.full(fine.shape, params.rwnd), w0, wss, time_model=tm), self.r),
+            (y_f_unchecked(params, np.full(fine.shape, thr), w0, wss, tm), self.r - tail),
+            (y_f_unchecked(params, np.minimum(wss, params.rwnd), w0, wss, tm), self.r),
+            (y_f_unchecked(params, np.full(fine.shape, params.rwnd), w0, wss, tm), self.r),
         )
         extra = np.stack([_first_crossing(fine, f, target) for f, target in curves], axis=1)
         smooth = base[base != thr]  # the geometric points: every other point may be a kink

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_array, check_choice
+from ..checks import check_array, check_choice, check_instance
 from ..params import TcpParams
 
 __all__ = ["TIME_MODELS", "y_f", "l0", "w_f", "l0_and_w_f"]
@@ -75,7 +75,7 @@ def y_f(params: TcpParams, target, w0=None, w_ss=None, *, time_model: str = "flu
         ``target`` (``target > M``, or the rule's window stops growing below it).
     """
     target = check_array("target", target, low=0.0, low_open=True)
-    w0, w_ss = _windows(params, w0, w_ss)
+    w0, w_ss = _windows(params, w0, w_ss, target)
     check_choice("time_model", time_model, TIME_MODELS)
     return y_f_unchecked(params, target, w0, w_ss, time_model)
 
@@ -136,7 +136,7 @@ def l0_and_w_f(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model:
     Same parameters as :func:`l0`; returns the tuple ``(l0, w_f)``.
     """
     size = check_array("size_bytes", size_bytes, low=0.0)
-    w0, w_ss = _windows(params, w0, w_ss)
+    w0, w_ss = _windows(params, w0, w_ss, size)
     check_choice("time_model", time_model, TIME_MODELS)
     return l0_and_w_f_unchecked(params, size, w0, w_ss, time_model)
 
@@ -177,12 +177,25 @@ def l0_and_w_f_unchecked(params: TcpParams, size, w0, w_ss, time_model: str):
     return _rounds_walk(params, np.asarray(size, float), w0, np.asarray(w_ss, float))
 
 
-def _windows(params: TcpParams, w0, w_ss):
+def _windows(params: TcpParams, w0, w_ss, first):
+    """Checked ``(w0, w_ss)`` arrays; ``first`` is the checked size or target array.
+
+    ``w0`` must be in (0, M], as :class:`TcpParams` requires of its own ``w0`` (the
+    unchecked forms, which the solver calls on its own windows, send a window above M
+    at M); both must broadcast against ``first``.
+    """
+    check_instance("params", params, TcpParams)
     w0 = params.w0 if w0 is None else w0
     w_ss = params.w_ss if w_ss is None else w_ss
-    w0 = check_array("w0", w0, low=0.0, low_open=True)
+    w0 = check_array("w0", w0, low=0.0, high=float(params.rwnd), low_open=True)
     w_ss = check_array("w_ss", w_ss, low=0.0, low_open=True)
-    return w0, w_ss  # the unchecked forms send a window above M at M
+    for name, arr in (("w0", w0), ("w_ss", w_ss)):
+        try:
+            np.broadcast_shapes(first.shape, arr.shape)
+        except ValueError:
+            raise ValueError(f"{name} must be a scalar or broadcast against the sizes "
+                             f"(shape {first.shape}), got shape {arr.shape}") from None
+    return w0, w_ss
 
 
 class _fluid:

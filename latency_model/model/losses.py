@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from ..checks import check_array, check_choice, check_int, check_real
+from ..checks import check_array, check_choice, check_flag, check_int, check_memory, check_real
 
 __all__ = ["LOSS_LAWS", "LossCounts", "loss_count_pmf", "first_loss_density"]
 
@@ -109,12 +109,19 @@ def loss_count_pmf(
     Returns
     -------
     LossCounts
+
+    Raises
+    ------
+    ValueError
+        For a parameter out of range; :class:`~latency_model.checks.BudgetError` (a
+        ValueError) when the table of sizes x loss counts would not fit in memory.
     """
     sizes = check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
     p = check_real("p", p, low=0.0, high=1.0, high_open=True)
     mss = check_int("mss_bytes", mss_bytes, low=1)
     check_choice("law", law, LOSS_LAWS)
     tail = check_real("tail", tail, low=0.0, high=1.0, low_open=True, high_open=True)
+    check_flag("normalize", normalize)
     own_truncation = k_max is None
     if k_max is not None:
         k_max = check_int("k_max", k_max, low=1)
@@ -122,13 +129,14 @@ def loss_count_pmf(
     lam = p / mss
     if law == "exact":
         n_packets = np.ceil(sizes / mss * (1 - 1e-12))[:, None]
+        if k_max is None:
+            k_max = 1 if p == 0.0 else int(np.max(stats.nbinom.isf(tail, n_packets, 1.0 - p))) + 2
+        check_memory(f"the loss-count law of {sizes.size} size(s) up to {k_max:.3g} losses",
+                     _PMF_COPIES * 8.0 * sizes.size * k_max)
         if p == 0.0:
-            k_max = k_max or 1
             pmf = np.zeros((sizes.size, k_max))
             pmf[:, 0] = 1.0
         else:
-            if k_max is None:
-                k_max = int(np.max(stats.nbinom.isf(tail, n_packets, 1.0 - p))) + 2
             pmf = stats.nbinom.pmf(np.arange(k_max)[None, :], n_packets, 1.0 - p)
         if own_truncation:
             pmf = _truncate_each(pmf, np.ones(sizes.size), tail)
@@ -139,6 +147,9 @@ def loss_count_pmf(
     lam_y = lam * sizes
     mean = lam_y / max(1.0 - p, 1e-12)
     k_full = int(np.ceil(np.max(mean + 12.0 * np.sqrt(mean + 1.0) + 12.0)))
+    k_cols = max(k_full + 1, k_max or 0)
+    check_memory(f"the loss-count law of {sizes.size} size(s) up to {k_cols:.3g} losses",
+                 _PMF_COPIES * 8.0 * sizes.size * k_cols)
     k_all = np.arange(k_full + 1)
     log_pmf = _paper_log_pmf(k_all[None, :], lam_y[:, None], lam * mss)
     full = np.exp(log_pmf)
@@ -158,6 +169,11 @@ def loss_count_pmf(
         pmf = _truncate_each(pmf, total, tail)
     left = np.maximum(total - pmf.sum(axis=1), 0.0)
     return LossCounts(pmf=pmf, raw_mass=raw, truncated_mass=left)
+
+
+_PMF_COPIES = 6
+"""Arrays of the pmf's shape alive at once while it is built (log pmf, pmf, the cumulative
+sums and the truncation's masks), for the memory estimate of :func:`loss_count_pmf`."""
 
 
 def _truncate_each(pmf: np.ndarray, total: np.ndarray, tail: float) -> np.ndarray:

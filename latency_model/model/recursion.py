@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..checks import check_choice, check_int, check_real, check_sizes
+from ..checks import check_choice, check_flag, check_instance, check_int, check_real, check_sizes
 from ..params import TcpParams
 from ..values import show
 from ._regions import _after_loss, _family_windows, _region_bounds
@@ -175,6 +175,19 @@ class LatencyResult:
 _EXACT_L2_MIN_WEIGHT = 1e-7
 
 
+MAX_K = 10_000
+"""Largest loss count :func:`conditional_latency` solves for: each count is one level of
+the recursion's tables, and no file this model is meant for has a non-negligible chance
+of more losses (a million packets at p = 0.5 has about 1e6 on average, but the tables
+would take hours)."""
+
+
+def _options(options) -> "SolverOptions":
+    if options is None:
+        return SolverOptions()
+    return check_instance("options", options, SolverOptions)
+
+
 def _sizes(func, positional, size_bytes, size_packets, params) -> np.ndarray:
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {show(params)}")
@@ -198,7 +211,7 @@ def conditional_latency(
     params : TcpParams
         Path, TCP and recovery settings (``dup_lt``, ``tail_retransmit``) and rule.
     k : int or sequence of int
-        Number(s) of losses (>= 0).
+        Number(s) of losses, 0 to :data:`MAX_K` (10,000).
     size_bytes : array_like, optional
         File sizes, bytes (> 0).
     size_packets : array_like, optional
@@ -211,10 +224,13 @@ def conditional_latency(
     ndarray
         Shape ``(n_sizes,)`` for an int ``k``, ``(n_sizes, len(k))`` for a sequence.
     """
-    opts = options or SolverOptions()
+    opts = _options(options)
     sizes = _sizes("conditional_latency", positional, size_bytes, size_packets, params)
     scalar = np.ndim(k) == 0
-    ks = [check_int("k", kk, low=0) for kk in np.atleast_1d(k)]
+    if not scalar and np.size(k) == 0:
+        raise ValueError("k must be an integer or a non-empty sequence of integers in "
+                         f"[0, {MAX_K}], got {k!r}")
+    ks = [check_int("k", kk, low=0, high=MAX_K) for kk in ((k,) if scalar else np.ravel(k).tolist())]
     k_top = max(ks)
     out = np.empty((sizes.size, len(ks)))
     by_k = _solve(params, sizes, k_top + 1, opts)
@@ -250,7 +266,7 @@ def expected_latency(
     law : {"paper", "exact"}
         Loss-count law (:func:`latency_model.model.losses.loss_count_pmf`).
     normalize : bool
-        Normalise the paper's law to total mass 1 (default).
+        Normalise the paper's law to total mass 1 (default); a bool.
     tail : float
         Truncation: probability mass of more losses left out (default 1e-9).
     options : SolverOptions, optional
@@ -260,9 +276,10 @@ def expected_latency(
     -------
     LatencyResult
     """
-    opts = options or SolverOptions()
+    opts = _options(options)
     sizes = _sizes("expected_latency", positional, size_bytes, size_packets, params)
     check_choice("law", law, LOSS_LAWS)
+    check_flag("normalize", normalize)
     counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
     # The exact L_2 (its cost grows with the number of sizes) only where its weight
     # p(2 | y) can show: elsewhere the table's L_2 (within 1.3e-4 of it) moves L by less
@@ -360,25 +377,34 @@ def conditional_latency_direct(
     size_bytes : float
         File size, bytes (> 0).
     k : int
-        Number of losses (>= 0).
+        Number of losses, 0 to :data:`MAX_K_DIRECT` (3).
     w0, w_ss : float, optional
-        Window state, packets (default from ``params``).
+        Window state, packets (default from ``params``); ``w0`` in (0, M].
     time_model : {"fluid", "rounds"}
         Time model of L_0 and W_f.
     epsrel : float
-        Relative tolerance of each quadrature.
+        Relative tolerance of each quadrature, in (0, 1).
 
     Returns
     -------
     float
         Seconds.
     """
+    check_instance("params", params, TcpParams)
     size = check_real("size_bytes", size_bytes, low=0.0, low_open=True)
-    k = check_int("k", k, low=0)
+    k = check_int("k", k, low=0, high=MAX_K_DIRECT)
     check_choice("time_model", time_model, TIME_MODELS)
-    w0 = params.w0 if w0 is None else check_real("w0", w0, low=0.0, low_open=True)
+    w0 = params.w0 if w0 is None else check_real("w0", w0, low=0.0, high=float(params.rwnd),
+                                                 low_open=True)
     w_ss = params.w_ss if w_ss is None else check_real("w_ss", w_ss, low=0.0, low_open=True)
+    epsrel = check_real("epsrel", epsrel, low=0.0, high=1.0, low_open=True, high_open=True)
     return _direct(params, k, size, w0, w_ss, time_model, epsrel)
+
+
+MAX_K_DIRECT = 3
+"""Largest ``k`` :func:`conditional_latency_direct` accepts: its nested quadrature's cost
+grows exponentially with ``k`` (k = 3 takes minutes; :func:`conditional_latency` is the
+fast path for any ``k``)."""
 
 
 def _direct(params, k, r, w0, wss, tm, epsrel):

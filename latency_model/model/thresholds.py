@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..checks import check_choice, check_int
+from ..checks import check_choice, check_instance, check_int
 from .fluid import y_f
 from ..params import TcpParams
 
@@ -62,13 +62,29 @@ def y_to(params: TcpParams, w0=None, w_ss=None, *, time_model: str = "fluid") ->
         reach it (receiver window below the threshold), in which case every loss
         times out.
     """
+    check_instance("params", params, TcpParams)
     return y_f(params, params.timeout_threshold, w0, w_ss, time_model=time_model)
 
 
 def filesize_min(params: TcpParams, w0=None, w_ss=None, *, time_model: str = "fluid") -> np.ndarray:
     """Smallest file for which one loss need not time out, bytes: ``y_to + dup_t MSS``.
 
-    Paper, Section 3 and Figure 5. Same parameters as :func:`y_to`.
+    Paper, Section 3 and Figure 5.
+
+    Parameters
+    ----------
+    params : TcpParams
+        As for :func:`y_to`.
+    w0, w_ss : array_like, optional
+        Initial window, in (0, M], and slow-start threshold, packets (default from
+        ``params``).
+    time_model : {"fluid", "rounds"}
+        Passed to :func:`latency_model.model.fluid.y_f`.
+
+    Returns
+    -------
+    ndarray
+        Bytes; ``inf`` where every loss times out (see :func:`y_to`).
     """
     return y_to(params, w0, w_ss, time_model=time_model) + params.dup_t * params.mss_bytes
 
