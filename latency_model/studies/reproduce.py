@@ -22,10 +22,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .. import __version__
+from ..checks import check_flag, check_instance, check_int
+from ..sim.profiles import check_stack
 from . import cache
 from .export import atomic_write_text, write_csv, write_json
 from ..workers import worker_init
-from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
+from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, Budget, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
                       budget_dict, compute, figure_rows, setting_text)
 from .tables import add_simulated_y_to, write_tables
 from .trace_figures import TRACE_COLUMNS, TRACE_FIGURES, trace_figure
@@ -119,8 +121,19 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     """
     from .validate import evaluate, paper_claims, report_markdown
 
+    # Every argument is checked before anything is written under ``out``.
+    if not isinstance(out, (str, os.PathLike)) or str(out) == "":
+        raise ValueError(f"out must be a directory path (str or Path), got {out!r}")
     out = Path(out)
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out must be a directory, got the file {str(out)!r}")
+    for name, value in (("quick", quick), ("force", force), ("progress", progress)):
+        check_flag(name, value)
+    jobs = (os.cpu_count() or 1) if jobs is None else check_int("jobs", jobs, low=1)
+    check_instance("command", command, str)
+    if budget is not None:
+        check_instance("budget", budget, Budget)
+    check_stack(stack)
     quick_map = quick or budget is not None  # a test's budget gets the quick accuracy map
     budget = budget or (QUICK_BUDGET if quick else DEFAULT_BUDGET)
     if stack != budget.stack:

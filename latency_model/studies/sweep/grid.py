@@ -222,13 +222,30 @@ def parse_param(item: str) -> Axis:
 def grid_from_items(items, toml_params: dict | None = None) -> Grid:
     """A :class:`Grid` from ``--param`` items and, optionally, a TOML ``[params]`` table.
 
+    Parameters
+    ----------
+    items : list or tuple of str
+        ``"NAME=VALUES"`` items, as given to ``sweep --param`` (e.g. ``"p=0.01,0.05"``,
+        ``"size-packets=1:30"``; units as in the parameter's name or the README).
+    toml_params : dict, optional
+        A TOML ``[params]`` table: ``{name: values}``.
+
+    Returns
+    -------
+    Grid
+
     Raises
     ------
     ValueError
-        For a name given twice (in any spelling), both size axes, or a bad value list.
+        For items that are not a list of strings, a name given twice (in any spelling),
+        both size axes, or a bad value list.
     BudgetError
         (a ValueError) For a grid whose rows cannot fit in memory, before any value is built.
     """
+    if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
+        raise ValueError(f"items must be a list of 'NAME=VALUES' strings, got {items!r}")
+    if toml_params is not None and not isinstance(toml_params, dict):
+        raise ValueError(f"toml_params must be a dict of name: values, got {toml_params!r}")
     counts = [count_values(str(name), values) for name, values in (toml_params or {}).items()]
     for item in items:
         name, sep, values = str(item).partition("=")

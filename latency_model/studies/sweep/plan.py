@@ -20,7 +20,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from ...checks import (PROCESS_BYTES, check_choice, check_int, check_memory, check_real, format_bytes, long_work,
+from ...checks import (PROCESS_BYTES, check_choice, check_instance, check_int, check_memory, check_real, format_bytes, long_work,
                        model_cost, packet_model_seconds, packet_tree_seconds, simulation_cost,
                        transfer_seconds)
 from ...growth import RULES, make_rule, rule_parameters
@@ -146,8 +146,8 @@ class SweepSpec:
         Simulated path and timers (default ``SimConfig()``). A ``stack`` axis replaces its
         profile per point (``SimConfig.profile(stack, base=sim_config, **sim_overrides)``).
     sim_overrides : dict or None
-        SimConfig fields given explicitly (CLI flags): they win over every stack of a
-        ``stack`` axis.
+        SimConfig fields given explicitly (CLI flags): applied to ``sim_config``, and they
+        win over every stack of a ``stack`` axis.
     engine : str
         Simulator engine (all give identical results).
     model_chunk : int
@@ -177,6 +177,11 @@ class SweepSpec:
         object.__setattr__(self, "model_chunk", check_int("model_chunk", self.model_chunk, low=1))
         if not isinstance(self.grid, Grid):
             raise ValueError(f"grid must be a Grid, got {self.grid!r}")
+        if self.sim_config is not None:
+            check_instance("sim_config", self.sim_config, SimConfig)
+        if self.sim_overrides is not None:
+            check_instance("sim_overrides", self.sim_overrides, dict, "dict of SimConfig fields")
+            self._config()  # an unknown field or a value out of range is refused here
 
     @property
     def sources(self) -> tuple:
@@ -265,7 +270,8 @@ class SweepSpec:
         return notes
 
     def _config(self):
-        return SimConfig() if self.sim_config is None else self.sim_config
+        base = SimConfig() if self.sim_config is None else self.sim_config
+        return base.replace(**self.sim_overrides) if self.sim_overrides else base
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...checks import check_int, check_real
+from ...checks import check_file_path, check_flag, check_instance, check_int, check_real
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
 from ..export import write_json
 from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _models, plan_sweep, row_order
@@ -263,8 +263,17 @@ def run_sweep(
         On KeyboardInterrupt, after saving every finished row.
     """
     t0 = time.perf_counter()
-    out = Path(out)
+    check_instance("spec", spec, SweepSpec)
+    out = check_file_path("out", out)
     jobs = check_int("jobs", jobs, low=1)
+    check_flag("force", force)
+    check_flag("progress", progress)
+    if command is not None:
+        check_instance("command", command, (list, tuple), "list of str")
+    if plan is not None:
+        check_instance("plan", plan, Plan)
+    if client is not None and not callable(getattr(client, "submit", None)):
+        raise ValueError(f"client must be a distributed.Client, got {client!r}")
     flush_interval_s = check_real("flush_interval_s", flush_interval_s, low=0.0)
     require_pyarrow(out)
     plan = plan_sweep(spec) if plan is None else plan
