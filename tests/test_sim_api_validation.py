@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from latency_model import TcpParams
-from latency_model.sim import (SimConfig, fast_path_supported, mean_ci, profile_params, run_many,
-                               run_transfer)
+from latency_model.sim import (Dumbbell, ScenarioResult, SimConfig, SimSummary, fast_path_supported,
+                               mean_ci, profile_params, run_many, run_transfer)
 from latency_model.sim.onoff import OnOffSource
-from latency_model.sim.sizes import FixedSizes, ParetoSizes
 from latency_model.sim.profiles import check_stack, profile_config, recovery_overrides
 from latency_model.sim.scenario import Flow, Scenario, random_flows
 from latency_model.sim.scenario import run as run_scenario
+from latency_model.sim.sizes import FixedSizes, ParetoSizes
 
 P = TcpParams()
 
@@ -314,3 +314,28 @@ def test_mean_ci_still_gives_the_same_interval():
     assert m == 2.0 and ci == pytest.approx((-0.48413771175033027, 4.48413771175033), rel=1e-15)
     assert mean_ci([2.0]) == (2.0, None)
     assert mean_ci(np.array([1.0, 2.0, 3.0]), 0.5)[1][1] < ci[1]
+
+
+# 10. ScenarioResult.column, and numpydoc sections ----------------------------------------
+
+@pytest.mark.parametrize("name", [["completion_s"], "bogus", 3])
+def test_scenario_result_column_checks_name(name):
+    res = run_scenario(Scenario(flows=[FLOW]))
+    with pytest.raises(ValueError, match=r"name must be a FlowRecord field \(index, .*completion_s"):
+        res.column(name)  # a list was a TypeError (unhashable)
+    assert res.column("completion_s").tolist() == [res.flows[0].completion_s]
+
+
+@pytest.mark.parametrize("obj,sections", [
+    (fast_path_supported, ("Parameters", "Returns", "Raises")),
+    (SimSummary, ("Attributes", "seconds")),
+    (ParetoSizes.sample_packets, ("Parameters", "Returns", "packets")),
+    (ParetoSizes.sample_whole_packets, ("Parameters", "Returns", "packets", "Raises")),
+    (FixedSizes.sample_packets, ("Parameters", "Returns", "packets")),
+    (Dumbbell.bdp_packets, ("Parameters", "Returns", "bytes")),
+    (ScenarioResult.column, ("Parameters", "Returns", "Raises")),
+    (SimConfig.replace, ("Parameters", "Returns", "Raises")),
+])
+def test_public_docstrings_have_numpydoc_sections(obj, sections):
+    for section in sections:
+        assert section in obj.__doc__, (obj, section)

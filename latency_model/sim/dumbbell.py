@@ -152,7 +152,24 @@ class Dumbbell:
     def bdp_packets(self, packet_bytes: int) -> float:
         """Bottleneck bandwidth-delay product, packets of ``packet_bytes`` wire bytes:
         ``C * round_trip_s / (8 * packet_bytes)`` (Burst TCP: 1.5 Mb/s x 90 ms / 1064 B = 15.9;
-        its "BDP of an individual link", 1.5 Mb/s x 35 ms / 1024 B = 6.4, sets B = 7)."""
+        its "BDP of an individual link", 1.5 Mb/s x 35 ms / 1024 B = 6.4, sets B = 7).
+
+        Parameters
+        ----------
+        packet_bytes : int
+            Size of a packet on the wire (payload + headers), bytes (>= 1).
+
+        Returns
+        -------
+        float
+            Packets of ``packet_bytes`` that fill the bottleneck (``bottleneck_rate_bps``,
+            bit/s) over one propagation round trip (``round_trip_s``, seconds); not rounded.
+
+        Raises
+        ------
+        ValueError
+            If ``packet_bytes`` is not an integer >= 1.
+        """
         packet_bytes = check_int("packet_bytes", packet_bytes, low=1)
         return self.bottleneck_rate_bps * self.round_trip_s / (8.0 * packet_bytes)
 

@@ -309,9 +309,32 @@ class ScenarioResult:
     cwnd: tuple | None = None
 
     def column(self, name: str) -> np.ndarray:
-        """One :class:`FlowRecord` field for every flow, as an array."""
-        if name not in FlowRecord.__dataclass_fields__:
-            raise ValueError(f"name must be a FlowRecord field, got {name!r}")
+        """One :class:`FlowRecord` field for every flow, as an array.
+
+        Parameters
+        ----------
+        name : str
+            A :class:`FlowRecord` field, e.g. ``"completion_s"`` (seconds),
+            ``"packets_lost"`` (packets) or ``"bytes_acked"`` (bytes).
+
+        Returns
+        -------
+        ndarray, shape (len(flows),)
+            The field of each flow in scenario order, in the field's unit (float for
+            times, int for counts and sizes, bool for ``completed``).
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a FlowRecord field (the message lists them).
+        """
+        fields = tuple(FlowRecord.__dataclass_fields__)
+        try:
+            known = name in fields
+        except TypeError:
+            known = False
+        if not isinstance(name, str) or not known:
+            raise ValueError(f"name must be a FlowRecord field ({', '.join(fields)}), got {name!r}")
         return np.asarray([getattr(r, name) for r in self.flows])
 
 
