@@ -199,3 +199,19 @@ def test_run_reproduction_out_must_be_a_directory(tmp_path):
     for bad, needle in ((f, "got the file"), (None, "out must be a directory path"), ("", "directory path")):
         with pytest.raises(ValueError, match=needle):
             run_reproduction(bad)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("x", 1.0, 1), "cwnd must be a finite number > 0"),
+    ((1.0, None, 1), "ssthresh must be a number > 0"),
+    ((0.0, 1.0, 1), "cwnd must be a finite number > 0"),
+    ((1.0, 1.0, 0), "mss must be an integer >= 1"),
+    ((float("nan"), 1.0, 1), "cwnd must be"),
+    ((1.0, 1.0, 1, -1.0), "bytes_acked must be a finite number >= 0"),
+])
+def test_congestion_state_bad_input(args, needle):
+    from latency_model.growth import CongestionState
+
+    with pytest.raises(ValueError, match=needle):
+        CongestionState(*args)
+    assert CongestionState(1000.0, float("inf"), 1000).in_slow_start  # no threshold: inf

@@ -16,6 +16,7 @@ Retransmit) is not part of a rule: any rule combines with any recovery variant.
 from __future__ import annotations
 
 import abc
+import math
 import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
@@ -48,6 +49,19 @@ class CongestionState:
     ssthresh: float
     mss: int
     bytes_acked: float = 0.0
+
+    def __post_init__(self) -> None:
+        # Built once per transfer (by GrowthRule.new_state), then only mutated: plain
+        # comparisons keep this check cheap. ssthresh may be inf (no threshold).
+        for name, low_ok, inf_ok in (("cwnd", False, False), ("ssthresh", False, True),
+                                     ("bytes_acked", True, False)):
+            v = getattr(self, name)
+            if (isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer))
+                    or not (v > 0 or (low_ok and v == 0)) or (v == math.inf and not inf_ok) or v != v):
+                allowed = ">= 0" if low_ok else "> 0"
+                raise ValueError(f"{name} must be a {'' if inf_ok else 'finite '}number {allowed} "
+                                 f"(bytes), got {v!r}")
+        check_int("mss", self.mss, low=1)
 
     @property
     def in_slow_start(self) -> bool:
