@@ -425,3 +425,12 @@ def test_a_window_beyond_the_level_dp_is_announced(capsys, monkeypatch):
     assert code == 0 and "tree DP" in err and "rwnd above 253" in err, err
     code, out, err = run(capsys, *base, "--size-packets", "200")
     assert code == 0 and "tree DP" not in err, err
+
+
+def test_cross_field_timer_error_names_both_flags(capsys):
+    # SimConfig's message names min_rto_s first; the flag typed was --max-rto-s, so both
+    # fields of the message are rewritten into flags, not only the leading one.
+    assert main(["simulate", "--size-packets", "3", "--runs", "10", "--max-rto-s", "0.5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--max-rto-s (0.5)" in err and err.count("--min-rto-s") == 2 and "_rto_s" not in err
+    assert len(err.splitlines()) == 1

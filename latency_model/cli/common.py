@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -355,10 +356,19 @@ def add_size_flags(parser: argparse.ArgumentParser, default: str | None = None) 
 
 
 def flag_message(message: str) -> str:
-    """Rewrite a TcpParams error so it names the CLI flag (``b must`` -> ``--b must``)."""
+    """Rewrite a TcpParams or SimConfig error so it names the CLI flags (``b must`` ->
+    ``--b must``). The leading field is always rewritten; a field elsewhere in the message
+    only when its name has an underscore (``max_rto_s``), so a one-letter field such as
+    ``p`` or ``b`` in a sentence is left alone: a cross-field message such as ``min_rto_s
+    must be <= max_rto_s (0.5), got min_rto_s=1.0`` names both flags, whichever was typed.
+    """
     for field, flag in FIELD_FLAGS.items():
         if message.startswith(field + " "):
-            return flag + message[len(field):]
+            message = flag + message[len(field):]
+            break
+    for field, flag in FIELD_FLAGS.items():
+        if "_" in field:
+            message = re.sub(rf"(?<![\w-]){re.escape(field)}(?=[\s=(),:.]|$)", flag, message)
     return message
 
 
