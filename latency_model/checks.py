@@ -12,6 +12,7 @@ about one that is merely long.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import os
@@ -313,6 +314,7 @@ def parse_bytes(name: str, text: str) -> int:
     return int(value)
 
 
+@functools.lru_cache(maxsize=1)
 def _machine_memory_bytes() -> int | None:
     """Physical memory, or the cgroup's memory limit when lower; None when unknown."""
     found = []

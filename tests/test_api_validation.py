@@ -215,3 +215,16 @@ def test_congestion_state_bad_input(args, needle):
     with pytest.raises(ValueError, match=needle):
         CongestionState(*args)
     assert CongestionState(1000.0, float("inf"), 1000).in_slow_start  # no threshold: inf
+
+
+def test_simulator_refuses_a_transfer_that_cannot_fit(monkeypatch):
+    # 10^12 packets: a MemoryError (99 GiB) before; now the estimate and the limit.
+    import numpy as np
+
+    from latency_model.sim import run_many, run_transfer
+
+    monkeypatch.setenv("LATENCY_MODEL_MEMORY_LIMIT", "1G")
+    with pytest.raises(ValueError, match=r"simulating a transfer of 1,000,000,000,000 packets would need"):
+        run_transfer(TcpParams(p=0.0), size_packets=10**12)
+    with pytest.raises(ValueError, match=r"simulating a transfer of 1,000,000,000,000 packets would need"):
+        run_many(P, 10**12 * P.mss_bytes, np.random.SeedSequence(1).spawn(2))

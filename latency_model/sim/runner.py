@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from ..checks import check_choice, check_instance, check_int
+from ..checks import check_choice, check_instance, check_int, check_memory, simulation_cost
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
@@ -238,6 +238,13 @@ def run_many(
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     children = _check_children(children)
+    # The CLI and the sweep estimate this before starting; a direct call is checked here, so
+    # a size that cannot fit is refused with the estimate instead of a MemoryError.
+    n_packets = -(-size_bytes // params.mss_bytes)
+    block = block_size(n_packets, params.p, config.p_ack)
+    check_memory(f"simulating a transfer of {n_packets:,} packets",
+                 simulation_cost(len(children), n_packets, params.p)[0]
+                 + 8.0 * min(batch_size, max(len(children), 1)) * block)
     out = np.zeros((len(children), len(OUT_FIELDS)), dtype=float)
     fn = _kernel_for(engine, params, config)
     if fn is None:
