@@ -266,14 +266,20 @@ def check_sizes(func: str, positional, size_bytes, size_packets, mss_bytes: int,
     return arr * unit
 
 
+def _bound(x) -> str:
+    """A bound as text: whole numbers in full (2147483, not 2.14748e+06), others by %g."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else f"{x:g}"
+
+
 def _interval(low, high, low_open, high_open) -> str:
     if low is None and high is None:
         return "(any finite value)"
     if high is None:
-        return f"{'>' if low_open else '>='} {low:g}"
+        return f"{'>' if low_open else '>='} {_bound(low)}"
     if low is None:
-        return f"{'<' if high_open else '<='} {high:g}"
-    return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return f"{'<' if high_open else '<='} {_bound(high)}"
+    return f"in {'(' if low_open else '['}{_bound(low)}, {_bound(high)}{')' if high_open else ']'}"
 
 
 # ---------------------------------------------------------------------------

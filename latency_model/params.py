@@ -24,6 +24,20 @@ __all__ = [
 ]
 
 
+MAX_MSS_BYTES = 65_535
+"""Largest MSS, bytes: the TCP MSS option is a 16-bit field (RFC 9293, Section 3.7.1)."""
+
+MAX_WINDOW_BYTES = 2**30
+"""Largest window TCP can advertise, bytes: 65,535 shifted by the largest window scale, 14
+(RFC 7323, Section 2.3). Bounds ``rwnd``, and ``b`` and ``dup_t``, which count segments
+that one window must hold."""
+
+MAX_SECONDS = 3600.0
+"""Largest round-trip time or timeout accepted, seconds (an hour). No TCP path comes near
+it, and it keeps the models' sums of times, which multiply them by loss counts and back-off
+factors, far from overflowing (an RTT of 1e308 s gave NaN latencies)."""
+
+
 @dataclass(frozen=True)
 class TcpParams:
     """Parameters of one short TCP transfer over a lossy path.
@@ -31,9 +45,11 @@ class TcpParams:
     Parameters
     ----------
     mss_bytes : int
-        Maximum segment size MSS, bytes (> 0). Paper default 500.
+        Maximum segment size MSS, bytes, in [1, 65535] (:data:`MAX_MSS_BYTES`). Paper
+        default 500.
     rtt_s : float
-        Round-trip time RTT, seconds (> 0). Paper default 0.1 (2 x 50 ms).
+        Round-trip time RTT, seconds, in (0, 3600] (:data:`MAX_SECONDS`). Paper default
+        0.1 (2 x 50 ms).
     p : float
         Independent packet loss probability, in [0, 1). Paper default 0.1.
     w0 : float
@@ -41,11 +57,14 @@ class TcpParams:
     w_ss : float
         Initial slow-start threshold W_SS, packets (> 0). Paper default 30.
     rwnd : float
-        Receiver advertised window M, packets (>= 1). Paper default 30.
+        Receiver advertised window M, packets, from 1 to ``2**30 / mss_bytes``
+        (:data:`MAX_WINDOW_BYTES`). Paper default 30.
     b : int
-        Delayed-ACK factor: packets acknowledged by one ACK (>= 1). Paper: 1 or 2.
+        Delayed-ACK factor: packets acknowledged by one ACK, from 1 to ``2**30 /
+        mss_bytes``. Paper: 1 or 2.
     dup_t : int
-        Duplicate ACKs that trigger fast retransmit (>= 1). RFC 5681: 3.
+        Duplicate ACKs that trigger fast retransmit, from 1 to ``2**30 / mss_bytes``.
+        RFC 5681: 3.
     dup_lt : int or None
         Duplicate ACKs on which Limited Transmit sends new data, or ``None`` for
         no Limited Transmit. RFC 3042: 2 (its first two duplicate ACKs, so the
@@ -57,7 +76,7 @@ class TcpParams:
     early_retransmit : bool
         RFC 5827 Early Retransmit (simulator only; the fluid model ignores it).
     rto_s : float or None
-        Retransmission timeout, seconds (> 0). ``None`` means the paper's
+        Retransmission timeout, seconds, in (0, 3600]. ``None`` means the paper's
         ``max(1.0 s, 4 RTT)`` (Section 2, after [14]).
     rule : GrowthRule
         Window-growth rule (``latency_model.growth``); default RFC 5681 slow
@@ -85,25 +104,26 @@ class TcpParams:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "mss_bytes", check_int("mss_bytes", self.mss_bytes, low=1))
-        set_(self, "rtt_s", check_real("rtt_s", self.rtt_s, low=0.0, low_open=True))
+        set_(self, "mss_bytes", check_int("mss_bytes", self.mss_bytes, low=1, high=MAX_MSS_BYTES))
+        set_(self, "rtt_s", check_real("rtt_s", self.rtt_s, low=0.0, high=MAX_SECONDS, low_open=True))
         set_(self, "p", check_real("p", self.p, low=0.0, high=1.0, high_open=True))
-        set_(self, "rwnd", check_real("rwnd", self.rwnd, low=1.0))
+        max_segments = MAX_WINDOW_BYTES // self.mss_bytes  # segments in the largest window
+        set_(self, "rwnd", check_real("rwnd", self.rwnd, low=1.0, high=max_segments))
         set_(self, "w0", check_real("w0", self.w0, low=0.0, low_open=True))
         if self.w0 > self.rwnd:
             raise ValueError(
                 f"w0 must be <= rwnd ({self.rwnd:g} packets), got {self.w0:g}"
             )
         set_(self, "w_ss", check_real("w_ss", self.w_ss, low=0.0, low_open=True))
-        set_(self, "b", check_int("b", self.b, low=1))
-        set_(self, "dup_t", check_int("dup_t", self.dup_t, low=1))
+        set_(self, "b", check_int("b", self.b, low=1, high=max_segments))
+        set_(self, "dup_t", check_int("dup_t", self.dup_t, low=1, high=max_segments))
         if self.dup_lt is not None:
             set_(self, "dup_lt", check_int("dup_lt", self.dup_lt, low=1, high=self.dup_t))
         for flag in ("tail_retransmit", "early_retransmit"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
         if self.rto_s is not None:
-            set_(self, "rto_s", check_real("rto_s", self.rto_s, low=0.0, low_open=True))
+            set_(self, "rto_s", check_real("rto_s", self.rto_s, low=0.0, high=MAX_SECONDS, low_open=True))
         if not isinstance(self.rule, GrowthRule):
             raise ValueError(f"rule must be a GrowthRule instance, got {self.rule!r}")
 

@@ -228,3 +228,33 @@ def test_simulator_refuses_a_transfer_that_cannot_fit(monkeypatch):
         run_transfer(TcpParams(p=0.0), size_packets=10**12)
     with pytest.raises(ValueError, match=r"simulating a transfer of 1,000,000,000,000 packets would need"):
         run_many(P, 10**12 * P.mss_bytes, np.random.SeedSequence(1).spawn(2))
+
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("mss_bytes", 65_536, r"mss_bytes must be an integer in \[1, 65535\]"),
+    ("rtt_s", 1e308, r"rtt_s must be in \(0, 3600\]"),
+    ("rto_s", 1e308, r"rto_s must be in \(0, 3600\]"),
+    ("rwnd", 1e308, r"rwnd must be in \[1, 2147483\]"),   # 2**30 bytes / 500-byte segments
+    ("b", 10**18, r"b must be an integer in \[1, 2147483\]"),
+    ("dup_t", 10**308, r"dup_t must be an integer in \[1, 2147483\]"),
+])
+def test_tcp_params_upper_bounds(field, value, needle):
+    # Each of these gave an OverflowError, NaN latencies or L_0 = 0 before.
+    with pytest.raises(ValueError, match=needle):
+        TcpParams(**{field: value})
+    # The bounds themselves are accepted (rwnd at the largest window of 1460-byte segments).
+    TcpParams(mss_bytes=65_535, rtt_s=3600.0, rto_s=3600.0, w0=1)
+    TcpParams(mss_bytes=1460, rwnd=2**30 // 1460, w_ss=2**30 // 1460)
+
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("link_rate_bps", 1e-300, "link_rate_bps must be >= 1"),
+    ("delay_s", 1e308, r"delay_s must be in \[0, 3600\]"),
+    ("header_bytes", 1e9, r"header_bytes must be in \[0, 65535\]"),
+    ("delack_timeout_s", 1e308, r"delack_timeout_s must be in \(0, 3600\]"),
+    ("clock_granularity_s", 1e308, r"clock_granularity_s must be in \[0, 3600\]"),
+])
+def test_sim_config_bounds(field, value, needle):
+    # A rate of 1e-300 bit/s gave a mean of 1e304 s with an infinite CI.
+    with pytest.raises(ValueError, match=needle):
+        SimConfig(**{field: value})

@@ -48,7 +48,7 @@ def test_bad_parameter_raises_value_error_naming_it(name, value):
 def test_error_message_states_value_and_range():
     with pytest.raises(ValueError, match=r"p must be in \[0, 1\), got 1.0"):
         TcpParams(p=1.0)
-    with pytest.raises(ValueError, match=r"b must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"b must be an integer in \[1, 2147483\], got 0"):
         TcpParams(b=0)
 
 

@@ -138,7 +138,7 @@ def test_profile_and_replace_name_an_unknown_field():
     ({"min_rto_s": 100}, r"min_rto_s must be <= max_rto_s \(60.0\), got min_rto_s=100.0"),
     ({"initial_rto_s": 100}, r"initial_rto_s must be <= max_rto_s \(60.0\), got initial_rto_s=100.0"),
     ({"max_rto_s": 0.5}, r"min_rto_s must be <= max_rto_s \(0.5\), got min_rto_s=1.0"),
-    ({"max_rto_s": 0}, r"max_rto_s must be > 0, got 0"),
+    ({"max_rto_s": 0}, r"max_rto_s must be in \(0, 3600\], got 0"),
 ])
 def test_rto_cap_message_names_both_fields(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..checks import check_choice, check_int, check_real
+from ..params import MAX_MSS_BYTES, MAX_SECONDS
 from .profiles import check_stack, profile_config
 
 __all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "SENDERS", "RTT_SAMPLING", "PRR_MODES",
@@ -59,22 +60,22 @@ class SimConfig:
     Parameters
     ----------
     link_rate_bps : float
-        Bottleneck rate C, bit/s (> 0). Default 100e6 (paper, Section 4).
+        Bottleneck rate C, bit/s (>= 1). Default 100e6 (paper, Section 4).
     delay_s : float or None
-        One-way propagation delay d, seconds (>= 0). ``None``: ``rtt_s / 2``.
+        One-way propagation delay d, seconds, in [0, 3600]. ``None``: ``rtt_s / 2``.
     header_bytes : int
         Per-packet header overhead added to every data segment for serialisation,
-        bytes (>= 0). Default 40 (IPv4 + TCP without options).
+        bytes, in [0, 65535]. Default 40 (IPv4 + TCP without options).
     delack_timeout_s : float
-        Delayed-ACK timer, seconds (> 0) [``DelAckTimeout``]. Default 0.2.
+        Delayed-ACK timer, seconds, in (0, 3600] [``DelAckTimeout``]. Default 0.2.
     min_rto_s : float
-        RFC 6298 (2.4) lower bound on RTO, seconds (> 0) [``MinRto``]. Default 1.0.
+        RFC 6298 (2.4) lower bound on RTO, seconds, in (0, 3600] [``MinRto``]. Default 1.0.
     initial_rto_s : float
-        RFC 6298 (2.1) RTO before the first RTT sample, seconds (> 0). Default 1.0.
+        RFC 6298 (2.1) RTO before the first RTT sample, seconds, in (0, 3600]. Default 1.0.
     max_rto_s : float
-        RFC 6298 (2.5) upper bound on RTO, seconds (>= initial and min RTO). Default 60.
+        RFC 6298 (2.5) upper bound on RTO, seconds (>= initial and min RTO, <= 3600). Default 60.
     clock_granularity_s : float
-        RFC 6298 clock granularity G, seconds (>= 0). Default 0.
+        RFC 6298 clock granularity G, seconds, in [0, 3600]. Default 0.
     rto_rule : {"rfc6298", "paper"}
         Timer rule, see :data:`RTO_RULES`.
     lt_mode : {"rfc3042", "paper"}
@@ -141,25 +142,27 @@ class SimConfig:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "link_rate_bps", check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True))
+        # Lower bound 1 bit/s and times up to an hour (MAX_SECONDS): a rate of 1e-300 bit/s
+        # gave transfer times of 1e304 s and an infinite CI.
+        set_(self, "link_rate_bps", check_real("link_rate_bps", self.link_rate_bps, low=1.0))
         if self.delay_s is not None:
-            set_(self, "delay_s", check_real("delay_s", self.delay_s, low=0.0))
-        hb = check_real("header_bytes", self.header_bytes, low=0.0)
+            set_(self, "delay_s", check_real("delay_s", self.delay_s, low=0.0, high=MAX_SECONDS))
+        hb = check_real("header_bytes", self.header_bytes, low=0.0, high=MAX_MSS_BYTES)
         if hb != int(hb):
             raise ValueError(f"header_bytes must be an integer >= 0, got {self.header_bytes!r}")
         set_(self, "header_bytes", int(hb))
         set_(self, "delack_timeout_s",
-             check_real("delack_timeout_s", self.delack_timeout_s, low=0.0, low_open=True))
-        set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
+             check_real("delack_timeout_s", self.delack_timeout_s, low=0.0, high=MAX_SECONDS, low_open=True))
+        set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, high=MAX_SECONDS, low_open=True))
         set_(self, "initial_rto_s",
-             check_real("initial_rto_s", self.initial_rto_s, low=0.0, low_open=True))
-        set_(self, "max_rto_s", check_real("max_rto_s", self.max_rto_s, low=0.0, low_open=True))
+             check_real("initial_rto_s", self.initial_rto_s, low=0.0, high=MAX_SECONDS, low_open=True))
+        set_(self, "max_rto_s", check_real("max_rto_s", self.max_rto_s, low=0.0, high=MAX_SECONDS, low_open=True))
         for low in ("min_rto_s", "initial_rto_s"):  # the cap sits above both; name the pair
             if getattr(self, low) > self.max_rto_s:
                 raise ValueError(f"{low} must be <= max_rto_s ({self.max_rto_s!r}), got {low}="
                                  f"{getattr(self, low)!r}")
         set_(self, "clock_granularity_s",
-             check_real("clock_granularity_s", self.clock_granularity_s, low=0.0))
+             check_real("clock_granularity_s", self.clock_granularity_s, low=0.0, high=MAX_SECONDS))
         check_choice("rto_rule", self.rto_rule, RTO_RULES)
         check_choice("lt_mode", self.lt_mode, LT_MODES)
         set_(self, "p_ack", check_real("p_ack", self.p_ack, low=0.0, high=1.0, high_open=True))
