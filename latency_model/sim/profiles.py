@@ -209,10 +209,11 @@ def profile_config(name: str, base, **overrides):
     ValueError
         For an unknown profile, ``base`` not a SimConfig, an unknown field or an invalid value.
     """
-    from .config import SimConfig  # noqa: PLC0415 (config imports this module)
-
     prof = check_stack(name)
-    check_instance("base", base, SimConfig)
+    # config imports this module, so the type is checked by its shape, not by isinstance
+    # (an import here, even inside the function, would close an import cycle).
+    if type(base).__name__ != "SimConfig" or not callable(getattr(base, "replace", None)):
+        raise ValueError(f"base must be a SimConfig, got {base!r}")
     values = {k: v for k, (v, _src) in prof.config.items()}
     if "sender" in overrides and "rtt_sampling" not in overrides:
         if overrides["sender"] == "ns3":
