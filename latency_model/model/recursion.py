@@ -300,13 +300,27 @@ def expected_latency(
 
 
 def check_supported(params: TcpParams) -> None:
-    """The fluid recursion covers every rule and recovery variant (registry entry ``fluid``).
+    """Raise ValueError unless the fluid recursion reads every setting of ``params``
+    (registry entry ``fluid``).
 
-    Rules without a continuous fluid law (B-TCP, LSS, ASS, smooth start) use the per-round
-    time model (:func:`default_time_model`).
+    It covers every growth rule and the recovery variants newreno, lt and proposal (and
+    size-based, which resolves to them). Rules without a continuous fluid law (B-TCP, LSS,
+    ASS, smooth start) use the per-round time model (:func:`default_time_model`).
+
+    Refused, because the recursion never reads them
+    (:func:`latency_model.model.registry.check_fluid_reads`): Early Retransmit
+    (``early_retransmit``, variant ``er``; the regions know ``dup_t``, ``dup_lt`` and the
+    tail rule only), and a growth-rule parameter that acts only per ACK, after a loss or
+    on signals, when it differs from its default
+    (:data:`~latency_model.model.registry.FLUID_UNREAD_RULE_PARAMS`: the standard rule's
+    ``abc_l``, the ASS rule's ``decrease``, the smooth start's ``per_ack``, SmoothTCP's
+    signal coefficients). :func:`expected_latency` itself does not check.
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {show(params)}")
+    from .registry import check_fluid_reads
+
+    check_fluid_reads(params)
 
 
 def default_time_model(params: TcpParams) -> str:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-__all__ = ["MODELS", "Prediction", "available_models", "check_model", "check_supported", "predict", "warm"]
+__all__ = ["MODELS", "Prediction", "available_models", "check_fluid_reads", "check_given", "check_model",
+           "check_supported", "predict", "warm"]
 
 MODELS = {
     "fluid": "latency_model.model.recursion",
@@ -87,15 +88,87 @@ NO_INITIAL_SSTHRESH = ("csa", "pftk")
 """Models that have no initial ssthresh: CSA's slow start ends at the first loss or at
 W_max = rwnd, PFTK is the steady state (docs/baselines.md)."""
 
+NO_INITIAL_WINDOW = ("pftk",)
+"""Models that never read W0: PFTK is a steady-state throughput (its transfer time is the
+size over that rate, :mod:`.pftk`), so an initial window, ``w0`` or an ``iw`` preset, has
+nothing to change."""
+
+FLUID_UNREAD_RULE_PARAMS = {
+    "standard": {"abc_l": "its slow start grows by the factor 1 + 1/b a round with or without RFC 3465 "
+                          "byte counting"},
+    "ass": {"decrease": "after a loss the recursion halves the window (W_f/2) whatever the rule"},
+    "smooth-start": {"per_ack": "its per-round law follows Eq. 8 exactly"},
+    "smoothtcp": {"per_ack": "its per-round law follows Eq. 8 exactly",
+                  **{f"{c}_{m}": "it has no RTT variation, loss or router signals to drive D (Eq. 4-6)"
+                     for m in "jxfeq" for c in "abcm"},
+                  "alpha": "it has no signal rates to smooth",
+                  "ss_signal": "it has no router signals to restart the smooth start"},
+}
+"""Growth-rule parameters the fluid recursion never reads (rule name -> parameter -> why):
+the recursion uses a rule's per-round law (``next_round_window``) or continuous law only;
+these parameters act on the per-ACK growth, the decrease after a loss or the reaction to
+signals, which only the simulator (and, for the standard rule, CSA and PFTK) runs."""
+
+
+def check_fluid_reads(params) -> None:
+    """Raise ValueError if ``params`` holds a setting the fluid recursion does not read, so
+    that it cannot pass silently (:func:`latency_model.model.recursion.check_supported`):
+    Early Retransmit (``early_retransmit``, variant ``er``: the recursion's regions know
+    dup_t, dup_lt and the tail rule only) and a rule parameter of
+    :data:`FLUID_UNREAD_RULE_PARAMS` other than its default. Imports nothing heavy (the
+    ``thresholds`` command asks it)."""
+    import dataclasses
+
+    if params.early_retransmit:
+        raise ValueError("the fluid model does not read early_retransmit (variant er, RFC 5827 Early "
+                         "Retransmit): its recursion knows dup_t, dup_lt and the tail rule only; use variant "
+                         "newreno, lt, proposal or size-based (the simulator and the packet model run er)")
+    rule = params.rule
+    unread = FLUID_UNREAD_RULE_PARAMS.get(rule.name, {})
+    for f in dataclasses.fields(rule) if dataclasses.is_dataclass(rule) else ():
+        if f.name not in unread:
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        value = getattr(rule, f.name)
+        if value != default:
+            raise ValueError(_fluid_rule_message(rule.name, f.name, value))
+
+
+def _fluid_rule_message(rule: str, param: str, value=None) -> str:
+    got = "" if value is None else f" (got {value!r})"
+    return (f"the fluid model does not read rule_param.{param} of rule {rule!r}{got}: "
+            f"{FLUID_UNREAD_RULE_PARAMS[rule][param]}; leave it unset (the simulator runs it)")
+
 
 def check_given(name: str, params, given) -> None:
-    """Raise ValueError if ``given`` (the TcpParams fields a user set explicitly) holds one
-    that model ``name`` would not read, so that it cannot pass silently: ``w_ss`` other
-    than ``rwnd`` for the models without an initial ssthresh (:data:`NO_INITIAL_SSTHRESH`).
+    """Raise ValueError if ``given`` (the TcpParams fields a user set explicitly, plus
+    ``"iw"`` for an initial-window preset and ``"rule_param.X"`` for a growth-rule
+    parameter X) holds one that model ``name`` would not read, so that it cannot pass
+    silently:
+
+    - ``w_ss`` other than ``rwnd`` for the models without an initial ssthresh
+      (:data:`NO_INITIAL_SSTHRESH`);
+    - ``w0`` or ``iw``, whatever its value, for the models without an initial window
+      (:data:`NO_INITIAL_WINDOW`: PFTK);
+    - for ``fluid``, a rule parameter of :data:`FLUID_UNREAD_RULE_PARAMS`, whatever its
+      value (:func:`check_fluid_reads` refuses the values other than the default).
+
     The API's models take such a field and ignore it; the CLI and ``sweep`` ask this."""
+    given = set(given)
     if name in NO_INITIAL_SSTHRESH and "w_ss" in given and params.w_ss != params.rwnd:
         raise ValueError(f"w_ss must equal rwnd: the model has no initial ssthresh (its slow start ends at "
                          f"the first loss or at rwnd), got w_ss = {params.w_ss:g}")
+    if name in NO_INITIAL_WINDOW:
+        for key in ("w0", "iw"):
+            if key in given:
+                raise ValueError(f"{key} is not read by model {name}: it has no initial window (a steady-state "
+                                 f"throughput; the transfer time is the size over that rate); leave {key} unset")
+    if name == "fluid":
+        unread = FLUID_UNREAD_RULE_PARAMS.get(params.rule.name, {})
+        for key in sorted(given):
+            if key.startswith("rule_param.") and key[len("rule_param."):] in unread:
+                param = key[len("rule_param."):]
+                raise ValueError(_fluid_rule_message(params.rule.name, param, getattr(params.rule, param, None)))
 
 
 def predict(name: str, params, sizes_bytes, **options) -> Prediction:
