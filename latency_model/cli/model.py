@@ -24,8 +24,13 @@ def cmd_tables(args) -> int:
     from ..model.thresholds import table_rows
     from ..studies.tables import tables_text, write_tables
 
-    if args.stack not in STACK_HELP.split(", "):  # checked even when the simulator is not run
-        raise CliError(f"--stack must be one of {STACK_HELP}, got {show(args.stack)}")
+    stack = TABLES_STACK if args.stack is None else args.stack
+    if stack not in STACK_HELP.split(", "):  # checked even when the simulator is not run
+        raise CliError(f"--stack must be one of {STACK_HELP}, got {show(stack)}")
+    if args.stack is not None and args.sim_lt_mode == "none":
+        # --stack sets up the simulated column only; the model's columns do not read it
+        raise CliError("--stack sets up the simulated column, which --sim-lt-mode none leaves out: give "
+                       "--sim-lt-mode rfc3042 or paper, or drop --stack")
     if args.out is not None:
         check_out_dir("--out", args.out)
     rows = table_rows()
@@ -33,7 +38,7 @@ def cmd_tables(args) -> int:
         from ..studies.tables import add_simulated_y_to  # the simulator, beside the model
 
         try:
-            add_simulated_y_to(rows, lt_mode=args.sim_lt_mode, stack=args.stack)
+            add_simulated_y_to(rows, lt_mode=args.sim_lt_mode, stack=stack)
         except ValueError as exc:
             raise CliError(flag_message(str(exc))) from None
     if args.out is not None:
@@ -52,7 +57,21 @@ def cmd_thresholds(args) -> int:
     from ..model.fluid import TIME_MODELS
     from ..model.thresholds import filesize_min, y_to
 
+    from ..params import TcpParams
+
+    # y_to and FileSize_min depend on the windows, MSS, b, dup_t and dup_lt, never on p, the
+    # RTT or the RTO: an explicit --p, --rtt or --rto is refused (after its value is checked)
+    unread = [flag for dest, flag in THRESHOLDS_UNREAD if getattr(args, dest) is not None]
+    if args.p is None:
+        args.p = TcpParams.p
+    if args.rtt is None:
+        args.rtt = TcpParams.rtt_s
     params = params_from_args(args)
+    if unread:
+        raise CliError(f"{' and '.join(unread)}: thresholds does not read {'it' if len(unread) == 1 else 'them'} "
+                       "(y_to and FileSize_min depend on the windows, MSS, b and the duplicate-ACK thresholds, "
+                       "not on p, the RTT or the RTO)")
+    _check_model_reads("fluid", args, params, prefix="")
     out = {"params": params.to_dict(), "thresholds": []}
     for model in TIME_MODELS:
         if model == "fluid" and params.rule.continuous_law(params.b) is None:
@@ -88,6 +107,7 @@ def cmd_latency(args) -> int:
     _packet_options(args)
     if args.model != "fluid":
         return _latency_other_model(args, base, sizes)
+    _check_model_reads("fluid", args, base, prefix="")
     time_model, note = _latency_time_model(args.time_model, base)
     _latency_budget(args, base, sizes)  # before the solver is imported: a refusal stays small
 
@@ -148,16 +168,13 @@ def _latency_other_model(args, base, sizes: list) -> int:
     """``latency --model NAME`` for a model other than the paper's recursion (the registry's
     :func:`~latency_model.model.registry.predict`): the same ``--json`` contract
     (``results[].expected_latency_s``, ``conditional_latency_s`` when the model gives L_k)."""
-    from ..model.registry import check_given, predict
+    from ..model.registry import predict
 
     if args.time_model is not None:
         raise CliError(f"--time-model is the fluid model's option; --model {args.model} has none")
     if args.law != "paper":
         raise CliError(f"--law is the fluid model's option; --model {args.model} has none")
-    try:
-        check_given(args.model, base, {"w_ss"} if args.wss is not None else set())
-    except ValueError as exc:
-        raise CliError(f"--model {args.model}: {flag_message(str(exc)).replace('equal rwnd', 'equal --rwnd')}") from None
+    _check_model_reads(args.model, args, base)
     if args.model == "packet":  # its cost grows with size (and at low p): say so first
         from ..checks import PROCESS_BYTES, packet_model_seconds, packet_tree_seconds
         from ..model._packet_flat import MAX_RWND
@@ -237,6 +254,49 @@ def _latency_other_model(args, base, sizes: list) -> int:
     return 0
 
 
+def _given(args) -> set:
+    """What the user set explicitly, as :func:`~latency_model.model.registry.check_given`
+    names it: the TcpParams fields ``w0``, ``w_ss`` (flags whose default is None), ``iw``
+    (the preset) and ``rule_param.X`` for each ``--rule-param X=...``."""
+    given = {field for field, dest in (("w0", "w0"), ("w_ss", "wss"), ("iw", "iw"))
+             if getattr(args, dest, None) is not None}
+    for item in getattr(args, "rule_param", None) or []:
+        key = item.partition("=")[0].strip()
+        if key:
+            given.add("rule_param." + key)
+    return given
+
+
+def _reads_message(text: str) -> str:
+    """A registry refusal (:func:`~latency_model.model.registry.check_given`,
+    :func:`~latency_model.model.registry.check_fluid_reads`) naming the flags."""
+    text = flag_message(text)
+    for old, new in (("equal rwnd", "equal --rwnd"), ("rule_param.", "--rule-param "),
+                     ("early_retransmit (variant er,", "--variant er (early_retransmit,"),
+                     ("leave w0 unset", "leave --w0 unset"), ("leave iw unset", "leave --iw unset")):
+        text = text.replace(old, new)
+    if text.startswith("iw "):
+        text = "--iw " + text[3:]
+    return text
+
+
+def _check_model_reads(model: str, args, params, prefix: str | None = None) -> None:
+    """Refuse a setting that ``model`` would not read (one line, exit 2): for ``fluid``
+    Early Retransmit and the rule parameters the recursion ignores
+    (:func:`~latency_model.model.registry.check_fluid_reads`), for every model the explicit
+    flags of :func:`~latency_model.model.registry.check_given` (``--wss`` for CSA and PFTK,
+    ``--w0``/``--iw`` for PFTK). ``prefix``: the message's start (default ``--model NAME: ``)."""
+    from ..model.registry import check_fluid_reads, check_given
+
+    try:
+        if model == "fluid":
+            check_fluid_reads(params)
+        check_given(model, params, _given(args))
+    except ValueError as exc:
+        start = f"--model {model}: " if prefix is None else prefix
+        raise CliError(start + _reads_message(str(exc))) from None
+
+
 class _LevelsBar:
     """The packet model's levels (one per packet) as a tqdm bar on stderr: its calls take
     minutes from about 40 packets (docs/model.md 5.2). A callable ``progress(done, total)``;
@@ -265,6 +325,13 @@ def _levels_bar():
 
 LATENCY_SIZES = "1:30"
 """Sizes (packets) of ``latency`` when neither --size-packets nor --size-bytes is given."""
+
+THRESHOLDS_UNREAD = (("p", "--p"), ("rtt", "--rtt"), ("rto", "--rto"))
+"""``thresholds`` flags (argparse dest, flag) that y_to and FileSize_min never read: refused
+when given (their default is None there)."""
+
+TABLES_STACK = "rfc"
+"""The stack of ``tables``' simulated column when ``--stack`` is not given."""
 
 P90_QUICK_PACKETS = 20
 """Largest size (packets) ``latency --model packet --p90`` answers without a warning: the
@@ -357,10 +424,21 @@ def _tables_flags(p) -> None:
         help="Limited Transmit reading for the simulated column; none skips the simulator (%(default)s)",
     )
     add_stack_flag(p)
+    # None: not given (refused with --sim-lt-mode none, which has no simulated column to set up)
+    for action in p._actions:
+        if action.dest == "stack":
+            action.default = None
+            action.help = (f"stack profile of the simulated column: {STACK_HELP} ({TABLES_STACK}); refused with "
+                           "--sim-lt-mode none")
 
 
 def _thresholds_flags(p) -> None:
     add_tcp_flags(p)
+    # None: not given; y_to and FileSize_min do not read them, so a given one is refused
+    for action in p._actions:
+        if action.dest in ("p", "rtt", "rto"):
+            action.default = None
+            action.help = "not read by thresholds (y_to and FileSize_min do not depend on it): refused if given"
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
