@@ -268,10 +268,18 @@ def check_supported(params: TcpParams) -> None:
 def check_sender(params: TcpParams, path: PathConfig) -> None:
     """Raise ValueError unless ``path.sender`` can run ``params``: the ``ns3`` sender has
     no tail rule (the paper's proposal) and no Early Retransmit, as ns-3.37 without SACK
-    (``sim.ns3.check_ns3_params``)."""
+    (``sim.ns3.check_ns3_params``); with RACK-TLP (``path.rack_tlp``, the linux profile's)
+    the SACK sender's loss marks and pipe are RACK's, so Early Retransmit, which lowers
+    DupThresh, would change nothing: refused, as the simulator does
+    (``sim.transfer.check_recovery``). This is the packet model's path-dependent part of
+    :func:`check_supported` (which sees ``params`` only)."""
     if path.sender == "ns3" and (params.tail_retransmit or params.early_retransmit):
         raise ValueError("sender 'ns3' has no tail retransmission (the paper's proposal) and no "
                          "Early Retransmit: use variant newreno or lt")
+    if path.rack_tlp and params.early_retransmit:
+        raise ValueError("early_retransmit (variant er) has no effect under RACK-TLP (rack_tlp on, the linux "
+                         "profile's loss detection: RACK marks the losses, not the DupThresh Early Retransmit "
+                         "lowers); turn it off (--no-rack-tlp) or use another variant")
 
 
 def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -> E._Const:

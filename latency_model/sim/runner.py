@@ -23,7 +23,7 @@ from . import kernel_ns3 as K3
 from . import kernel_sack as KS
 from .config import SimConfig
 from .link import block_size
-from .transfer import run_transfer, segments_of
+from .transfer import check_recovery, run_transfer, segments_of
 
 __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "runs_compiled", "OUT_FIELDS"]
 
@@ -36,10 +36,13 @@ OUT_FIELDS = K.OUT_FIELDS
 
 
 def _check_setup(params, config) -> SimConfig:
-    """``config`` (``SimConfig()`` for None) after checking ``params`` and ``config``'s types."""
+    """``config`` (``SimConfig()`` for None) after checking ``params`` and ``config``'s types
+    and that the sender reads every recovery setting (:func:`~.transfer.check_recovery`:
+    no Early Retransmit under RACK-TLP)."""
     check_instance("params", params, TcpParams)
     config = SimConfig() if config is None else config
     check_instance("config", config, SimConfig, "SimConfig or None")
+    check_recovery(params, config)
     return config
 
 
@@ -229,8 +232,9 @@ def run_many(
     ------
     ValueError
         For ``params`` not a TcpParams, ``config`` not a SimConfig, ``size_bytes`` not an
-        integer >= 1, an invalid child, an unknown engine, ``batch_size`` < 1, or
-        ``engine="compiled"`` for a run no kernel implements.
+        integer >= 1, an invalid child, an unknown engine, ``batch_size`` < 1,
+        ``engine="compiled"`` for a run no kernel implements, or Early Retransmit with
+        RACK-TLP (:func:`~latency_model.sim.transfer.check_recovery`).
     """
     config = _check_setup(params, config)
     size_bytes = check_int("size_bytes", size_bytes, low=1)

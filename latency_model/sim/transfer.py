@@ -19,7 +19,7 @@ from .link import Link, RandomLoss, ScriptedLoss, UniformStream, block_size
 from .receiver import Receiver
 from .sender import Sender
 
-__all__ = ["TransferResult", "TraceRow", "run_transfer", "segments_of"]
+__all__ = ["TransferResult", "TraceRow", "run_transfer", "segments_of", "check_recovery"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,18 @@ def segments_of(size_bytes: int, mss_bytes: int) -> int:
     return -(-size_bytes // mss_bytes)
 
 
+def check_recovery(params: TcpParams, config: SimConfig) -> None:
+    """Raise ValueError for a recovery setting the simulated sender would not read:
+    Early Retransmit (``params.early_retransmit``, variant ``er``) with RACK-TLP
+    (``config.rack_tlp``, the linux profile's loss detection), where the SACK sender's
+    loss marks and pipe come from RACK, never from the DupThresh that Early Retransmit
+    lowers (:mod:`.sack`): the run would be NewReno's, silently."""
+    if params.early_retransmit and config.rack_tlp:
+        raise ValueError("early_retransmit (variant er) has no effect under RACK-TLP (rack_tlp on, the linux "
+                         "profile's loss detection: RACK marks the losses, not the DupThresh Early Retransmit "
+                         "lowers); turn it off (--no-rack-tlp) or use another variant")
+
+
 def run_transfer(
     params: TcpParams,
     *positional,
@@ -164,13 +176,15 @@ def run_transfer(
     ------
     ValueError
         For an invalid size, a missing or invalid ``rng``, ``drops`` not a mapping or
-        iterable of segment indices (or an invalid entry), or ``trace`` not a bool.
+        iterable of segment indices (or an invalid entry), ``trace`` not a bool, or Early
+        Retransmit with RACK-TLP (:func:`check_recovery`).
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
     config = SimConfig() if config is None else config
     if not isinstance(config, SimConfig):
         raise ValueError(f"config must be a SimConfig, got {config!r}")
+    check_recovery(params, config)
     if positional:
         raise ValueError("run_transfer: a positional size is ambiguous; pass size_packets=... "
                          "(packets of mss_bytes) or size_bytes=... (bytes) by keyword")
