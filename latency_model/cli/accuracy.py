@@ -6,7 +6,8 @@ Prints the summary per model (and per model and variant) and the worst cells, or
 ``--json`` one JSON object; ``--out DIR`` writes ``accuracy.csv``, ``accuracy.json`` and one
 heat map per model, variant and b. Every bad value is one line naming its flag, exit status
 2, before any work: an unknown or uninstalled model, a named model that does not cover a
-variant (naming what it covers), a bad size, p, b, W0 or variant.
+variant (naming what it covers), a bad size, p, b, W0 or variant, and a flag no model of the
+map reads (``--packet-max-packets`` without the packet model, ``--w0`` with PFTK).
 """
 
 from __future__ import annotations
@@ -85,6 +86,40 @@ def _map_from_args(args):
         raise CliError(_message(str(exc))) from None
 
 
+def _check_models_read(args, models) -> None:
+    """Refuse an explicit flag no model of the map would read (one line, exit 2):
+    ``--packet-max-packets`` without the packet model, ``--w0`` with PFTK (it has no initial
+    window: :data:`~latency_model.model.registry.NO_INITIAL_WINDOW`; its cells would repeat
+    one value under every W0)."""
+    from ..model.registry import NO_INITIAL_WINDOW
+
+    if args.packet_max_packets is not None and "packet" not in models:
+        raise CliError(f"--packet-max-packets is the packet model's option, and --models {','.join(models)} "
+                       "does not run it")
+    if args.w0 is not None:
+        blind = [m for m in models if m in NO_INITIAL_WINDOW]
+        if blind:
+            how = ("name the models without it (--models)" if args.models is None
+                   else f"leave {' and '.join(blind)} out of --models")
+            raise CliError(f"--w0: model {' and '.join(blind)} does not read it (no initial window: a steady-state "
+                           f"throughput); {how}")
+
+
+def _check_variants_run(amap) -> None:
+    """Refuse, before any work, a variant the simulated stack would not run as asked: Early
+    Retransmit under RACK-TLP (:func:`~latency_model.sim.transfer.check_recovery`; the
+    simulator refuses it too, but only once its cells start)."""
+    from ..params import TcpParams, apply_variant
+    from ..sim.transfer import check_recovery
+
+    for variant in amap.variants:
+        if variant != "size-based":  # the proposal or LT, neither with Early Retransmit
+            try:
+                check_recovery(apply_variant(TcpParams(), variant), amap.sim_config)
+            except ValueError as exc:
+                raise CliError(f"--variants {variant}: {flag_message(str(exc))}") from None
+
+
 def _cache_dir(args) -> str:
     if args.cache is not None:
         return check_out_dir("--cache", args.cache)
@@ -99,6 +134,8 @@ def cmd_accuracy(args) -> int:
     from .sweep import _dask_client
 
     amap = _map_from_args(args)
+    _check_models_read(args, amap.model_names())
+    _check_variants_run(amap)
     from ..checks import check_real
     from ..studies.accuracy import MODEL_MAX_PACKETS, MODEL_TIMEOUT_S, QUICK_MAX_PACKETS, QUICK_MODEL_TIMEOUT_S
 
