@@ -43,6 +43,7 @@ def refused(capsys, argv, *needles):
      ["--rule-param decrease"]),
     (["latency", "--rule", "smooth-start", "--rule-param", "per_ack=euler", "--size-packets", "3"],
      ["--rule-param per_ack"]),
+    (["latency", "--rule", "smoothtcp", "--rule-param", "alpha=0.25", "--size-packets", "3"], ["--rule-param alpha"]),
 ])
 def test_fluid_refuses_what_it_does_not_read(capsys, argv, needles):
     refused(capsys, argv, "fluid model does not read", *needles)
@@ -52,6 +53,7 @@ def test_fluid_runs_what_it_reads(capsys):
     for argv in (["latency", "--size-packets", "1,3", "--variant", "lt", "--json"],
                  ["latency", "--size-packets", "1,3", "--variant", "proposal", "--json"],
                  ["latency", "--size-packets", "3", "--rule", "ass", "--rule-param", "algorithm=3", "--json"],
+                 ["latency", "--size-packets", "3", "--rule", "smoothtcp", "--rule-param", "kappa=0.01", "--json"],
                  ["thresholds", "--variant", "lt", "--json"]):
         code, out, err = run(capsys, *argv)
         assert code == 0, (argv, err)
@@ -75,6 +77,10 @@ def test_fluid_check_supported_raises_naming_the_setting():
     for params in (TcpParams(), apply_variant(TcpParams(), "lt"), apply_variant(TcpParams(), "proposal"),
                    TcpParams(rule=AssRule(algorithm=3)), TcpParams(rule=AssRule())):
         fluid_check_supported(params)
+    from latency_model.growth import RULES
+
+    for rule in RULES.values():  # every rule at its defaults
+        fluid_check_supported(TcpParams(rule=rule()))
     # an explicit rule parameter the recursion does not read, whatever its value
     with pytest.raises(ValueError, match="rule_param.decrease"):
         registry.check_given("fluid", TcpParams(rule=AssRule()), {"rule_param.decrease"})
