@@ -12,15 +12,21 @@ from latency_model.params import TcpParams, apply_variant
 MSS = 500
 
 
+ALL_VARIANTS = ("newreno", "lt", "proposal", "er")
+RACK_VARIANTS = ("newreno", "lt", "proposal", "newreno")
+"""For a sender with RACK-TLP, which refuses Early Retransmit (it would not read it): the
+fourth trial of each cycle is NewReno's, so the draws stay those of :data:`ALL_VARIANTS`."""
+
+
 def random_patterns(count: int, seed: int, *, p: float, max_packets: int,
-                    rwnds=(4, 10, 30), wide: bool = False):
+                    rwnds=(4, 10, 30), wide: bool = False, variants=ALL_VARIANTS):
     """``count`` tuples (params, size in bytes, {segment: times lost}), reproducible from
     ``seed``; ``p`` only goes into the parameters (the pattern fixes the losses); rwnd
     drawn from ``rwnds``, W_SS 3 or 30 (``wide``: W_SS = rwnd, so that slow start fills
-    a wide window)."""
+    a wide window); trial i runs ``variants[i % 4]``."""
     rng = np.random.default_rng(seed)
     for trial in range(count):
-        var = ("newreno", "lt", "proposal", "er")[trial % 4]
+        var = variants[trial % 4]
         rw = rwnds[int(rng.integers(0, len(rwnds)))]
         w0 = min(int(rng.integers(1, 11)), rw)
         w_ss = rw if wide else (3, 30)[int(rng.integers(0, 2))]

@@ -114,7 +114,9 @@ def test_pftk_full_model_tends_to_the_rfc5348_simplified_equation(b):
     # A b misplaced in Eq. (13) or in b E[W]/2 would change the limit itself (B/X -> const != 1).
     # Tolerance 2p: the O(p) remainder measured 0.5p-0.7p at RTT 0.1 s, T0 1 s.
     for p in (1e-4, 1e-6, 1e-8):
-        params = TcpParams(p=p, b=b, rtt_s=0.1, rwnd=1e9)   # T0 = params.rto = 1 s
+        # T0 = params.rto = 1 s; rwnd the largest window TCP can advertise (2^30 bytes of
+        # 500-byte segments: 2,147,483 packets), far above E[W] ~ sqrt(8/(3bp)) <= 16,330
+        params = TcpParams(p=p, b=b, rtt_s=0.1, rwnd=2**30 // 500)
         rfc = 1 / (0.1 * math.sqrt(2 * b * p / 3)
                    + 1.0 * 3 * math.sqrt(3 * b * p / 8) * p * (1 + 32 * p * p))
         ratio = pftk.throughput_packets_per_s(params) / rfc

@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from _loss_patterns import random_patterns
+from _loss_patterns import ALL_VARIANTS, RACK_VARIANTS, random_patterns
 
 from latency_model.model import packet as PM
 from latency_model.params import TcpParams, apply_variant
@@ -33,9 +33,10 @@ SETUPS = {
 }
 
 
-def _patterns(count, seed, max_packets, rtts):
+def _patterns(count, seed, max_packets, rtts, variants=ALL_VARIANTS):
     for rtt in rtts:
-        for prm, size, drops in random_patterns(count, seed, p=0.1, max_packets=max_packets):
+        for prm, size, drops in random_patterns(count, seed, p=0.1, max_packets=max_packets,
+                                                variants=variants):
             yield dataclasses.replace(prm, rtt_s=rtt), size, drops
 
 
@@ -48,7 +49,8 @@ def test_the_object_engine_is_the_simulators_sender_on_random_loss_patterns(setu
     cfg = SETUPS[setup]
     path = packet_path(cfg)
     n = 0
-    for prm, size, drops in _patterns(100, 3 + len(setup), 40, (0.02, 0.1, 0.7)):
+    variants = RACK_VARIANTS if cfg.rack_tlp else ALL_VARIANTS  # RACK-TLP refuses ER
+    for prm, size, drops in _patterns(100, 3 + len(setup), 40, (0.02, 0.1, 0.7), variants):
         sim = run_transfer(prm, size_bytes=size, drops=drops, config=cfg).completion_s
         assert PM.scripted_latency(prm, size_bytes=size, drops=drops, path=path) == \
             pytest.approx(sim, abs=1e-9), (prm, size, drops)
@@ -62,7 +64,9 @@ def test_the_object_engine_is_the_simulators_sender_with_wide_windows(setup):
     # window, long recoveries where PRR's count sets the sending (120 patterns)
     cfg = SETUPS[setup]
     path = packet_path(cfg)
-    for prm, size, drops in random_patterns(120, 9, p=0.1, max_packets=80, rwnds=(30, 60, 100), wide=True):
+    variants = RACK_VARIANTS if cfg.rack_tlp else ALL_VARIANTS  # RACK-TLP refuses ER
+    for prm, size, drops in random_patterns(120, 9, p=0.1, max_packets=80, rwnds=(30, 60, 100), wide=True,
+                                            variants=variants):
         sim = run_transfer(prm, size_bytes=size, drops=drops, config=cfg).completion_s
         assert PM.scripted_latency(prm, size_bytes=size, drops=drops, path=path) == \
             pytest.approx(sim, abs=1e-9), (prm, size, drops)
@@ -77,7 +81,8 @@ def test_each_part_of_the_linux_sender_changes_the_answer():
                           (dict(prr="crb"), 0.3), (dict(rack_tlp=False), 0.5), (dict(timestamps=False), 0.3)):
         other = dataclasses.replace(linux, **change)
         differ = total = 0
-        for prm, size, drops in random_patterns(150, 3, p=0.1, max_packets=40, rwnds=(30, 60), wide=True):
+        for prm, size, drops in random_patterns(150, 3, p=0.1, max_packets=40, rwnds=(30, 60), wide=True,
+                                                variants=RACK_VARIANTS):  # linux: RACK-TLP
             if drops:
                 total += 1
                 differ += PM.scripted_latency(prm, size_bytes=size, drops=drops, path=linux) != \
@@ -233,8 +238,9 @@ def test_states_the_tree_dp_merges_have_the_same_future(setup):
     path = packet_path(SETUPS[setup])
     rng = np.random.default_rng(5)
     checked = normalised = 0
+    er = "newreno" if SETUPS[setup].rack_tlp else "er"  # RACK-TLP refuses ER (it would not read it)
     for variant, b, w0, p, n, rtt in [("newreno", 2, 10, 0.2, 6, 0.1), ("lt", 1, 2, 0.2, 5, 0.02),
-                                      ("er", 2, 3, 0.1, 6, 0.7), ("proposal", 1, 4, 0.2, 5, 0.1)]:
+                                      (er, 2, 3, 0.1, 6, 0.7), ("proposal", 1, 4, 0.2, 5, 0.1)]:
         prm = apply_variant(TcpParams(p=p, b=b, w0=w0, rtt_s=rtt), variant)
         c = PM._const(prm, n * prm.mss_bytes, path, True)
         for a, z in _merged_pairs(prm, n, path, 100):
