@@ -258,3 +258,14 @@ def test_sim_config_bounds(field, value, needle):
     # A rate of 1e-300 bit/s gave a mean of 1e304 s with an infinite CI.
     with pytest.raises(ValueError, match=needle):
         SimConfig(**{field: value})
+
+
+def test_accuracy_map_w0_axis_refuses_pftk():
+    # PFTK has no initial window: a W0 axis scored it identically at every W0.
+    from latency_model.studies.accuracy import AccuracyMap
+
+    with pytest.raises(ValueError, match="model pftk: w0 is not read by model pftk.*name the models"):
+        AccuracyMap(w0=(1, 4))
+    with pytest.raises(ValueError, match="model pftk: w0 is not read"):
+        AccuracyMap(w0=(1, 4), models="fluid,pftk")
+    assert AccuracyMap(w0=(1, 4), models="fluid,packet").n_cells == 2 * AccuracyMap(models="fluid").n_cells

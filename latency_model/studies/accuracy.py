@@ -211,6 +211,16 @@ class AccuracyMap:
             put("sim_config", SimConfig())
         elif not isinstance(self.sim_config, SimConfig):
             raise ValueError(f"sim_config must be a SimConfig, got {self.sim_config!r}")
+        if self.w0 is not None:  # a W0 axis: every model run must read W0 (not PFTK)
+            from ..model.registry import check_given
+            from ..params import TcpParams
+
+            for m in self.model_names():
+                try:
+                    check_given(m, TcpParams(), {"w0"})
+                except ValueError as exc:
+                    named = "" if self.models is not None else " (name the models: every installed one runs by default)"
+                    raise ValueError(f"model {m}: {exc}{named}") from None
 
     @property
     def strict(self) -> bool:
