@@ -184,10 +184,12 @@ def test_a_huge_argument_is_not_echoed_whole(capsys):
 
 
 def test_text_tables_never_fuse_columns(capsys):
-    code, out, _ = run(capsys, "latency", "--rtt", "1e12", "--size-packets", "1:3")
+    # The widest values the parameters allow (RTT an hour, the 16-bit MSS, the largest
+    # window): every number keeps its column.
+    code, out, _ = run(capsys, "latency", "--rtt", "3600", "--size-packets", "1:3,300")
     lines = out.splitlines()
     assert code == 0 and all(len(line.split()) == 9 for line in lines[1:]), out
-    code, out, _ = run(capsys, "thresholds", "--rtt", "1e12", "--mss", "1000000000")
+    code, out, _ = run(capsys, "thresholds", "--mss", "65535", "--rwnd", "16384", "--wss", "16384")
     assert code == 0 and all(len(line.split()) == 5 for line in out.splitlines()[2:]), out
 
 
