@@ -225,7 +225,7 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--rtt", type=number, default=d.rtt_s, help="round-trip time, seconds (%(default)s)")
     g.add_argument("--p", type=number, default=d.p, help="packet loss probability in [0, 1) (%(default)s)")
     g.add_argument("--w0", type=number, default=None, help=f"initial window W0, packets ({d.w0:g})")
-    g.add_argument("--iw", choices=sorted(IW_PRESETS), help="initial window preset (overrides --w0)")
+    g.add_argument("--iw", choices=sorted(IW_PRESETS), help="initial window preset (instead of --w0)")
     # None: the TcpParams default, or the command's own (see params_from_args ``defaults``).
     g.add_argument("--wss", type=number, default=None, help=f"initial slow-start threshold, packets ({d.w_ss:g})")
     g.add_argument("--rwnd", type=number, default=None, help=f"receiver window M, packets ({d.rwnd:g})")
@@ -520,6 +520,9 @@ def params_from_args(
         dflt = {"w0": TcpParams.w0, "w_ss": TcpParams.w_ss, "rwnd": TcpParams.rwnd, **(defaults or {})}
         mss = args.mss
         w0 = args.w0
+        if getattr(args, "iw", None) is not None and w0 is not None:
+            # the preset sets W0: a --w0 given with it was silently replaced
+            raise CliError(f"give --iw or --w0, not both (--iw {args.iw} sets the initial window W0)")
         if args.iw is not None:
             mss_int = TcpParams(mss_bytes=mss).mss_bytes  # validates --mss first
             w0 = initial_window_bytes(args.iw, mss_int) / mss_int

@@ -1,0 +1,49 @@
+"""Shared CLI flags (cli/common.py) refuse an explicit flag that would have no effect with
+the rest of the command line: one line on stderr naming the flag as typed and why, exit
+status 2; the valid combination still runs."""
+
+import json
+
+import pytest
+
+from latency_model.cli import main
+
+SIM = ["simulate", "--size-packets", "3", "--runs", "20", "--seed", "1"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def refused(capsys, argv, *flags):
+    """Exit 2 and one error line naming every flag of ``flags``; returns the line."""
+    code, out, err = run(capsys, *argv)
+    assert code == 2, (code, err)
+    assert out == ""
+    assert err.startswith("latency-model: error: ") and err.count("\n") == 1, err
+    for flag in flags:
+        assert flag in err, (flag, err)
+    return err
+
+
+def runs(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    return out
+
+
+# --iw and --w0 (params_from_args) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["latency", "--size-packets", "1,3"], SIM])
+def test_iw_with_w0_is_refused(capsys, command):
+    err = refused(capsys, [*command, "--iw", "rfc3390", "--w0", "17"], "--iw", "--w0")
+    assert "not both" in err
+
+
+def test_iw_or_w0_alone_still_runs(capsys):
+    a = runs(capsys, ["latency", "--size-packets", "1,3", "--iw", "rfc3390", "--json"])
+    b = runs(capsys, ["latency", "--size-packets", "1,3", "--w0", "17", "--json"])
+    assert json.loads(a)["params"]["w0"] != json.loads(b)["params"]["w0"]
