@@ -47,3 +47,19 @@ def test_iw_or_w0_alone_still_runs(capsys):
     a = runs(capsys, ["latency", "--size-packets", "1,3", "--iw", "rfc3390", "--json"])
     b = runs(capsys, ["latency", "--size-packets", "1,3", "--w0", "17", "--json"])
     assert json.loads(a)["params"]["w0"] != json.loads(b)["params"]["w0"]
+
+
+# Messages name the flags (flag_message) --------------------------------------------------
+
+
+def test_comparison_bound_names_its_flag(capsys):
+    err = refused(capsys, ["thresholds", "--w0", "100"], "--w0", "--rwnd")
+    assert "(rwnd is --rwnd)" in err
+
+
+def test_flag_message_leaves_short_fields_in_prose():
+    from latency_model.cli.common import flag_message
+
+    assert flag_message("p must be in [0, 1), got 1") == "--p must be in [0, 1), got 1"
+    assert flag_message("w0 must be <= rwnd (30 packets), got 40") == \
+        "--w0 must be <= rwnd (30 packets), got 40 (rwnd is --rwnd)"
