@@ -63,3 +63,17 @@ def test_flag_message_leaves_short_fields_in_prose():
     assert flag_message("p must be in [0, 1), got 1") == "--p must be in [0, 1), got 1"
     assert flag_message("w0 must be <= rwnd (30 packets), got 40") == \
         "--w0 must be <= rwnd (30 packets), got 40 (rwnd is --rwnd)"
+
+
+# ns-3's sender: messages name the flags typed --------------------------------------------
+
+
+def test_ns3_refusals_name_the_typed_flags(capsys):
+    err = refused(capsys, [*SIM, "--stack", "ns3", "--rto-rule", "paper"], "--rto-rule paper", "--stack ns3")
+    assert not err.startswith("latency-model: error: --sender") and "rto_rule" not in err
+    err = refused(capsys, [*SIM, "--stack", "ns3", "--rtt-sampling", "karn"], "--rtt-sampling karn", "--stack ns3")
+    assert "'ns3' goes with" not in err
+    refused(capsys, [*SIM, "--sender", "ns3", "--variant", "lt", "--lt-mode", "paper"], "--lt-mode paper",
+            "--sender ns3")
+    refused(capsys, [*SIM, "--rtt-sampling", "ns3"], "--rtt-sampling ns3")
+    runs(capsys, [*SIM, "--stack", "ns3"])

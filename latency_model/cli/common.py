@@ -657,6 +657,44 @@ def link_overrides(args) -> dict:
         raise CliError("--" + str(exc)) from None
 
 
+def _sender_source(args, name: str) -> str:
+    """The flag that chose the simulated sender, as typed: ``--sender ns3``, ``--recovery
+    NAME`` or ``--stack NAME`` (the profile's sender)."""
+    if getattr(args, "sender", None) is not None:
+        return f"--sender {args.sender}"
+    if getattr(args, "recovery", None) is not None:
+        return f"--recovery {args.recovery}"
+    return f"--stack {name}"
+
+
+def _check_ns3_flags(args, name: str, values: dict) -> None:
+    """Refuse, naming the flags typed, what ns-3's sender cannot run: a timer other than
+    its RFC 6298 one, RTT sampling other than its own, the paper's Limited Transmit
+    (SimConfig / sim.ns3 would name the fields ``sender``, ``rtt_sampling``, ``rto_rule``)."""
+    from ..sim.profiles import check_stack
+
+    try:
+        prof_sender = check_stack(name).config.get("sender", ("rfc", ""))[0]
+    except ValueError:
+        return  # an unknown --stack: SimConfig.profile reports it
+    sender = values.get("sender", prof_sender)
+    sampling = getattr(args, "rtt_sampling", None)
+    if sender == "ns3":
+        who = _sender_source(args, name)
+        if sampling is not None and sampling != "ns3":
+            raise CliError(f"--rtt-sampling {sampling}: {who} samples RTTs as ns-3 does (its timer is part "
+                           "of its sender); drop --rtt-sampling, or choose another --sender")
+        if values.get("rto_rule") == "paper":
+            raise CliError(f"--rto-rule paper: {who} runs ns-3's own RFC 6298 timer, not the paper's fixed "
+                           "RTO; drop --rto-rule paper, or choose another --stack or --sender")
+        if values.get("lt_mode") not in (None, "rfc3042"):
+            raise CliError(f"--lt-mode {values['lt_mode']}: {who} implements Limited Transmit as ns-3 does "
+                           "(--lt-mode rfc3042)")
+    elif sampling == "ns3":
+        raise CliError(f"--rtt-sampling ns3 is ns-3's sender's own sampling: give it only with the ns3 sender "
+                       f"(--stack ns3 or --sender ns3), not with sender {sender}")
+
+
 def config_from_args(args, stack: str | None = None) -> SimConfig:
     """Validated :class:`SimConfig`: the ``--stack`` profile (or ``stack``), then every link
     flag the user gave (errors name the flag)."""
@@ -666,6 +704,7 @@ def config_from_args(args, stack: str | None = None) -> SimConfig:
     try:
         values = {f: getattr(args, f) for f in _LINK_FLAGS}
         values.update(link_overrides(args))
+        _check_ns3_flags(args, name, values)
         config = SimConfig.profile(name, **values)
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None
