@@ -65,6 +65,35 @@ def test_flag_message_leaves_short_fields_in_prose():
         "--w0 must be <= rwnd (30 packets), got 40 (rwnd is --rwnd)"
 
 
+# --rto-rule paper and RFC 6298's timer flags (config_from_args) ------------------------
+
+
+@pytest.mark.parametrize("flag,value", [("--min-rto-s", "3"), ("--initial-rto-s", "2"), ("--max-rto-s", "9"),
+                                        ("--clock-granularity-s", "0.5"), ("--rtt-sampling", "timestamps")])
+def test_paper_timer_refuses_rfc6298_flags(capsys, flag, value):
+    err = refused(capsys, [*SIM, "--rto-rule", "paper", flag, value], flag, "--rto-rule paper")
+    assert err.count(flag) >= 1
+
+
+@pytest.mark.parametrize("command", [["single-loss", "--size-packets", "5"], ["trace", "--size-packets", "5"]])
+def test_paper_timer_refusal_covers_other_commands(capsys, command):
+    refused(capsys, [*command, "--rto-rule", "paper", "--max-rto-s", "9"], "--max-rto-s", "--rto-rule paper")
+
+
+def test_paper_timer_refusal_names_every_flag(capsys):
+    refused(capsys, [*SIM, "--rto-rule", "paper", "--min-rto-s", "3", "--max-rto-s", "9"],
+            "--min-rto-s", "--max-rto-s")
+
+
+def test_paper_timer_runs_with_its_own_flags(capsys):
+    runs(capsys, [*SIM, "--rto-rule", "paper"])
+    runs(capsys, [*SIM, "--rto-rule", "paper", "--rto", "2"])
+    runs(capsys, [*SIM, "--rto-rule", "paper", "--stack", "linux"])  # the profile's bounds: not typed
+    runs(capsys, [*SIM, "--min-rto-s", "3"])  # RFC 6298's timer reads them
+    # RACK-TLP reads RTT samples (min_RTT, PTO) even under the paper timer
+    runs(capsys, [*SIM, "--rto-rule", "paper", "--recovery", "sack-rack-tlp", "--rtt-sampling", "timestamps"])
+
+
 # ns-3's sender: messages name the flags typed --------------------------------------------
 
 

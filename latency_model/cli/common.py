@@ -695,9 +695,30 @@ def _check_ns3_flags(args, name: str, values: dict) -> None:
                        f"(--stack ns3 or --sender ns3), not with sender {sender}")
 
 
+# SimConfig fields the paper timer (rto_rule "paper": a fixed RTO, no estimator) never reads
+_RFC6298_ONLY = ("min_rto_s", "initial_rto_s", "max_rto_s", "clock_granularity_s")
+
+
+def _check_unread(args, config) -> None:
+    """Refuse an explicit link flag the simulator would not read with the rest of the
+    command line (one line naming the flags and why)."""
+    if config.rto_rule == "paper":
+        unread = [FIELD_FLAGS[f] for f in _RFC6298_ONLY if getattr(args, f, None) is not None]
+        # RTT samples feed RFC 6298's estimator and RACK's min_RTT and PTO: with the paper
+        # timer only RACK-TLP reads them
+        if getattr(args, "rtt_sampling", None) is not None and not config.rack_tlp:
+            unread.append("--rtt-sampling")
+        if unread:
+            them = "it" if len(unread) == 1 else "them"
+            raise CliError(f"{', '.join(unread)}: --rto-rule paper runs a fixed RTO (max(1 s, 4 RTT) or --rto) "
+                           f"with no RTT estimator, so it does not read {them}; drop {them} or give --rto-rule "
+                           "rfc6298")
+
+
 def config_from_args(args, stack: str | None = None) -> SimConfig:
     """Validated :class:`SimConfig`: the ``--stack`` profile (or ``stack``), then every link
-    flag the user gave (errors name the flag)."""
+    flag the user gave (errors name the flag). An explicit flag the simulator would not read
+    with the rest of the command line is refused (:func:`_check_unread`)."""
     from ..sim.config import SimConfig
 
     name = args.stack if stack is None else stack
@@ -713,4 +734,5 @@ def config_from_args(args, stack: str | None = None) -> SimConfig:
         # would pass silently
         raise CliError(f"--rto is the paper timer's fixed RTO: give --rto-rule paper with it (the "
                        f"{config.rto_rule} timer's are --min-rto-s, --initial-rto-s and --max-rto-s)")
+    _check_unread(args, config)
     return config
