@@ -94,6 +94,24 @@ def test_paper_timer_runs_with_its_own_flags(capsys):
     runs(capsys, [*SIM, "--rto-rule", "paper", "--recovery", "sack-rack-tlp", "--rtt-sampling", "timestamps"])
 
 
+# --rtt with --delay-s ---------------------------------------------------------------
+
+
+def test_rtt_with_a_different_delay_is_refused(capsys):
+    err = refused(capsys, [*SIM, "--delay-s", "0.05", "--rtt", "0.3"], "--rtt", "--delay-s")
+    assert "round trip comes from --delay-s" in err
+
+
+def test_rtt_with_delay_runs_when_consistent_or_read(capsys):
+    a = json.loads(runs(capsys, [*SIM, "--delay-s", "0.05", "--rtt", "0.1", "--json"]))
+    b = json.loads(runs(capsys, [*SIM, "--rtt", "0.1", "--json"]))
+    assert a["results"] == b["results"]
+    runs(capsys, [*SIM, "--delay-s", "0.05"])
+    runs(capsys, [*SIM, "--rtt", "0.3"])
+    # the paper timer without --rto reads --rtt: RTO = max(1 s, 4 RTT)
+    runs(capsys, [*SIM, "--delay-s", "0.05", "--rtt", "0.3", "--rto-rule", "paper"])
+
+
 # ns-3's sender: messages name the flags typed --------------------------------------------
 
 

@@ -222,7 +222,8 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
     d = TcpParams()
     g = parser.add_argument_group("TCP parameters (paper defaults)")
     g.add_argument("--mss", type=number, default=d.mss_bytes, help="segment size MSS, bytes (%(default)s)")
-    g.add_argument("--rtt", type=number, default=d.rtt_s, help="round-trip time, seconds (%(default)s)")
+    # None: not given (the TcpParams default; the simulator refuses an explicit --rtt it would ignore)
+    g.add_argument("--rtt", type=number, default=None, help=f"round-trip time, seconds ({d.rtt_s:g})")
     g.add_argument("--p", type=number, default=d.p, help="packet loss probability in [0, 1) (%(default)s)")
     g.add_argument("--w0", type=number, default=None, help=f"initial window W0, packets ({d.w0:g})")
     g.add_argument("--iw", choices=sorted(IW_PRESETS), help="initial window preset (instead of --w0)")
@@ -541,7 +542,7 @@ def params_from_args(
             w0 = check_stack(stack).params.get("w0", (None, ""))[0]
         base = TcpParams(
             mss_bytes=mss,
-            rtt_s=args.rtt,
+            rtt_s=TcpParams.rtt_s if args.rtt is None else args.rtt,
             p=args.p,
             w0=dflt["w0"] if w0 is None else w0,
             w_ss=dflt["w_ss"] if args.wss is None else args.wss,
@@ -700,8 +701,8 @@ _RFC6298_ONLY = ("min_rto_s", "initial_rto_s", "max_rto_s", "clock_granularity_s
 
 
 def _check_unread(args, config) -> None:
-    """Refuse an explicit link flag the simulator would not read with the rest of the
-    command line (one line naming the flags and why)."""
+    """Refuse an explicit link or TCP flag the simulator would not read with the rest of
+    the command line (one line naming the flags and why)."""
     if config.rto_rule == "paper":
         unread = [FIELD_FLAGS[f] for f in _RFC6298_ONLY if getattr(args, f, None) is not None]
         # RTT samples feed RFC 6298's estimator and RACK's min_RTT and PTO: with the paper
@@ -713,6 +714,15 @@ def _check_unread(args, config) -> None:
             raise CliError(f"{', '.join(unread)}: --rto-rule paper runs a fixed RTO (max(1 s, 4 RTT) or --rto) "
                            f"with no RTT estimator, so it does not read {them}; drop {them} or give --rto-rule "
                            "rfc6298")
+    rtt, delay = getattr(args, "rtt", None), getattr(args, "delay_s", None)
+    if getattr(args, "pipe_packets", None) is not None:
+        rtt = None  # trace --rtts --pipe-packets builds its path from --rtt (pipe_config)
+    if rtt is not None and delay is not None and not math.isclose(2.0 * delay, rtt, rel_tol=1e-12, abs_tol=0.0):
+        # --delay-s wins for the path; --rtt is still read by the paper timer's default RTO
+        if not (config.rto_rule == "paper" and getattr(args, "rto", None) is None):
+            raise CliError(f"--rtt {rtt:g} with --delay-s {delay:g}: the simulated round trip comes from "
+                           "--delay-s (2 x --delay-s), or from --rtt when --delay-s is not given; give one "
+                           f"of them (or --rtt {2.0 * delay:g})")
 
 
 def config_from_args(args, stack: str | None = None) -> SimConfig:
