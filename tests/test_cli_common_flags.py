@@ -112,6 +112,20 @@ def test_rtt_with_delay_runs_when_consistent_or_read(capsys):
     runs(capsys, [*SIM, "--delay-s", "0.05", "--rtt", "0.3", "--rto-rule", "paper"])
 
 
+# --lt-mode without Limited Transmit ---------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", [[], ["--variant", "newreno"], ["--variant", "er"]])
+def test_lt_mode_without_limited_transmit_is_refused(capsys, variant):
+    refused(capsys, [*SIM, *variant, "--lt-mode", "paper"], "--lt-mode", "--variant")
+
+
+def test_lt_mode_with_limited_transmit_runs(capsys):
+    runs(capsys, [*SIM, "--variant", "lt", "--lt-mode", "paper"])
+    runs(capsys, [*SIM, "--variant", "newreno", "--dup-lt", "1", "--lt-mode", "paper"])
+    runs(capsys, [*SIM])  # the parser's default is not a given --lt-mode
+
+
 # ns-3's sender: messages name the flags typed --------------------------------------------
 
 

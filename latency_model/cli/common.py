@@ -632,8 +632,10 @@ def add_link_flags(parser) -> None:
                         + ", ".join(RECOVERIES) + " (the stack's)")
     g.add_argument("--rto-rule", default=d.rto_rule,
                    help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto)")
-    g.add_argument("--lt-mode", default=d.lt_mode,
-                   help=f"meaning of dup_lt: {', '.join(LT_MODES)} (%(default)s)")
+    # None: not given (SimConfig's default); an explicit one without Limited Transmit is refused
+    g.add_argument("--lt-mode", default=None,
+                   help=f"meaning of dup_lt: {', '.join(LT_MODES)} ({d.lt_mode}); needs Limited Transmit "
+                        "(--variant lt, proposal, size-based or --dup-lt)")
     g.add_argument("--p-ack", type=number, default=d.p_ack,
                    help="ACK loss probability in [0, 1) (%(default)s)")
     g.add_argument("--queue-packets", type=number, default=d.queue_packets, metavar="B",
@@ -723,6 +725,14 @@ def _check_unread(args, config) -> None:
             raise CliError(f"--rtt {rtt:g} with --delay-s {delay:g}: the simulated round trip comes from "
                            "--delay-s (2 x --delay-s), or from --rtt when --delay-s is not given; give one "
                            f"of them (or --rtt {2.0 * delay:g})")
+    variant = getattr(args, "variant", None)
+    if getattr(args, "lt_mode", None) is not None and isinstance(variant, str):
+        from ..params import VARIANTS
+
+        if variant in VARIANTS and VARIANTS[variant]["dup_lt"] is None and getattr(args, "dup_lt", None) is None:
+            raise CliError(f"--lt-mode {args.lt_mode}: --variant {variant} has no Limited Transmit, so the "
+                           "mode has nothing to set; give --variant lt, proposal or size-based, or --dup-lt, "
+                           "or drop --lt-mode")
 
 
 def config_from_args(args, stack: str | None = None) -> SimConfig:
@@ -734,6 +744,8 @@ def config_from_args(args, stack: str | None = None) -> SimConfig:
     name = args.stack if stack is None else stack
     try:
         values = {f: getattr(args, f) for f in _LINK_FLAGS}
+        if values.get("lt_mode") is None:  # not given: SimConfig's
+            values.pop("lt_mode", None)
         values.update(link_overrides(args))
         _check_ns3_flags(args, name, values)
         config = SimConfig.profile(name, **values)
