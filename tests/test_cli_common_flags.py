@@ -126,6 +126,23 @@ def test_lt_mode_with_limited_transmit_runs(capsys):
     runs(capsys, [*SIM])  # the parser's default is not a given --lt-mode
 
 
+# Delayed-ACK flags with --b 1 ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("flags,shown", [(["--delack-timeout-s", "0.1"], "--delack-timeout-s"),
+                                         (["--quick-acks", "2"], "--quick-acks"),
+                                         (["--no-fin"], "--no-fin"), (["--fin"], "--fin")])
+def test_delack_flags_with_b1_are_refused(capsys, flags, shown):
+    refused(capsys, [*SIM, "--b", "1", *flags], shown, "--b 1")
+    refused(capsys, [*SIM, *flags], shown, "--b 1")  # b = 1 is the default
+
+
+def test_delack_flags_with_b2_run(capsys):
+    runs(capsys, [*SIM, "--b", "2", "--delack-timeout-s", "0.1", "--quick-acks", "2", "--no-fin"])
+    # ns-3's sender reads --fin (FIN_WAIT_1) whatever b
+    runs(capsys, [*SIM, "--stack", "ns3", "--no-fin"])
+
+
 # ns-3's sender: messages name the flags typed --------------------------------------------
 
 

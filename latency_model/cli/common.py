@@ -700,6 +700,15 @@ def _check_ns3_flags(args, name: str, values: dict) -> None:
 
 # SimConfig fields the paper timer (rto_rule "paper": a fixed RTO, no estimator) never reads
 _RFC6298_ONLY = ("min_rto_s", "initial_rto_s", "max_rto_s", "clock_granularity_s")
+# Receiver settings that only change when an ACK is sent: with b = 1 every segment is ACKed at once
+_DELACK_FLAGS = ("delack_timeout_s", "quick_acks", "fin")
+
+
+def _flag_typed(args, field: str) -> str:
+    """The flag of ``field`` as typed (``--no-fin`` for fin False)."""
+    if field == "fin":
+        return "--fin" if args.fin else "--no-fin"
+    return FIELD_FLAGS[field]
 
 
 def _check_unread(args, config) -> None:
@@ -733,6 +742,18 @@ def _check_unread(args, config) -> None:
             raise CliError(f"--lt-mode {args.lt_mode}: --variant {variant} has no Limited Transmit, so the "
                            "mode has nothing to set; give --variant lt, proposal or size-based, or --dup-lt, "
                            "or drop --lt-mode")
+    b = getattr(args, "b", None)
+    bs = b if isinstance(b, (list, tuple)) else [b]
+    if b is not None and bs and all(isinstance(x, (int, float)) and x == 1 for x in bs):
+        # ns-3's sender stops in FIN_WAIT_1 when --fin: there --fin / --no-fin is read even with b = 1
+        fields = [f for f in _DELACK_FLAGS if getattr(args, f, None) is not None
+                  and not (f == "fin" and config.sender == "ns3")]
+        if fields:
+            unread = [_flag_typed(args, f) for f in fields]
+            them = "it" if len(unread) == 1 else "them"
+            they = "it" if len(unread) == 1 else "they"
+            raise CliError(f"{', '.join(unread)}: with --b 1 the receiver ACKs every segment at once (no "
+                           f"delayed ACK), so {they} would change nothing; drop {them} or give --b 2")
 
 
 def config_from_args(args, stack: str | None = None) -> SimConfig:
