@@ -182,6 +182,17 @@ class SweepSpec:
         if self.sim_overrides is not None:
             check_instance("sim_overrides", self.sim_overrides, dict, "dict of SimConfig fields")
             self._config()  # an unknown field or a value out of range is refused here
+        # a setting no row of this sweep reads must not pass silently
+        models = _models(self) if "model" in self.sources else ()
+        for name, value, unset in (("time_model", self.time_model, None), ("law", self.law, "paper")):
+            if value != unset and "fluid" not in models:
+                raise ValueError(f"{name} is read by the fluid model only, and this sweep has no fluid rows "
+                                 f"({_rows_desc(self, models)}); leave {name} unset")
+        if "simulation" not in self.sources and "packet" not in models:
+            for name in ("sim_config", "sim_overrides"):
+                if getattr(self, name) is not None and getattr(self, name) != {}:
+                    raise ValueError(f"{name} sets up the simulated rows and the packet model, and this sweep "
+                                     f"has neither ({_rows_desc(self, models)}); leave {name} unset")
 
     @property
     def sources(self) -> tuple:
@@ -391,7 +402,8 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
         combo = dict(zip([a.name for a in others], values))
         try:
             base, _ = _combo_params(combo)
-            config_c = _combo_config(config, combo, spec) if "simulation" in spec.sources else config
+            config_c = (_combo_config(config, combo, spec)
+                        if "simulation" in spec.sources or "packet" in _models(spec) else config)
         except ValueError:
             continue
         mss = base.mss_bytes
@@ -422,13 +434,27 @@ def _tree_dp(config, spec) -> bool:
     """Whether the sweep's packet model runs on the tree DP: beside the simulator it runs
     the simulated sender (:func:`~latency_model.studies.packet_setup.packet_options`), and
     the SACK sender and timestamps run there only (``PathConfig.object_engine_only``)."""
-    if "simulation" not in spec.sources:
+    if "simulation" not in spec.sources and not (spec.sim_config is not None or spec.sim_overrides
+                                                 or any(a.name == "stack" for a in spec.grid.axes)):
         return False
     try:
         path = packet_options(config).get("path")
     except ValueError:  # a set-up the model does not follow: the plan reports it
         return False
     return path is not None and path.object_engine_only
+
+
+def _rows_desc(spec, models) -> str:
+    """What rows ``spec`` computes, for a message: ``what model, models pftk``."""
+    return f"what {spec.what}" + (f", model{'s' if len(models) > 1 else ''} {', '.join(models)}" if models else "")
+
+
+def _follows_setup(spec, combo) -> bool:
+    """Whether the model rows' packet model follows a simulator set-up (a stack profile)
+    at this grid point: beside the simulator always; alone (``what="model"``), where the
+    grid has a ``stack`` axis or ``sim_config``/``sim_overrides`` are given (as
+    ``latency --model packet --stack NAME``)."""
+    return "simulation" in spec.sources or "stack" in combo or spec.sim_config is not None or bool(spec.sim_overrides)
 
 
 def _rows_per_point(spec) -> int:
@@ -540,6 +566,11 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         if a.name == "stack":
             for v in a.values:
                 check_stack(v)
+            if "simulation" not in spec.sources and "packet" not in models:
+                # only the simulator and the packet model read a stack: the rows would repeat
+                raise ValueError(f"stack is an axis of the simulated rows and of the packet model, and this "
+                                 f"sweep ({_rows_desc(spec, models)}) has neither: give what simulation or "
+                                 "both, or model packet")
         if a.name == RECOVERY_AXIS:
             if "simulation" not in spec.sources:
                 raise ValueError("recovery is an axis of the simulated rows: give what simulation or both, "
@@ -566,18 +597,21 @@ def plan_sweep(spec: SweepSpec) -> Plan:
     combos = list(itertools.product(*[a.values for a in others]))
     settings_model = {"law": spec.law}
     settings_sim = {}
+    config = spec._config()
     if "simulation" in spec.sources:
-        config = spec._config()
         settings_sim = {"runs": spec.runs, "seed": spec.seed, "engine": spec.engine,
                         "sim_config": config}
     tasks = []
     for ci, values in enumerate(combos):
         combo = dict(zip([a.name for a in others], values))
         where = ", ".join(f"{k}={v}" for k, v in combo.items())
+        follows = _follows_setup(spec, combo)
+        config_c = None
         try:
             base, variant = _combo_params(combo)
-            if "simulation" in spec.sources:
+            if follows:
                 config_c = _combo_config(config, combo, spec)
+            if "simulation" in spec.sources:
                 base = profile_params(config_c.stack, base, given=combo)  # Linux: IW 10 unless w0 given
             per_size = []
             for si, size in enumerate(size_axis.values):
@@ -596,6 +630,9 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                             check_given(m, p, combo)  # an axis it would not read must not pass silently
                         except ValueError as exc:
                             raise ValueError(f"model {m}: {exc}") from None
+            packet_opts = {}
+            if "packet" in models and "model" in spec.sources:
+                packet_opts = _packet_model_options(spec, config_c if follows else None, base)
             if "simulation" in spec.sources:
                 for _, _, size_b in per_size:
                     if size_b != int(size_b):
@@ -608,7 +645,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             raise ValueError(f"{exc} (at {where})" if where else str(exc)) from None
         rule_desc = base.rule.describe()
         rule_desc.pop("name")
-        fixed = {"variant": variant, "stack": config_c.stack if "simulation" in spec.sources else "",
+        fixed = {"variant": variant, "stack": config_c.stack if follows else "",
                  **({RECOVERY_AXIS: combo[RECOVERY_AXIS]} if RECOVERY_AXIS in combo else {}),
                  "rule": base.rule.name, "rule_params": json.dumps(rule_desc, sort_keys=True),
                  **{k: combo[k] for k in combo if k.startswith(RULE_PARAM)}}
@@ -617,14 +654,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             runs.append(("simulation", ""))
         for source, model in runs:
             fluid = model == "fluid"
-            # the packet model follows the simulated link, timers and receiver (none without a simulator)
-            options = (packet_options(config_c) if model == "packet" and "simulation" in spec.sources else {})
-            if model == "packet" and not options and base.rto_s is not None:
-                # alone, the packet model runs the paper's timer where rto is given (as
-                # `latency --model packet --rto`); beside the simulator it follows its rule
-                from ...model.packet import PathConfig
-
-                options = {"path": PathConfig(fixed_rto=True)}
+            options = packet_opts if model == "packet" else {}
             points = []
             for index, params, size_b in per_size:
                 pdict = params.to_dict()
@@ -662,7 +692,46 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             else:
                 st_sim = {**settings_sim, "sim_config": config_c}
                 tasks.extend(Task("simulation", (pt,), st_sim) for pt in points)
+    _check_keys(tasks, [a.name for a in others], combos, n_sizes)
     # grid order: by first point, the models (in axis order) before the simulation
     tasks.sort(key=lambda t: row_order(t.points[0], models))
     return Plan(spec=spec, n_points=n_points, tasks=tuple(tasks), columns=tuple(columns_for(grid)))
 
+
+
+def _packet_model_options(spec, config, base) -> dict:
+    """The packet model's ``predict`` options at one grid point. Beside the simulator it
+    follows the simulated link, timers and receiver (:func:`..packet_setup.packet_options`);
+    alone it follows a stack profile where the point has one (``config``, as ``latency
+    --model packet --stack NAME``), else runs with its defaults; alone, where ``rto`` is
+    given, it runs the paper's fixed timer (as ``latency --model packet --rto``)."""
+    options = packet_options(config) if config is not None else {}
+    if "simulation" not in spec.sources and config is not None:
+        diffs = packet_differences(config)
+        if diffs:  # alone, nothing tells the user: refuse what it would not follow
+            raise ValueError(f"the packet model does not follow {'; '.join(diffs)}")
+    if base.rto_s is not None and ("simulation" not in spec.sources or not options):
+        from ...model.packet import PathConfig
+
+        try:
+            options = {**options, "path": dataclasses.replace(options.get("path", PathConfig()), fixed_rto=True)}
+        except ValueError as exc:
+            raise ValueError(f"rto (the paper's fixed timer) with the packet model: {exc}") from None
+    return options
+
+
+def _check_keys(tasks, names, combos, n_sizes) -> None:
+    """ValueError (an internal error) when two rows share a key: the table keeps one row
+    per key, so the other would be lost while the sweep reports success."""
+    seen = {}
+    for t in tasks:
+        for pt in t.points:
+            other = seen.setdefault(pt.key, pt)
+            if other is pt:
+                continue
+            a, b = combos[other.index // n_sizes], combos[pt.index // n_sizes]
+            differ = [f"{n}={x} vs {y}" for n, x, y in zip(names, a, b) if x != y]
+            raise ValueError(f"internal error: grid points {other.index} and {pt.index} ({pt.source}"
+                             f"{' ' + pt.model if pt.model else ''} rows) get the same key, so one row would be "
+                             f"lost; they differ in {', '.join(differ) or 'no axis'}, which their rows do not "
+                             "read (please report this)")

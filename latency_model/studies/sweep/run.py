@@ -295,12 +295,13 @@ def run_sweep(
 
     save_s = [0.0]  # how long the last save took
 
-    def save(status: str):
+    def save(status: str) -> int:
         t = time.monotonic()
         rows = sorted(done.values(), key=lambda r: order[r["key"]])
         write_rows(out, rows, plan.columns)
         write_json(sidecar_path(out), {**meta, "status": status, "rows_done": len(rows)})
         save_s[0] = time.monotonic() - t
+        return len(rows)
 
     bar = None
     if progress:
@@ -348,6 +349,11 @@ def run_sweep(
         raise
     if bar is not None:
         bar.close()
+    written = len(done)
+    if written != plan.n_rows:  # rows sharing a key (plan_sweep refuses them): never report success
+        save("failed")
+        raise ValueError(f"internal error: the sweep planned {plan.n_rows} rows and wrote {written} to {out} "
+                         "(rows share a key; please report this)")
     save("complete")
     return report(True)
 
