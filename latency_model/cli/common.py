@@ -360,25 +360,21 @@ def flag_message(message: str) -> str:
     """Rewrite a TcpParams or SimConfig error so it names the CLI flags (``b must`` ->
     ``--b must``). The leading field is always rewritten; a field elsewhere in the message
     only when its name has an underscore (``max_rto_s``), so a one-letter field such as
-    ``p`` or ``b`` in a sentence is left alone; one that is the bound of a comparison is
-    named at the end (``w0 must be <= rwnd (30 packets), got 40`` -> ``--w0 must be <= rwnd
-    (30 packets), got 40 (rwnd is --rwnd)``). A
-    cross-field message such as ``min_rto_s must be <= max_rto_s (0.5), got min_rto_s=1.0``
+    ``p`` or ``b`` in a sentence is left alone, except as the bound of a comparison
+    (``w0 must be <= rwnd (30 packets), got 40`` -> ``--w0 must be <= --rwnd (30 packets),
+    got 40``). A cross-field message such as ``min_rto_s must be <= max_rto_s (0.5), got min_rto_s=1.0``
     names both flags, whichever was typed.
     """
     for field, flag in FIELD_FLAGS.items():
         if message.startswith(field + " "):
             message = flag + message[len(field):]
             break
-    bounds = []
     for field, flag in FIELD_FLAGS.items():
         if "_" in field:
             message = re.sub(rf"(?<![\w-]){re.escape(field)}(?=[\s=(),:.]|$)", flag, message)
-        elif " " not in field and re.search(rf"[<>]=? {re.escape(field)}(?=[\s=(),:.]|$)", message):
-            bounds.append(f"{field} is {flag}")
-    # a short field as the bound of a comparison is named at the end, the sentence kept:
-    # ``w0 must be <= rwnd (30 packets), got 40`` -> ``... got 40 (rwnd is --rwnd)``
-    return f"{message} ({', '.join(bounds)})" if bounds else message
+        elif " " not in field:
+            message = re.sub(rf"([<>]=? ){re.escape(field)}(?=[\s=(),:.]|$)", rf"\g<1>{flag}", message)
+    return message
 
 
 # ---------------------------------------------------------------------------
