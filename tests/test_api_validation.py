@@ -264,8 +264,8 @@ def test_accuracy_map_w0_axis_refuses_pftk():
     # PFTK has no initial window: a W0 axis scored it identically at every W0.
     from latency_model.studies.accuracy import AccuracyMap
 
-    with pytest.raises(ValueError, match="model pftk: w0 is not read by model pftk.*name the models"):
+    with pytest.raises(ValueError, match="w0 1,4: model pftk does not read it .*name the models"):
         AccuracyMap(w0=(1, 4))
-    with pytest.raises(ValueError, match="model pftk: w0 is not read"):
+    with pytest.raises(ValueError, match="model pftk does not read it .*leave pftk out of the models"):
         AccuracyMap(w0=(1, 4), models="fluid,pftk")
     assert AccuracyMap(w0=(1, 4), models="fluid,packet").n_cells == 2 * AccuracyMap(models="fluid").n_cells

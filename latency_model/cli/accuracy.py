@@ -29,6 +29,8 @@ _FLAGS = {"models": "--models", "model": "--models", "size_packets": "--size-pac
 
 def _message(text: str) -> str:
     """An error of the map or its plan naming the flag (``p must ...`` -> ``--p must ...``)."""
+    if text.startswith("w0 ") and "(models;" in text:  # the map's W0 axis beside PFTK
+        return "--w0" + text[2:].replace("(models;", "(--models;")
     for field, flag in _FLAGS.items():
         if text.startswith(field + " "):
             if field == "model" and not text.startswith("model must"):
@@ -88,21 +90,11 @@ def _map_from_args(args):
 
 def _check_models_read(args, models) -> None:
     """Refuse an explicit flag no model of the map would read (one line, exit 2):
-    ``--packet-max-packets`` without the packet model, ``--w0`` with PFTK (it has no initial
-    window: :data:`~latency_model.model.registry.NO_INITIAL_WINDOW`; its cells would repeat
-    one value under every W0)."""
-    from ..model.registry import NO_INITIAL_WINDOW
-
+    ``--packet-max-packets`` without the packet model. (``--w0`` with PFTK, which has no
+    initial window, is refused by :class:`~latency_model.studies.accuracy.AccuracyMap`.)"""
     if args.packet_max_packets is not None and "packet" not in models:
         raise CliError(f"--packet-max-packets is the packet model's option, and --models {','.join(models)} "
                        "does not run it")
-    if args.w0 is not None:
-        blind = [m for m in models if m in NO_INITIAL_WINDOW]
-        if blind:
-            how = ("name the models without it (--models)" if args.models is None
-                   else f"leave {' and '.join(blind)} out of --models")
-            raise CliError(f"--w0: model {' and '.join(blind)} does not read it (no initial window: a steady-state "
-                           f"throughput); {how}")
 
 
 def _check_variants_run(amap) -> None:

@@ -212,15 +212,14 @@ class AccuracyMap:
         elif not isinstance(self.sim_config, SimConfig):
             raise ValueError(f"sim_config must be a SimConfig, got {self.sim_config!r}")
         if self.w0 is not None:  # a W0 axis: every model run must read W0 (not PFTK)
-            from ..model.registry import check_given
-            from ..params import TcpParams
+            from ..model.registry import NO_INITIAL_WINDOW
 
-            for m in self.model_names():
-                try:
-                    check_given(m, TcpParams(), {"w0"})
-                except ValueError as exc:
-                    named = "" if self.models is not None else " (name the models: every installed one runs by default)"
-                    raise ValueError(f"model {m}: {exc}{named}") from None
+            blind = [m for m in self.model_names() if m in NO_INITIAL_WINDOW]
+            if blind:
+                how = ("name the models without it (models; every installed one runs by default)" if self.models is None
+                       else f"leave {' and '.join(blind)} out of the models")
+                raise ValueError(f"w0 {','.join(map(str, self.w0))}: model {' and '.join(blind)} does not read it "
+                                 f"(no initial window: a steady-state throughput); {how}")
 
     @property
     def strict(self) -> bool:
