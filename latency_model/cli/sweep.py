@@ -53,17 +53,83 @@ def _spec_from_args(args):
     if not grid.axes:
         raise CliError("give at least one --param NAME=VALUES (or --grid FILE)")
     config = config_from_args(args)  # validated even for the model alone: no bad flag passes silently
+    pick = lambda flag, key, default: (getattr(args, flag) if getattr(args, flag) is not None  # noqa: E731
+                                       else settings.get(key, default))
+    what = pick("what", "what", "model")
+    simulated = what in ("simulation", "both")
+    packet_alone = _check_read(args, settings, grid, what)
     try:
-        pick = lambda flag, key, default: (getattr(args, flag) if getattr(args, flag) is not None  # noqa: E731
-                                           else settings.get(key, default))
-        what = pick("what", "what", "model")
-        simulated = what in ("simulation", "both")
         return SweepSpec(grid=grid, what=what, runs=pick("runs", "runs", 1000), seed=pick("seed", "seed", 0),
                          time_model=pick("time_model", "time-model", None), law=pick("law", "law", "paper"),
-                         sim_config=config if simulated else None,
-                         sim_overrides=link_overrides(args) if simulated else None, engine=args.engine)
+                         sim_config=config if simulated or packet_alone else None,
+                         sim_overrides=link_overrides(args) if simulated else None,
+                         engine=args.engine if args.engine is not None else "auto")
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None
+
+
+def _given_link_flags(args) -> list[str]:
+    """The simulator's flags (add_link_flags) given on the command line, as typed. Those
+    with a default other than None (defined in cli/common.py) count where they differ
+    from it; ``--stack`` is left to the caller."""
+    from ..sim.config import SimConfig
+
+    d = SimConfig()
+    out = []
+    for f in ("link_rate_bps", "delay_s", "header_bytes", "delack_timeout_s", "min_rto_s", "initial_rto_s",
+              "max_rto_s", "clock_granularity_s", "sender", "rtt_sampling", "quick_acks", "fin", "prr",
+              "rack_tlp", "recovery", "rto_rule", "lt_mode", "p_ack", "queue_packets"):
+        v = getattr(args, f, None)
+        default = getattr(d, f, None) if f in ("link_rate_bps", "rto_rule", "lt_mode", "p_ack",
+                                               "queue_packets") else None
+        if v is None or v == default:
+            continue
+        flag = "--" + f.replace("_", "-")
+        out.append(flag.replace("--", "--no-", 1) if v is False else flag)
+    return out
+
+
+def _check_read(args, settings, grid, what) -> bool:
+    """Refuse (one line, exit 2) a flag or grid-file setting that no row of this sweep
+    reads: the simulator's (--runs, --seed, --engine, the link flags) when ``what`` is
+    model, the fluid model's (--law, --time-model) when the sweep has no fluid rows, and
+    --stack when neither the simulator nor the packet model runs. True when --stack sets
+    up the packet model alone (``what`` model)."""
+    from ..studies.sweep.plan import model_axis
+
+    simulated = what in ("simulation", "both")
+    models = (model_axis(grid) or ("fluid",)) if what != "simulation" else ()
+    rows = f"--what {what}" + (f" with model{'s' if len(models) > 1 else ''} {', '.join(models)}"
+                               if model_axis(grid) is not None and models else "")
+    stack = getattr(args, "stack", None)
+    stack_given = stack is not None and stack != "rfc"  # its default is rfc (cli/common.py)
+    if args.engine is not None:  # a bad value is named as such first
+        from ..checks import check_choice
+        from ..sim.runner import ENGINES
+
+        try:
+            check_choice("--engine", args.engine, ENGINES)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    if not simulated:
+        sim = [f for f, v in (("--runs", args.runs), ("--seed", args.seed), ("--engine", args.engine)) if v is not None]
+        sim += [f"{k} in --grid" for k, a in (("runs", args.runs), ("seed", args.seed)) if k in settings and a is None]
+        sim += _given_link_flags(args)
+        if stack_given and "packet" not in models:
+            sim.append("--stack")
+        if sim:
+            them = "it" if len(sim) == 1 else "them"
+            raise CliError(f"{', '.join(sim)}: set{'s' if len(sim) == 1 else ''} up the simulated rows, and {rows} "
+                           f"computes none{' (--stack also sets up the packet model)' if '--stack' in sim else ''}; "
+                           f"give --what simulation or both, or drop {them}")
+    if "fluid" not in models:
+        fl = [f for f, a, k in (("--law", "law", "law"), ("--time-model", "time_model", "time-model"))
+              if getattr(args, a) is not None or k in settings]
+        if fl:
+            them = "it" if len(fl) == 1 else "them"
+            raise CliError(f"{', '.join(fl)}: read by the fluid model only, and {rows} computes no fluid rows; "
+                           f"drop {them}")
+    return not simulated and stack_given
 
 
 def cmd_sweep(args) -> int:
@@ -162,7 +228,7 @@ def _sweep_flags(p) -> None:
     p.add_argument("--time-model", choices=["fluid", "rounds"], default=None,
                    help="solver time model (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default=None, help="loss-count law (paper)")
-    p.add_argument("--engine", default="auto", help="simulator engine (auto; same results)")
+    p.add_argument("--engine", default=None, help="simulator engine (auto; same results)")
     p.add_argument("--out", required=True, metavar="FILE", help="output table: .csv, or .parquet (needs pyarrow)")
     p.add_argument("--force", action="store_true", help="start over instead of resuming from FILE")
     g = p.add_argument_group("executor (one of)")
