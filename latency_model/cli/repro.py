@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..studies.export import json_text
-from .common import CliError, add_command, add_stack_flag
+from .common import CliError, add_command, add_stack_flag, check_out_dir, check_out_file, check_workers
 
 __all__ = ["register"]
 
@@ -36,10 +36,12 @@ def _command(args) -> str:
     return " ".join(parts)
 
 
-def _jobs(args) -> int:
-    if args.jobs is not None and args.jobs < 1:
-        raise CliError(f"--jobs must be an integer >= 1, got {args.jobs}")
-    return args.jobs
+def _jobs(args) -> int | None:
+    """``--jobs``, checked as every command's worker count (:func:`~latency_model.cli.common.check_workers`:
+    an integer from 1 to 4 x the CPUs); None: all CPUs."""
+    if args.jobs is None:
+        return None
+    return check_workers("--jobs", args.jobs)
 
 
 def _out(args) -> str:
@@ -51,9 +53,8 @@ def _out(args) -> str:
         check_stack(args.stack)
     except ValueError as exc:
         raise CliError(f"--{exc}") from None
-    if args.out is not None:
-        return args.out
-    return "." if args.stack == "rfc" else f"stack-{args.stack}"
+    out = args.out if args.out is not None else "." if args.stack == "rfc" else f"stack-{args.stack}"
+    return check_out_dir("--out", out)  # before any work: a file, '' or an unwritable folder is refused
 
 
 def cmd_reproduce(args) -> int:
@@ -61,8 +62,9 @@ def cmd_reproduce(args) -> int:
     from ..studies.tables import tables_text
     from ..studies.validate import summary_text
 
+    jobs = _jobs(args)
     args.out = _out(args)
-    res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
+    res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
                            command=_command(args), stack=args.stack)
     print(tables_text(res["tables"]))
     print()
@@ -84,8 +86,9 @@ def cmd_validate(args) -> int:
     from ..studies.reproduce import run_reproduction
     from ..studies.validate import exit_status, status_text, summary_text
 
+    jobs = _jobs(args)
     args.out = _out(args)
-    res = run_reproduction(args.out, quick=args.quick, jobs=_jobs(args), force=args.force,
+    res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
                            command=_command(args), stack=args.stack,
                            progress=not args.json)
     ev = res["evaluation"]
@@ -119,6 +122,8 @@ def cmd_plot(args) -> int:
     path = Path(args.csv)
     if not path.is_file():
         raise CliError(f"csv file not found: {path}")
+    if args.out is not None:  # a stem: STEM.png and STEM.svg are written
+        check_out_file("--out", args.out)
     try:
         written = draw_csv(path, args.out)
     except UnicodeDecodeError:
