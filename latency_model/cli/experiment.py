@@ -13,9 +13,10 @@ import math
 from pathlib import Path
 
 from ..studies.export import json_safe, json_text
-from .common import CliError, add_command, add_commands
+from ..values import show
+from .common import CliError, add_command, add_commands, check_out_dir
 
-__all__ = ["register", "ci_text", "json_safe", "names", "out_dir", "flag_error", "emit"]
+__all__ = ["register", "ci_text", "json_safe", "items", "names", "out_dir", "flag_error", "emit"]
 
 
 def ci_text(mean: float, lo: float, hi: float, fmt: str) -> str:
@@ -27,18 +28,34 @@ def ci_text(mean: float, lo: float, hi: float, fmt: str) -> str:
     return f"{format(mean, fmt)} [{format(lo, fmt)}, {format(hi, fmt)}]"
 
 
-def names(text: str) -> tuple:
-    """A comma-separated list of names (variants, rules), blanks dropped."""
-    return tuple(t.strip() for t in text.split(",") if t.strip())
+def items(flag: str, text: str, what: str) -> list[str]:
+    """The stripped items of the comma-separated list ``text`` given as ``flag``; an empty
+    item (``2,,10``, a trailing comma) or an empty list is a one-line error naming the flag,
+    worded as the shared size flags' (``--size-packets must be a number, list or range, got ''``)."""
+    parts = [t.strip() for t in str(text).split(",")]
+    if not any(parts):
+        raise CliError(f"{flag} must list at least one value, got {show(text)}")
+    if not all(parts):
+        raise CliError(f"{flag} must be a comma-separated list of {what}, got '' (an empty item in "
+                       f"{show(text)})")
+    return parts
+
+
+def names(text: str, flag: str = "--variants") -> tuple:
+    """A comma-separated list of names (variants, rules) given as ``flag``; an empty item is
+    an error (:func:`items`)."""
+    return tuple(items(flag, text, "names"))
 
 
 def out_dir(args) -> Path | None:
-    """``--out`` as a directory path (None if not given); a file there is a one-line error."""
+    """``--out`` as a directory path (None if not given), checked (and created) before any work
+    (:func:`~latency_model.cli.common.check_out_dir`): a file there, an empty name or a folder
+    that cannot be made is a one-line error naming ``--out``."""
     if args.out is None:
         return None
     if Path(args.out).is_file():
-        raise CliError(f"--out must be a directory, got the file {args.out!r}")
-    return Path(args.out)
+        raise CliError(f"--out must be a directory, got the file {show(args.out)}")
+    return Path(check_out_dir("--out", args.out))
 
 
 def flag_error(exc: ValueError, flags: dict) -> CliError:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 from .common import CliError, add_command, number
-from .experiment import emit, flag_error, out_dir
+from ..values import show
+from .experiment import emit, flag_error, items, out_dir
 
 __all__ = ["register"]
 
@@ -21,13 +22,11 @@ _FLAGS = {"bottlenecks_mbps": "--bottlenecks-mbps", "queues": "--queues", "algor
 
 
 def _list(flag: str, text: str, conv) -> tuple:
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise CliError(f"{flag} must list at least one value, got {text!r}")
+    parts = items(flag, text, "numbers")  # an empty item (5,,6) is an error, not dropped
     try:
-        return tuple(conv(t) for t in items)
+        return tuple(conv(t) for t in parts)
     except ValueError:
-        raise CliError(f"{flag} must be a comma-separated list of numbers, got {text!r}") from None
+        raise CliError(f"{flag} must be a comma-separated list of numbers, got {show(text)}") from None
 
 
 def _fmt(x, spec: str) -> str:
@@ -76,17 +75,29 @@ def cmd_experiment_ass(args) -> int:
     from ..experiments.ass import SERIES_KEYS, AssExperiment, run_ass
     from ..studies.export import write_csv, write_json
 
+    d = AssExperiment.__dataclass_fields__
+    algorithms = _list("--algorithms", args.algorithms, int)
+    # --decrease and --reverse-queue-packets: None when not given; refused where nothing reads them
+    if args.decrease is not None and all(a == 1 for a in algorithms):
+        raise CliError(f"--decrease is the ASS rule's (algorithms 2-4), and --algorithms {args.algorithms} runs "
+                       "only algorithm 1 (LSS, standard decrease); drop --decrease or add algorithm 2, 3 or 4")
+    if args.no_reverse_queue and args.reverse_queue_packets is not None:
+        raise CliError("--reverse-queue-packets: --no-reverse-queue has no reverse ACK queue to size; give one "
+                       "of them")
+    decrease = d["decrease"].default if args.decrease is None else args.decrease
+    reverse = (None if args.no_reverse_queue else d["reverse_queue_packets"].default
+               if args.reverse_queue_packets is None else args.reverse_queue_packets)
     out_dir(args)  # before the run
     try:
         ex = AssExperiment(
             scale=args.scale,
             bottlenecks_mbps=_list("--bottlenecks-mbps", args.bottlenecks_mbps, float),
             queues=_list("--queues", args.queues, int),
-            algorithms=_list("--algorithms", args.algorithms, int),
+            algorithms=algorithms,
             initial_windows=_list("--iw", args.iw, int),
             access_rate_mbps=args.access_rate_mbps,
-            reverse_queue_packets=None if args.no_reverse_queue else args.reverse_queue_packets,
-            rwnd=args.rwnd, min_rto_s=args.min_rto_s, decrease=args.decrease, bins=args.bins,
+            reverse_queue_packets=reverse,
+            rwnd=args.rwnd, min_rto_s=args.min_rto_s, decrease=decrease, bins=args.bins,
             startup_s=args.startup_s)
         res = run_ass(ex, jobs=args.jobs)
     except ValueError as exc:
@@ -124,14 +135,14 @@ def _ass_flags(a) -> None:
                    help="initial windows, packets, comma-separated; 4 = RFC 3390 at 1000 B (%(default)s)")
     a.add_argument("--access-rate-mbps", type=number, default=d.access_rate_mbps,
                    help="rate of the two access links, Mb/s (%(default)s)")
-    a.add_argument("--reverse-queue-packets", type=int, default=d.reverse_queue_packets,
-                   help="drop-tail buffer of the reverse ACK port at the bottleneck rate (%(default)s)")
+    a.add_argument("--reverse-queue-packets", type=int, default=None,
+                   help=f"drop-tail buffer of the reverse ACK port at the bottleneck rate ({d.reverse_queue_packets})")
     a.add_argument("--no-reverse-queue", action="store_true", help="ACKs return uncongested")
     a.add_argument("--rwnd", type=int, default=d.rwnd, help="receiver window, packets (%(default)s)")
     a.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
                    help="minimum and initial RTO, seconds (%(default)s)")
-    a.add_argument("--decrease", default=d.decrease,
-                   help="ASS decrease reading: divide, fraction or standard (%(default)s)")
+    a.add_argument("--decrease", default=None,
+                   help=f"ASS decrease reading (algorithms 2-4): divide, fraction or standard ({d.decrease})")
     a.add_argument("--bins", type=int, default=d.bins, help="time bins of the series (%(default)s)")
     a.add_argument("--startup-s", type=number, default=d.startup_s,
                    help="start-up window for the slow-start goodput, seconds (%(default)s)")

@@ -7,9 +7,15 @@ Mean mice transfer time and loss with 95% CIs over seeds for NewReno, B-TCP(4) a
 from __future__ import annotations
 
 from .common import add_command, number
-from .experiment import ci_text, emit, names, out_dir
+from .experiment import ci_text, emit, flag_error, names, out_dir
 
 __all__ = ["register"]
+
+# BtcpExperiment field -> flag, so that errors name what the user typed.
+_FLAGS = {"scale": "--scale", "seeds": "--seeds", "seed": "--seed", "flows_per_node": "--flows-per-node",
+          "queue_packets": "--queue-packets", "access_queue_packets": "--access-queue-packets",
+          "rwnd": "--rwnd", "min_rto_s": "--min-rto-s", "b": "--b", "variants": "--variants",
+          "variant": "--variants"}
 
 _LABELS = {"newreno": "NewReno", "btcp4": "B-TCP(4)", "btcp8": "B-TCP(8)"}
 
@@ -50,9 +56,13 @@ def cmd_experiment_btcp(args) -> int:
     from ..studies.export import write_csv, write_json
 
     variants = names(args.variants)
-    ex = BtcpExperiment(scale=args.scale, seeds=args.seeds, seed=args.seed,
-                        flows_per_node=args.flows_per_node, queue_packets=args.queue_packets,
-                        access_queue_packets=args.access_queue_packets, rwnd=args.rwnd, min_rto_s=args.min_rto_s, b=args.b, variants=variants)
+    try:
+        ex = BtcpExperiment(scale=args.scale, seeds=args.seeds, seed=args.seed,
+                            flows_per_node=args.flows_per_node, queue_packets=args.queue_packets,
+                            access_queue_packets=args.access_queue_packets, rwnd=args.rwnd,
+                            min_rto_s=args.min_rto_s, b=args.b, variants=variants)
+    except ValueError as exc:
+        raise flag_error(exc, _FLAGS) from None
     out_dir(args)  # before the run
     res = run_btcp(ex)
 

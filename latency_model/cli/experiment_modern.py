@@ -11,7 +11,7 @@ import math
 
 from ..values import show
 from .common import CliError, add_command, check_budget, check_workers, parse_sizes
-from .experiment import ci_text, emit, flag_error, names, out_dir
+from .experiment import ci_text, emit, flag_error, items, names, out_dir
 
 __all__ = ["register"]
 
@@ -29,11 +29,9 @@ def _fmt(x, spec: str) -> str:
 
 
 def _numbers(flag: str, text: str, conv, what: str = "numbers") -> tuple:
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise CliError(f"{flag} must list at least one value, got {show(text)}")
+    parts = items(flag, text, what)  # an empty item (2,,10) is an error, not dropped
     try:
-        return tuple(conv(t) for t in items)
+        return tuple(conv(t) for t in parts)
     except ValueError:
         raise CliError(f"{flag} must be a comma-separated list of {what}, got {show(text)}") from None
 

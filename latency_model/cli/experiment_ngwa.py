@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import math
 
-from .common import add_command, number
-from .experiment import emit, json_safe, names, out_dir
+from .common import CliError, add_command, number
+from .experiment import emit, flag_error, json_safe, names, out_dir
 
 __all__ = ["register"]
+
+# NgwaExperiment field -> flag, so that errors name what the user typed.
+_FLAGS = {"scale": "--scale", "rounds": "--rounds", "seed": "--seed", "queue_bytes": "--queue-bytes",
+          "w_max_bytes": "--w-max-bytes", "alpha": "--alpha", "bottleneck_rate_bps": "--bottleneck-rate-bps",
+          "sources": "--sources", "source_on_s": "--source-on-s", "source_off_s": "--source-off-s",
+          "variants": "--variants", "variant": "--variants"}
 
 
 def _mean_ci(row: dict, m: str, fmt: str) -> str:
@@ -49,15 +55,46 @@ def _text(res) -> str:
     return "\n".join(lines)
 
 
+SMOOTHED_MODES = ("mode2", "mode4", "mode6", "mode8")
+"""The NGWA modes with the smoothing equation (SE), the only ones that read alpha (Table 1)."""
+
+
+def _check_reads(ex, given: dict) -> None:
+    """Refuse a flag given explicitly that no run of ``ex`` reads: ``--alpha`` without a
+    smoothed mode, ``--source-on-s`` without on/off sources (``--sources 0`` or
+    ``--source-off-s 0``: always on), ``--source-off-s`` with ``--sources 0``."""
+    if given["alpha"] is not None and not set(SMOOTHED_MODES) & set(ex.variants):
+        raise CliError(f"--alpha is the smoothing constant of modes {', '.join(m[4:] for m in SMOOTHED_MODES)} "
+                       f"(SE), and --variants {','.join(ex.variants)} runs none of them; drop --alpha or add "
+                       "one of them to --variants")
+    if ex.sources == 0:
+        unread = [flag for k, flag in (("source_on_s", "--source-on-s"), ("source_off_s", "--source-off-s"))
+                  if given[k] is not None]
+        if unread:
+            them = "it" if len(unread) == 1 else "them"
+            raise CliError(f"{', '.join(unread)}: --sources 0 runs no on/off source, so nothing reads {them}; "
+                           f"drop {them} or give --sources 1 or more")
+    elif given["source_on_s"] is not None and ex.source_off_s == 0:
+        raise CliError("--source-on-s: with --source-off-s 0 (the default) the sources are always on, so the "
+                       "on period is not read; give --source-off-s > 0 with it, or drop it")
+
+
 def cmd_experiment_ngwa(args) -> int:
     from ..experiments.ngwa import NgwaExperiment, run_ngwa
     from ..studies.export import write_csv, write_json
 
     variants = tuple(v.lower() for v in names(args.variants))
-    ex = NgwaExperiment(scale=args.scale, rounds=args.rounds, seed=args.seed, queue_bytes=args.queue_bytes,
-                        w_max_bytes=args.w_max_bytes, alpha=args.alpha,
-                        bottleneck_rate_bps=args.bottleneck_rate_bps, sources=args.sources,
-                        source_on_s=args.source_on_s, source_off_s=args.source_off_s, variants=variants)
+    # alpha, source_on_s, source_off_s: None when not given (the experiment's defaults)
+    d = NgwaExperiment.__dataclass_fields__
+    given = {k: getattr(args, k) for k in ("alpha", "source_on_s", "source_off_s")}
+    values = {k: d[k].default if v is None else v for k, v in given.items()}
+    try:
+        ex = NgwaExperiment(scale=args.scale, rounds=args.rounds, seed=args.seed, queue_bytes=args.queue_bytes,
+                            w_max_bytes=args.w_max_bytes, bottleneck_rate_bps=args.bottleneck_rate_bps,
+                            sources=args.sources, variants=variants, **values)
+    except ValueError as exc:
+        raise flag_error(exc, _FLAGS) from None
+    _check_reads(ex, given)
     out_dir(args)  # before the run
     res = run_ngwa(ex)
 
@@ -83,14 +120,17 @@ def _ngwa_flags(p) -> None:
                    help="router drop-tail buffer, bytes (paper: 97 KB) (%(default)s)")
     p.add_argument("--w-max-bytes", type=int, default=d.w_max_bytes,
                    help="maximum window W_max, bytes (paper: 64 KB) (%(default)s)")
-    p.add_argument("--alpha", type=number, default=d.alpha, help="smoothing constant (%(default)s)")
+    # alpha and the source periods: None when not given; given where no run reads them, refused
+    p.add_argument("--alpha", type=number, default=None,
+                   help=f"smoothing constant of modes 2, 4, 6 and 8 ({d.alpha:g})")
     p.add_argument("--bottleneck-rate-bps", type=number, default=d.bottleneck_rate_bps,
                    help="bottleneck rate, bit/s (our choice; the paper's Figure 2 is not in its text) (%(default)s)")
     p.add_argument("--sources", type=int, default=d.sources,
                    help="500 kb/s on-off sources feeding the router (%(default)s)")
-    p.add_argument("--source-on-s", type=number, default=d.source_on_s, help="on period, s (%(default)s)")
-    p.add_argument("--source-off-s", type=number, default=d.source_off_s,
-                   help="off period, s; 0 = always on (%(default)s)")
+    p.add_argument("--source-on-s", type=number, default=None,
+                   help=f"on period, s, with --source-off-s > 0 ({d.source_on_s:g})")
+    p.add_argument("--source-off-s", type=number, default=None,
+                   help=f"off period, s; 0 = always on ({d.source_off_s:g})")
     p.add_argument("--variants", default=",".join(VARIANTS),
                    help="comma-separated subset of " + ", ".join(VARIANTS) + " (default: all)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

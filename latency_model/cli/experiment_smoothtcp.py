@@ -6,7 +6,7 @@ Two long-lived flows with Source Quench above tau, Standard TCP against SmoothTC
 
 from __future__ import annotations
 
-from .common import add_command, number
+from .common import CliError, add_command, number
 from .experiment import emit, flag_error, names, out_dir
 
 __all__ = ["register"]
@@ -22,10 +22,21 @@ def cmd_experiment_smoothtcp(args) -> int:
     from ..experiments.smoothtcp import SmoothTcpExperiment, run_smoothtcp
     from ..studies.export import write_csv, write_json
 
-    rules = names(args.rules)
+    rules = names(args.rules, "--rules")
+    # kappa is SmoothTCP's and the smooth start's, ss_signal SmoothTCP's only: refused when given
+    # (default None) and no rule of --rules reads it
+    d = SmoothTcpExperiment.__dataclass_fields__
+    if args.kappa is not None and not {"smoothtcp", "smooth-start"} & set(rules):
+        raise CliError(f"--kappa is the smoothtcp and smooth-start rules' parameter, and --rules {','.join(rules)} "
+                       "runs neither; drop --kappa or add smoothtcp to --rules")
+    if args.ss_signal is not None and "smoothtcp" not in rules:
+        raise CliError(f"--ss-signal is the smoothtcp rule's parameter, and --rules {','.join(rules)} does not "
+                       "run it; drop --ss-signal or add smoothtcp to --rules")
+    kappa = d["kappa"].default if args.kappa is None else args.kappa
+    ss_signal = d["ss_signal"].default if args.ss_signal is None else args.ss_signal
     try:
         ex = SmoothTcpExperiment(scale=args.scale, flows=args.flows, queue_packets=args.queue_packets, tau=args.tau,
-                                 rwnd=args.rwnd, kappa=args.kappa, ss_signal=args.ss_signal,
+                                 rwnd=args.rwnd, kappa=kappa, ss_signal=ss_signal,
                                  min_rto_s=args.min_rto_s, rules=rules, bin_s=args.bin_s)
     except ValueError as exc:
         raise flag_error(exc, _SMOOTHTCP_FLAGS) from None
@@ -56,9 +67,12 @@ def _smoothtcp_flags(s) -> None:
     s.add_argument("--tau", type=int, default=d.tau, help="Source Quench threshold, packets (%(default)s)")
     s.add_argument("--rwnd", type=int, default=d.rwnd,
                    help="receiver window and initial ssthresh, packets (%(default)s)")
-    s.add_argument("--kappa", type=number, default=d.kappa, help="SmoothTCP's fairness factor (%(default)s)")
-    s.add_argument("--ss-signal", default=d.ss_signal,
-                   help="what restarts SmoothTCP's smooth start: loss, or all (losses and signals) (%(default)s)")
+    # None: not given (the experiment's default); given without a rule that reads it, refused
+    s.add_argument("--kappa", type=number, default=None,
+                   help=f"fairness factor of the smoothtcp and smooth-start rules ({d.kappa:g})")
+    s.add_argument("--ss-signal", default=None,
+                   help=f"what restarts SmoothTCP's smooth start: loss, or all (losses and signals) ({d.ss_signal}); "
+                        "rule smoothtcp only")
     s.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
                    help="minimum and initial RTO, seconds (%(default)s)")
     s.add_argument("--rules", default=",".join(d.rules),
