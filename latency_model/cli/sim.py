@@ -22,10 +22,12 @@ from .common import (
     add_tcp_flags,
     cell,
     check_budget,
+    check_out_file,
     check_workers,
     config_from_args,
     flag_message,
     number,
+    os_error_message,
     params_for_size,
     params_from_args,
     sizes_from_args,
@@ -36,6 +38,71 @@ if TYPE_CHECKING:  # annotations only
     from ..sim.config import SimConfig
 
 __all__ = ["register", "rule_trace"]
+
+
+# Flags whose shared default (cli/common.py) is a value, not None: the commands that may not
+# read them set their default to None (``_unset_defaults``) so that a given one can be told
+# from the default, and put the default back (``_given``) before the shared code reads them.
+_UNSET_FLAGS = {"p": "--p", "p_ack": "--p-ack", "dup_t": "--dup-t", "variant": "--variant",
+                "rto_rule": "--rto-rule", "seed": "--seed", "run": "--run"}
+
+
+def _unset_defaults(p, dests) -> None:
+    """Make the default of each flag in ``dests`` None (help text keeps the value); the values
+    are kept in ``args.unset_defaults`` for :func:`_given`."""
+    kept = {}
+    for action in p._actions:
+        if action.dest in dests:
+            kept[action.dest] = action.default
+            if action.help:
+                action.help = action.help.replace("%(default)s", str(action.default))
+            action.default = None
+    p.set_defaults(unset_defaults=kept)
+
+
+def _given(args) -> set:
+    """The flags of :func:`_unset_defaults` the user gave (their flag names); the others get
+    their default back."""
+    given = set()
+    for dest, default in getattr(args, "unset_defaults", {}).items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+        else:
+            given.add(_UNSET_FLAGS[dest])
+    return given
+
+
+def _refuse_unread(unread: list, why: str) -> None:
+    """One line naming the flags in ``unread`` (in command-line order of the help) and why
+    the command does not read them."""
+    if unread:
+        them = "it" if len(unread) == 1 else "them"
+        raise CliError(f"{', '.join(unread)}: {why}, so it does not read {them}; drop {them}")
+
+
+def _write(flag: str, path, text: str) -> None:
+    """Write ``text`` to ``path`` (atomically); a file-system error names ``flag`` and the path
+    given, never a temporary file."""
+    from ..studies.export import atomic_write_text
+
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        exc.filename = str(path)
+        raise CliError(os_error_message(exc, flag)) from None
+
+
+def _check_outputs(args, plot) -> None:
+    """``--out`` and ``--plot`` checked before any work (:func:`check_out_file`)."""
+    if args.out is not None:
+        check_out_file("--out", args.out)
+    if plot is not None:
+        check_out_file("--plot", args.plot)
+        if args.out is not None:
+            import os
+
+            if os.path.abspath(args.out) == os.path.abspath(args.plot):
+                raise CliError(f"--out and --plot name the same file {show(args.out)}; give two files")
 
 
 # ---------------------------------------------------------------------------
@@ -125,6 +192,10 @@ def cmd_single_loss(args) -> int:
     from ..checks import check_int, simulation_cost, transfer_seconds
     from ..sim.singleloss import single_loss
 
+    given = _given(args)
+    _refuse_unread([f for f in ("--p", "--p-ack") if f in given],
+                   "single-loss drops exactly the first transmission of one packet per transfer (no random "
+                   "loss of data or ACKs)")
     config = config_from_args(args)
     n = check_int("size_packets", args.size_packets, low=1)
     params = params_for_size(args, params_from_args(args), n * args.mss)
@@ -170,15 +241,18 @@ def cmd_trace(args) -> int:
     losses overlaid (:mod:`latency_model.studies.trace_plots`)."""
     if args.rtts is not None:
         return cmd_rule_trace(args)
+    given = _given(args)
     if args.pipe_packets is not None:
         raise CliError("--pipe-packets needs --rtts N (the RTT-by-RTT window trace)")
     if args.csv and args.json:
         raise CliError("give --csv or --json, not both")
     plot = _plot_path(args)
+    if args.drop:
+        _refuse_unread([f for f in ("--p", "--p-ack", "--seed", "--run") if f in given],
+                       "--drop scripts the losses (no random loss of data or ACKs)")
     import numpy as np
 
     from ..checks import check_int
-    from ..studies.export import atomic_write_text
     from ..studies.trace_figures import simulated_trace
 
     config = config_from_args(args)
@@ -190,6 +264,10 @@ def cmd_trace(args) -> int:
     params = params_for_size(args, base, size_b)
     seed = check_int("seed", args.seed, low=0)
     run = check_int("run", args.run, low=0)
+    if not args.drop and params.p == 0.0 and config.p_ack == 0.0:
+        _refuse_unread([f for f in ("--seed", "--run") if f in given],
+                       "with --p 0 and --p-ack 0 nothing is lost at random (the transfer draws no random number)")
+    _check_outputs(args, plot)  # before the transfer is simulated
     kwargs = {}
     if args.drop:
         kwargs["drops"] = [int(d) if float(d).is_integer() else d for d in args.drop]
@@ -219,7 +297,7 @@ def cmd_trace(args) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        atomic_write_text(args.out, text)
+        _write("--out", args.out, text)
         print(f"wrote {args.out}: {summary}")
     if plot is not None:
         print(f"wrote {plot}: the trace with the model overlaid", file=sys.stderr if args.out is None else sys.stdout)
@@ -242,16 +320,30 @@ def _plot_event_trace(path, params, config, size_b, result, rows, how) -> None:
                                    f"{result.lost_packets} lost, {count(result.timeouts, 'timeout')}, "
                                    f"{count(result.fast_retransmits, 'fast retransmit')}",
                              trace_setting_text(params, size_b, how + note, config))
-    save_figure(fig, path, dpi=110, close=False)
-    pyplot().close(fig)
+    try:
+        save_figure(fig, path, dpi=110, close=False)
+    except OSError as exc:
+        exc.filename = str(path)
+        raise CliError(os_error_message(exc, "--plot")) from None
+    finally:
+        pyplot().close(fig)
 
 
 # ---------------------------------------------------------------------------
 # trace --rtts: a rule's flow-level windows beside the simulator's, RTT by RTT
 
-RULE_TRACE_DEFAULTS = {"w0": 1.0, "w_ss": 1e9, "rwnd": 1e9}
-"""``trace --rtts`` starts like the papers' figures: one packet, no slow-start threshold and
-no receiver window (10^9 packets) unless --w0/--iw, --wss, --rwnd are given."""
+RULE_TRACE_DEFAULTS = {"w0": 1.0, "w_ss": 1e9, "rwnd": None}
+"""``trace --rtts`` starts like the papers' figures: one packet, no slow-start threshold (10^9
+packets) and no receiver window (``rwnd`` None: the largest TCP allows, 2^30 bytes / MSS,
+:func:`rule_trace_defaults`) unless --w0/--iw, --wss, --rwnd are given."""
+
+
+def rule_trace_defaults(mss_bytes: int) -> dict:
+    """:data:`RULE_TRACE_DEFAULTS` for segments of ``mss_bytes``: M is the largest receiver
+    window TCP can advertise (:data:`~latency_model.params.MAX_WINDOW_BYTES` / MSS)."""
+    from ..params import MAX_WINDOW_BYTES
+
+    return {**RULE_TRACE_DEFAULTS, "rwnd": float(MAX_WINDOW_BYTES // mss_bytes)}
 
 RULE_TRACE_COLUMNS = ["rtt", "closed_form_cwnd", "simulated_cwnd", "simulated_segments", "simulated_time_s"]
 
@@ -315,7 +407,10 @@ def rule_trace(params: TcpParams, n_rtts: int, config: SimConfig, pipe_packets=N
 def _rule_trace_text(d: dict) -> str:
     params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in d["params"].items())
     tcp = d["tcp"]
-    limits = ", ".join(f"{name} = {tcp[key]:g}" if tcp[key] < 1e9 else f"{name} none"
+    from ..params import MAX_WINDOW_BYTES
+
+    top = {"w_ss": 1e9, "rwnd": MAX_WINDOW_BYTES // tcp["mss_bytes"]}  # no threshold, no receiver window
+    limits = ", ".join(f"{name} = {tcp[key]:g}" if tcp[key] < top[key] else f"{name} none"
                       for name, key in (("W_SS", "w_ss"), ("M", "rwnd")))
     lines = [f"rule {d['rule']} ({params or 'no parameters'}), W0 = {tcp['w0']:g}, b = {tcp['b']}, {limits}",
              "cwnd in packets at the start of each RTT (simulated: once the previous round is acknowledged)",
@@ -342,21 +437,42 @@ def _rule_trace_csv(d: dict) -> str:
     return buf.getvalue()
 
 
+RULE_TRACE_UNREAD = (("p", "--p"), ("p_ack", "--p-ack"), ("seed", "--seed"), ("run", "--run"),
+                     ("dup_t", "--dup-t"), ("variant", "--variant"), ("dup_lt", "--dup-lt"),
+                     ("lt_mode", "--lt-mode"), ("recovery", "--recovery"), ("prr", "--prr"),
+                     ("rack_tlp", "--rack-tlp"))
+"""``trace --rtts`` flags that a loss-free transfer never reads (no loss, so no random draw, no
+duplicate ACK, no recovery): refused when given."""
+
+
 def cmd_rule_trace(args) -> int:
     from ..checks import check_int
-    from ..studies.export import atomic_write_text
 
+    given = _given(args)
     if args.drop or args.size_packets is not None or args.size_bytes is not None:
         raise CliError("--rtts traces a long loss-free transfer: --drop, --size-packets and --size-bytes "
                        "belong to the event trace (without --rtts)")
+    unread = [flag for dest, flag in RULE_TRACE_UNREAD
+              if flag in given or (flag not in _UNSET_FLAGS.values() and getattr(args, dest, None) is not None)]
+    _refuse_unread(unread, "--rtts traces a loss-free transfer (no random loss, no duplicate ACK, no recovery)")
+    if args.pipe_packets is None and args.queue_packets is not None:  # the windows are traced without a buffer
+        raise CliError("--queue-packets: --rtts traces the windows on a path without a buffer; the buffer is "
+                       "the --pipe-packets path's: give --pipe-packets P with it, or drop it")
     if args.csv and args.json:
         raise CliError("give --csv or --json, not both")
     if args.csv and args.pipe_packets is not None:
         raise CliError("--pipe-packets counts are in the table and --json output, not in --csv")
     plot = _plot_path(args)
     n = check_int("n_rounds", args.rtts, low=1, high=1000)
-    params = params_from_args(args, defaults=RULE_TRACE_DEFAULTS).replace(p=0.0)
+    from ..params import TcpParams
+
+    try:
+        mss = TcpParams(mss_bytes=args.mss).mss_bytes
+    except ValueError as exc:
+        raise CliError(flag_message(str(exc))) from None
+    params = params_from_args(args, defaults=rule_trace_defaults(mss)).replace(p=0.0)
     config = config_from_args(args)
+    _check_outputs(args, plot)  # before the transfer is simulated
     try:
         d = rule_trace(params, n, config, args.pipe_packets, args.queue_packets)
     except ValueError as exc:
@@ -365,12 +481,16 @@ def cmd_rule_trace(args) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        atomic_write_text(args.out, text)
+        _write("--out", args.out, text)
         print(f"wrote {args.out}: {n} RTTs of rule {d['rule']}")
     if plot is not None:
         from ..studies.trace_plots import save_rule_trace_plot
 
-        save_rule_trace_plot(d, plot)
+        try:
+            save_rule_trace_plot(d, plot)
+        except OSError as exc:
+            exc.filename = str(plot)
+            raise CliError(os_error_message(exc, "--plot")) from None
         print(f"wrote {plot}: closed form and simulated window per RTT",
               file=sys.stderr if args.out is None else sys.stdout)
     return 0
@@ -396,6 +516,7 @@ def _simulate_flags(p) -> None:
 def _single_loss_flags(p) -> None:
     add_tcp_flags(p)
     add_link_flags(p)
+    _unset_defaults(p, ("p", "p_ack"))  # not read: refused when given
     p.add_argument("--size-packets", type=number, required=True, metavar="N", help="transfer size, packets")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -423,6 +544,8 @@ def _trace_flags(p) -> None:
     g.add_argument("--pipe-packets", type=number, default=None, metavar="P",
                    help="also count packets sent before the first loss on a path holding P packets "
                         "(BDP + --queue-packets buffer, default P/2)")
+    # --drop or --rtts leave some unread: refused when given
+    _unset_defaults(p, ("p", "p_ack", "seed", "run", "dup_t", "variant"))
 
 
 def register(sub) -> None:
