@@ -174,3 +174,17 @@ def test_api_sim_config_without_a_reader_is_refused():
 
     with pytest.raises(ValueError, match="sim_config sets up"):
         SweepSpec(grid_from_items(["size-packets=2"]), sim_config=SimConfig.profile("ns3"))
+
+
+def test_model_only_packet_set_up_is_in_the_sidecar_and_the_estimate(tmp_path):
+    # alone, the packet model follows the stack it is given: the linux profile's SACK
+    # sender runs on the tree DP, and the sidecar records the set-up
+    from latency_model.checks import packet_tree_seconds
+    from latency_model.sim.config import SimConfig
+    from latency_model.studies.sweep import estimate_sweep
+
+    items = ["model=packet", "p=0.1", "b=2", "w0=10", "size-packets=40,60", "stack=linux"]
+    est = estimate_sweep(SweepSpec(grid_from_items(items), what="model"))
+    assert est.cpu_seconds == pytest.approx(packet_tree_seconds(0.1, [40, 60]))
+    spec = SweepSpec(grid_from_items(["model=packet", "size-packets=2"]), sim_config=SimConfig.profile("ns3"))
+    assert spec.settings()["sim_config"]["sender"] == "ns3"

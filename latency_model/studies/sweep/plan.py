@@ -208,6 +208,8 @@ class SweepSpec:
         if "simulation" in self.sources:
             out.update(runs=self.runs, seed=self.seed, engine=self.engine,
                        sim_config=self._config().to_dict())
+        elif self.sim_config is not None or self.sim_overrides:  # the packet model's set-up alone
+            out["sim_config"] = self._config().to_dict()
         notes = self.comparison_notes()
         if notes:
             out["comparison_notes"] = notes
