@@ -164,6 +164,9 @@ def test_the_linux_sender_s_cost_is_the_tree_dp_s():
     sim = estimate_sweep(SweepSpec(grid_from_items([*items[1:], "stack=linux"]), what="simulation", runs=1))
     assert linux.cpu_seconds - sim.cpu_seconds == pytest.approx(packet_tree_seconds(0.1, [40, 60]))
     assert rfc.cpu_seconds < packet_model_seconds(0.1, 60, 10, 2, n_sizes=2) + 1.0 < linux.cpu_seconds
-    # a model-only sweep runs the RFC sender (no simulated set-up to follow): the level DP's
+    # a model-only sweep with a stack axis runs that stack's sender too (as latency --model
+    # packet --stack linux does): the tree DP's; without the axis, the level DP's
     model = estimate_sweep(SweepSpec(grid_from_items([*items, "stack=linux"]), what="model"))
-    assert model.cpu_seconds == pytest.approx(packet_model_seconds(0.1, 60, 10, 2, n_sizes=2))
+    assert model.cpu_seconds == pytest.approx(packet_tree_seconds(0.1, [40, 60]))
+    plain = estimate_sweep(SweepSpec(grid_from_items(items), what="model"))
+    assert plain.cpu_seconds == pytest.approx(packet_model_seconds(0.1, 60, 10, 2, n_sizes=2))
