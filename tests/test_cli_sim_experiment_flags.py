@@ -226,3 +226,14 @@ def test_experiment_flags_that_apply_still_run(capsys, argv):
 def test_experiment_errors_name_the_flag(capsys, argv, start):
     line = refused(capsys, argv)
     assert line.startswith("latency-model: error: " + start), line
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["experiment", "ass", "--iw", "x"], "--iw"),
+    (["experiment", "ass", "--scale", "0.01", "--jobs", "100000"], "--jobs"),
+    (["experiment", "modern", "--quick", "--iw", "2.5"], "--iw"),
+])
+def test_experiment_out_not_created_for_a_refused_command(capsys, tmp_path, argv, flag):
+    out = tmp_path / "out"
+    refused(capsys, [*argv, "--out", out], flag)
+    assert not out.exists()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .common import CliError, add_command, number
+from .common import CliError, add_command, check_workers, number
 from ..values import show
 from .experiment import emit, flag_error, items, out_dir
 
@@ -87,7 +87,6 @@ def cmd_experiment_ass(args) -> int:
     decrease = d["decrease"].default if args.decrease is None else args.decrease
     reverse = (None if args.no_reverse_queue else d["reverse_queue_packets"].default
                if args.reverse_queue_packets is None else args.reverse_queue_packets)
-    out_dir(args)  # before the run
     try:
         ex = AssExperiment(
             scale=args.scale,
@@ -99,7 +98,12 @@ def cmd_experiment_ass(args) -> int:
             reverse_queue_packets=reverse,
             rwnd=args.rwnd, min_rto_s=args.min_rto_s, decrease=decrease, bins=args.bins,
             startup_s=args.startup_s)
-        res = run_ass(ex, jobs=args.jobs)
+    except ValueError as exc:
+        raise flag_error(exc, _FLAGS) from None
+    jobs = check_workers("--jobs", args.jobs)  # at most 4 x the CPUs, as every worker flag
+    out_dir(args)  # checked (and created) once every flag is, before the run
+    try:
+        res = run_ass(ex, jobs=jobs)
     except ValueError as exc:
         raise flag_error(exc, _FLAGS) from None
 

@@ -112,7 +112,6 @@ def cmd_experiment_modern(args) -> int:
              else parse_sizes(args.size_packets or "1:60", "--size-packets"))
     runs = args.runs if args.runs is not None else (QUICK_RUNS if args.quick else 400)
     workers = check_workers("--workers", args.workers)
-    out_dir(args)  # before the run
     try:
         ex = ModernExperiment(
             variants=variants, iw_packets=_numbers("--iw", args.iw, _int, "whole numbers"),
@@ -121,6 +120,7 @@ def cmd_experiment_modern(args) -> int:
             stack=args.stack, workers=workers, engine=args.engine)
     except ValueError as exc:
         raise flag_error(exc, _FLAGS) from None
+    out_dir(args)  # checked (and created) once every flag is, before the run
     cells = len(ex.variants) * len(ex.iw_packets) * len(ex.ps) * len(ex.sizes_packets)
     mean_size = sum(ex.sizes_packets) / len(ex.sizes_packets)
     transfers = cells * ex.runs * max(mean_size / 30.0, 0.1)
