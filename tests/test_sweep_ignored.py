@@ -188,3 +188,17 @@ def test_model_only_packet_set_up_is_in_the_sidecar_and_the_estimate(tmp_path):
     assert est.cpu_seconds == pytest.approx(packet_tree_seconds(0.1, [40, 60]))
     spec = SweepSpec(grid_from_items(["model=packet", "size-packets=2"]), sim_config=SimConfig.profile("ns3"))
     assert spec.settings()["sim_config"]["sender"] == "ns3"
+
+
+def test_plan_refuses_what_a_row_would_not_read_before_any_row_runs(tmp_path):
+    # Without a model axis the fluid rows were not checked (variant er ran as NewReno), and
+    # ER under RACK-TLP was refused only when the simulator reached that cell, after the
+    # NewReno rows had been written.
+    from latency_model.sim.config import SimConfig
+
+    with pytest.raises(ValueError, match="model fluid: the fluid model does not read early_retransmit"):
+        plan_sweep(SweepSpec(grid_from_items(["variant=newreno,er", "size-packets=1,2"])))
+    with pytest.raises(ValueError, match=r"has no effect under RACK-TLP .*\(at variant=er"):
+        plan_sweep(SweepSpec(grid_from_items(["variant=newreno,er", "size-packets=1,2"]), what="simulation",
+                             runs=5, sim_config=SimConfig.profile("linux")))
+    assert len(plan_sweep(SweepSpec(grid_from_items(["variant=newreno,lt", "size-packets=1,2"]))).tasks) >= 1

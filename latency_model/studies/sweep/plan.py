@@ -622,7 +622,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
                 per_size.append((ci * n_sizes + si, params, size_b))
             tm = (_time_model(spec.time_model, per_size[0][1])
                   if "model" in spec.sources and "fluid" in models else None)
-            if axis_models is not None:
+            if "model" in spec.sources:  # with or without a model axis (the default: fluid)
                 from ...model.registry import check_given, check_supported
 
                 for m in models:
@@ -636,9 +636,12 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             if "packet" in models and "model" in spec.sources:
                 packet_opts = _packet_model_options(spec, config_c if follows else None, base)
             if "simulation" in spec.sources:
-                for _, _, size_b in per_size:
+                from ...sim.transfer import check_recovery
+
+                for _, p, size_b in per_size:
                     if size_b != int(size_b):
                         raise ValueError(f"simulated sizes must be whole bytes, got {size_b:g} bytes")
+                    check_recovery(p, config_c)  # before any row runs, not when this cell's turn comes
                 if config_c.rto_rule != "paper" and any(p.rto_s is not None for _, p, _ in per_size):
                     # RFC 6298's timer reads its own bounds, never rto: it would pass silently
                     raise ValueError(f"rto is the paper timer's fixed RTO, which the simulated rows read only "
