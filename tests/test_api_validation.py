@@ -269,3 +269,15 @@ def test_accuracy_map_w0_axis_refuses_pftk():
     with pytest.raises(ValueError, match="model pftk does not read it .*leave pftk out of the models"):
         AccuracyMap(w0=(1, 4), models="fluid,pftk")
     assert AccuracyMap(w0=(1, 4), models="fluid,packet").n_cells == 2 * AccuracyMap(models="fluid").n_cells
+
+
+def test_fluid_api_refuses_what_the_recursion_does_not_read():
+    # expected_latency with variant er returned NewReno's numbers (the recursion never
+    # reads early_retransmit); predict, the CLI and sweep refused it, the API did not.
+    er = apply_variant(P, "er")
+    with pytest.raises(ValueError, match="does not read early_retransmit"):
+        expected_latency(er, size_packets=[3])
+    with pytest.raises(ValueError, match="does not read early_retransmit"):
+        conditional_latency(er, size_packets=[3], k=1)
+    with pytest.raises(ValueError, match="abc_l"):
+        expected_latency(P.replace(rule=StandardRule(abc_l=2)), size_packets=[3])

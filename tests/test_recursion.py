@@ -262,12 +262,12 @@ def test_l1_peaks_at_filesize_min():
     w0=st.floats(0.5, 6.0),
     b=st.integers(1, 3),
     packets=st.floats(0.2, 80.0),
-    variant=st.sampled_from(["newreno", "lt", "proposal", "er"]),
+    variant=st.sampled_from(["newreno", "lt", "proposal", "size-based"]),  # er: refused (unread)
     rwnd=st.floats(6.0, 64.0),
     model=st.sampled_from(["fluid", "rounds"]),
 )
 def test_results_finite_non_negative_and_at_least_l0(w0, b, packets, variant, rwnd, model):
-    P = apply_variant(TcpParams(w0=min(w0, rwnd), b=b, rwnd=rwnd, w_ss=rwnd), variant)
+    P = apply_variant(TcpParams(w0=min(w0, rwnd), b=b, rwnd=rwnd, w_ss=rwnd), variant, packets * 500.0)
     L = conditional_latency(P, size_bytes=[packets * 500.0], k=[0, 1, 2, 3], options=SolverOptions(time_model=model))[0]
     assert np.all(np.isfinite(L)) and np.all(L >= 0)
     assert np.all(L[1:] >= L[0] * (1 - 1e-9))

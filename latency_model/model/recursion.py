@@ -189,8 +189,9 @@ def _options(options) -> "SolverOptions":
 
 
 def _sizes(func, positional, size_bytes, size_packets, params) -> np.ndarray:
-    if not isinstance(params, TcpParams):
-        raise ValueError(f"params must be a TcpParams, got {show(params)}")
+    """Sizes in bytes, after checking that the recursion reads every setting of ``params``
+    (:func:`check_supported`: no Early Retransmit, no rule parameter it never reads)."""
+    check_supported(params)
     return check_sizes(func, positional, size_bytes, size_packets, params.mss_bytes)
 
 
@@ -314,7 +315,7 @@ def check_supported(params: TcpParams) -> None:
     on signals, when it differs from its default
     (:data:`~latency_model.model.registry.FLUID_UNREAD_RULE_PARAMS`: the standard rule's
     ``abc_l``, the ASS rule's ``decrease``, the smooth start's ``per_ack``, SmoothTCP's
-    signal coefficients). :func:`expected_latency` itself does not check.
+    signal coefficients). :func:`expected_latency` and :func:`conditional_latency` ask it.
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {show(params)}")
