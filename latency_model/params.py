@@ -74,7 +74,8 @@ class TcpParams:
         The paper's Section 3.1 proposal: retransmit on one duplicate ACK when
         the missing segment is among the last ``dup_t`` segments of the file.
     early_retransmit : bool
-        RFC 5827 Early Retransmit (simulator only; the fluid model ignores it).
+        RFC 5827 Early Retransmit (the simulator and the packet model; the fluid model,
+        which does not read it, refuses it, and so do both under RACK-TLP).
     rto_s : float or None
         Retransmission timeout, seconds, in (0, 3600]. ``None`` means the paper's
         ``max(1.0 s, 4 RTT)`` (Section 2, after [14]).
