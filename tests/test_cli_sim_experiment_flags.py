@@ -237,3 +237,16 @@ def test_experiment_out_not_created_for_a_refused_command(capsys, tmp_path, argv
     out = tmp_path / "out"
     refused(capsys, [*argv, "--out", out], flag)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("flags, needle", [
+    (["--initial-rto-s", "0.05"], "the RTO (--initial-rto-s 0.05, --min-rto-s 1) expired"),
+    (["--rto-rule", "paper", "--rto", "0.01"], "the paper's fixed RTO (0.01 s: --rto"),
+])
+def test_trace_rtts_timer_shorter_than_the_round_trip_names_the_flags(capsys, flags, needle):
+    # The message named an internal function (rtt_rounds) instead of the timer flags.
+    from latency_model.cli import main
+
+    assert main(["trace", "--rtts", "4", *flags]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle in err and "rtt_rounds" not in err

@@ -476,7 +476,17 @@ def cmd_rule_trace(args) -> int:
     try:
         d = rule_trace(params, n, config, args.pipe_packets, args.queue_packets)
     except ValueError as exc:
-        raise CliError(flag_message(str(exc))) from None
+        text = str(exc)
+        if text.startswith("rtt_rounds needs a loss-free transfer"):
+            # no loss is drawn here: a retransmission can only be the timer's, set shorter
+            # than the round trip plus the delayed ACK
+            timer = (f"the paper's fixed RTO ({params.rto:g} s: --rto, or max(1 s, 4 RTT))"
+                     if config.rto_rule == "paper" else
+                     f"the RTO (--initial-rto-s {config.initial_rto_s:g}, --min-rto-s {config.min_rto_s:g})")
+            raise CliError(f"--rtts: the loss-free trace retransmitted ({text.rsplit(' ', 2)[-2]} event): "
+                           f"{timer} expired before an ACK came back (RTT {params.rtt_s:g} s); give a "
+                           "longer timer") from None
+        raise CliError(flag_message(text)) from None
     text = json_text(d) + "\n" if args.json else _rule_trace_csv(d) if args.csv else _rule_trace_text(d)
     if args.out is None:
         sys.stdout.write(text)
