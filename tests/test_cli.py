@@ -9,12 +9,7 @@ import pytest
 
 from latency_model.cli import main
 from latency_model.model.thresholds import PAPER_TABLES
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from _cli import run
 
 
 def test_tables_json_contract(capsys):

@@ -5,27 +5,10 @@ status 2; the valid combination still runs."""
 import json
 
 import pytest
+from _cli import refused, run
 
-from latency_model.cli import main
 
 SIM = ["simulate", "--size-packets", "3", "--runs", "20", "--seed", "1"]
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def refused(capsys, argv, *flags):
-    """Exit 2 and one error line naming every flag of ``flags``; returns the line."""
-    code, out, err = run(capsys, *argv)
-    assert code == 2, (code, err)
-    assert out == ""
-    assert err.startswith("latency-model: error: ") and err.count("\n") == 1, err
-    for flag in flags:
-        assert flag in err, (flag, err)
-    return err
 
 
 def runs(capsys, argv):

@@ -19,17 +19,7 @@ import pytest
 
 from latency_model.cli import build_parser, main
 from latency_model.cli.common import check_budget
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(err: str) -> str:
-    assert err.count("\n") == 1 and err.startswith("latency-model: error: ") and "Traceback" not in err, err
-    return err.strip()
+from _cli import one_error_line, run
 
 
 # ---------------------------------------------------------------------------

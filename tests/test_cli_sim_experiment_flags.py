@@ -8,23 +8,7 @@ import os
 import pytest
 
 from latency_model.cli import main
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def refused(capsys, argv, *needles):
-    """Exit 2, nothing on stdout, one line on stderr containing every needle."""
-    code, out, err = run(capsys, *argv)
-    lines = err.strip().splitlines()
-    assert code == 2 and out == "", (code, out, err)
-    assert len(lines) == 1 and lines[0].startswith("latency-model: error: "), err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
+from _cli import refused, run
 
 
 @pytest.fixture

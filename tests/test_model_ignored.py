@@ -5,26 +5,11 @@ import json
 
 import pytest
 
-from latency_model.cli import main
 from latency_model.growth import AssRule, SmoothStartRule, StandardRule
 from latency_model.model import registry
 from latency_model.model.recursion import check_supported as fluid_check_supported
 from latency_model.params import TcpParams, apply_variant
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def refused(capsys, argv, *needles):
-    code, out, err = run(capsys, *argv)
-    assert code == 2, (argv, out, err)
-    assert err.startswith("latency-model: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    for needle in needles:
-        assert needle in err, (needle, err)
-    return err
+from _cli import refused, run
 
 
 # ---------------------------------------------------------------------------

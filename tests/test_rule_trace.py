@@ -6,18 +6,12 @@ import numpy as np
 import pytest
 
 from latency_model import TcpParams
-from latency_model.cli import main
 from latency_model.growth import RULES, StandardRule, make_rule
 from latency_model.sim import SimConfig, run_many, run_transfer
 from latency_model.sim.config import pipe_config
 from latency_model.sim.rounds import packets_before_first_drop, rtt_rounds
 from latency_model.sim.runner import fast_path_supported
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from _cli import run
 
 
 def test_trace_rtts_json_contract_btcp(capsys):

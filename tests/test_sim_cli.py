@@ -5,14 +5,8 @@ import io
 import json
 
 import pytest
+from _cli import run
 
-from latency_model.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_simulate_json_contract(capsys):

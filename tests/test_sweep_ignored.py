@@ -6,14 +6,8 @@ import json
 
 import pytest
 
-from latency_model.cli import main
 from latency_model.studies.sweep import SweepSpec, grid_from_items, plan_sweep, run_sweep
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from _cli import run
 
 
 def refused(capsys, tmp_path, argv, *needles):
