@@ -210,10 +210,10 @@ class SimConfig:
         Raises
         ------
         ValueError
-            For an unknown profile (naming the valid ones) or an invalid override.
+            For an unknown profile (naming the valid ones), ``base`` not a SimConfig
+            (checked by :func:`~latency_model.sim.profiles.profile_config`) or an invalid
+            override.
         """
-        if base is not None and not isinstance(base, SimConfig):
-            raise ValueError(f"base must be a SimConfig or None, got {base!r}")
         return profile_config(name, cls() if base is None else base, **overrides)
 
     def limited_transmit_window(self, dup_lt: int | None, dup_t: int) -> tuple[int, int]:

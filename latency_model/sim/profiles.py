@@ -210,9 +210,10 @@ def profile_config(name: str, base, **overrides):
         For an unknown profile, ``base`` not a SimConfig, an unknown field or an invalid value.
     """
     prof = check_stack(name)
-    # config imports this module, so the type is checked by its shape, not by isinstance
-    # (an import here, even inside the function, would close an import cycle).
-    if type(base).__name__ != "SimConfig" or not callable(getattr(base, "replace", None)):
+    # config imports this module, so the class is found in the MRO by its qualified name,
+    # not by isinstance (an import here, even inside the function, would close a cycle).
+    if not any((c.__module__, c.__qualname__) == ("latency_model.sim.config", "SimConfig")
+               for c in type(base).__mro__):
         raise ValueError(f"base must be a SimConfig, got {base!r}")
     values = {k: v for k, (v, _src) in prof.config.items()}
     if "sender" in overrides and "rtt_sampling" not in overrides:

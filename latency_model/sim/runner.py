@@ -96,8 +96,8 @@ def runs_compiled(engine: str, params: TcpParams, config: SimConfig | None = Non
     from ..accel import numba_available  # noqa: PLC0415
 
     check_choice("engine", engine, ENGINES)
-    config = _check_setup(params, config)
-    return engine != "python" and numba_available() and fast_path_supported(params, config)
+    supported = fast_path_supported(params, config)  # checks params and config, once
+    return engine != "python" and numba_available() and supported
 
 
 def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
