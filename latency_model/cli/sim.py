@@ -447,6 +447,7 @@ duplicate ACK, no recovery): refused when given."""
 
 def cmd_rule_trace(args) -> int:
     from ..checks import check_int
+    from ..sim.rounds import NotLossFree
 
     given = _given(args)
     if args.drop or args.size_packets is not None or args.size_bytes is not None:
@@ -475,18 +476,14 @@ def cmd_rule_trace(args) -> int:
     _check_outputs(args, plot)  # before the transfer is simulated
     try:
         d = rule_trace(params, n, config, args.pipe_packets, args.queue_packets)
+    except NotLossFree as exc:  # no loss is drawn here: only a timer shorter than the round trip
+        timer = (f"the paper's fixed RTO ({params.rto:g} s: --rto, or max(1 s, 4 RTT))"
+                 if config.rto_rule == "paper" else
+                 f"the RTO (--initial-rto-s {config.initial_rto_s:g}, --min-rto-s {config.min_rto_s:g})")
+        raise CliError(f"--rtts: the loss-free trace retransmitted ({exc.event!r} event): {timer} expired "
+                       f"before an ACK came back (RTT {params.rtt_s:g} s); give a longer timer") from None
     except ValueError as exc:
-        text = str(exc)
-        if text.startswith("rtt_rounds needs a loss-free transfer"):
-            # no loss is drawn here: a retransmission can only be the timer's, set shorter
-            # than the round trip plus the delayed ACK
-            timer = (f"the paper's fixed RTO ({params.rto:g} s: --rto, or max(1 s, 4 RTT))"
-                     if config.rto_rule == "paper" else
-                     f"the RTO (--initial-rto-s {config.initial_rto_s:g}, --min-rto-s {config.min_rto_s:g})")
-            raise CliError(f"--rtts: the loss-free trace retransmitted ({text.rsplit(' ', 2)[-2]} event): "
-                           f"{timer} expired before an ACK came back (RTT {params.rtt_s:g} s); give a "
-                           "longer timer") from None
-        raise CliError(flag_message(text)) from None
+        raise CliError(flag_message(str(exc))) from None
     text = json_text(d) + "\n" if args.json else _rule_trace_csv(d) if args.csv else _rule_trace_text(d)
     if args.out is None:
         sys.stdout.write(text)

@@ -32,7 +32,7 @@ from ..params import TcpParams
 from .config import SimConfig
 from .transfer import run_transfer
 
-__all__ = ["RoundTrace", "rtt_rounds", "packets_before_first_drop"]
+__all__ = ["RoundTrace", "NotLossFree", "rtt_rounds", "packets_before_first_drop"]
 
 _GROWTH = 4  # transfer size multiplier between attempts
 
@@ -59,6 +59,16 @@ class RoundTrace:
     size_packets: int
 
 
+class NotLossFree(ValueError):
+    """:func:`rtt_rounds`' transfer retransmitted: with no loss drawn, only a timer shorter
+    than the round trip (plus the delayed ACK) can do that. ``event`` names the trace's
+    event (``"timeout"``, ``"retransmit"``, ...)."""
+
+    def __init__(self, event: str):
+        super().__init__(f"rtt_rounds needs a loss-free transfer, the trace has a {event!r} event")
+        self.event = event
+
+
 def _rounds_of(rows, mss: int, n_rounds: int):
     """(times, cwnds, segments) of the first ``n_rounds`` rounds of a trace; None if fewer."""
     times, cwnds, firsts, segments = [rows[0].time_s], [rows[0].cwnd_bytes / mss], [0], []
@@ -82,7 +92,7 @@ def _rounds_of(rows, mss: int, n_rounds: int):
                 firsts.append(end)
                 end = None
         elif ev in ("retransmit", "timeout", "fast_retransmit", "dupack", "partial_ack"):
-            raise ValueError(f"rtt_rounds needs a loss-free transfer, the trace has a {ev!r} event")
+            raise NotLossFree(ev)
     return None
 
 
