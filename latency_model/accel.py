@@ -14,18 +14,42 @@ from __future__ import annotations
 import functools
 import os
 
-__all__ = ["numba_available", "compile_twin", "compile_twins", "uncounted", "held"]
+__all__ = ["numba_available", "numba_cache_dir", "compile_twin", "compile_twins", "uncounted", "held"]
 
 
 def numba_available() -> bool:
-    """True if numba can be imported and is not switched off by ``LATENCY_MODEL_NO_NUMBA``."""
+    """True if numba can be imported and is not switched off by ``LATENCY_MODEL_NO_NUMBA``.
+
+    Importing numba through here first points its on-disk cache at
+    :func:`numba_cache_dir`, so compiled code never lands inside the installed package.
+    """
     if os.environ.get("LATENCY_MODEL_NO_NUMBA"):
         return False
+    os.environ.setdefault("NUMBA_CACHE_DIR", numba_cache_dir())
     try:
-        import numba  # noqa: F401
+        import numba
     except Exception:  # pragma: no cover - depends on the environment
         return False
+    if not numba.config.CACHE_DIR:  # numba was imported before us, without NUMBA_CACHE_DIR
+        numba.config.CACHE_DIR = numba_cache_dir()
     return True
+
+
+def numba_cache_dir() -> str:
+    """Folder of numba's compiled-code cache: ``NUMBA_CACHE_DIR`` when set, else
+    ``<user cache>/latency_model/numba`` (``platformdirs.user_cache_dir``, e.g.
+    ``~/.cache/latency_model/numba`` on Linux).
+
+    numba's default, a ``__pycache__`` beside each source file, writes files that pip does
+    not record: after ``pip install .`` they outlive an uninstall, and the leftover package
+    folder then shadows a later editable install.
+    """
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given:
+        return given
+    import platformdirs
+
+    return os.path.join(platformdirs.user_cache_dir("latency_model", appauthor=False), "numba")
 
 
 def compile_twin(namespace: dict, helpers, entry):
