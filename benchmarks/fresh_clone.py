@@ -51,14 +51,14 @@ class LoadSampler(threading.Thread):
 
     def __init__(self, every: float = 5.0):
         super().__init__(daemon=True)
-        self.every, self.samples, self._stop = every, [os.getloadavg()[0]], threading.Event()
+        self.every, self.samples, self._done = every, [os.getloadavg()[0]], threading.Event()
 
     def run(self):
-        while not self._stop.wait(self.every):
+        while not self._done.wait(self.every):
             self.samples.append(os.getloadavg()[0])
 
     def stop(self):
-        self._stop.set()
+        self._done.set()
         self.join()
         self.samples.append(os.getloadavg()[0])
 
