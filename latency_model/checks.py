@@ -224,7 +224,7 @@ def check_sizes(func: str, positional, size_bytes, size_packets, mss_bytes: int,
                 whole: bool = False) -> np.ndarray:
     """File sizes in bytes from exactly one of ``size_bytes=`` and ``size_packets=``.
 
-    The public API takes sizes by keyword, with the unit in the name (issue 20: a bare
+    The public API takes sizes by keyword, with the unit in the name (a bare
     ``sizes`` argument meant bytes in the model and packets in the simulator).
 
     Parameters

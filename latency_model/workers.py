@@ -2,7 +2,7 @@
 
 :func:`watch_parent` is the initializer guard of every process pool of the package (the
 sweep, the reproduction, the Monte Carlo's ``workers``, the experiments): after a SIGKILL of
-the parent no worker lives on under PID 1 holding memory and pipes (issue 20). It imports
+the parent no worker lives on under PID 1 holding memory and pipes. It imports
 nothing of the package, so the model, the simulator and the studies can all use it.
 """
 

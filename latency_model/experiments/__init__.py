@@ -1,10 +1,10 @@
-"""The papers' multi-flow experiments on the shared-bottleneck simulator (issue #6).
+"""The papers' multi-flow experiments on the shared-bottleneck simulator.
 
 One module per experiment; :data:`EXPERIMENTS` maps the CLI name to its runner.
 Implemented: ``btcp`` (Burst TCP, Section 4), ``ngwa`` (NGWA, Table 2), ``smoothtcp``
 (SmoothTCP, Section V), ``ass`` (Advanced Slow Start, Sections 3-4), and ``modern`` (one
 transfer at a time, not a shared bottleneck: the paper's Figures 9-10 for SACK, RACK-TLP and
-PRR, model beside simulation; issue 17).
+PRR, model beside simulation).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Figures 9 and 10 of Ayesta & Avrachenkov for today's TCP (issue 17): expected latency and the
+"""Figures 9 and 10 of Ayesta & Avrachenkov for today's TCP: expected latency and the
 latency cut given one loss, NewReno, LT, the paper's proposal, Early Retransmit, SACK + RACK-TLP
 and SACK + RACK-TLP + PRR, model and packet simulation side by side.
 

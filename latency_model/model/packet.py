@@ -1,4 +1,4 @@
-"""Packet-level latency model: the expectation over loss patterns (issue 18).
+"""Packet-level latency model: the expectation over loss patterns.
 
 The RFC sender and receiver (:mod:`._packet_engine`) are a deterministic function of
 which data transmissions the path drops, and each transmission is dropped

@@ -1,4 +1,4 @@
-"""The accuracy map: every analytic model against the packet simulator, cell by cell (issue 18, part 3).
+"""The accuracy map: every analytic model against the packet simulator, cell by cell.
 
 A *cell* is one set-up and file size: (size, p, b, recovery variant, W0). For every cell the
 simulator's mean latency comes from the sweep machinery (:mod:`latency_model.studies.sweep`:

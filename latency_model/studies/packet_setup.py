@@ -1,5 +1,5 @@
-"""The packet model set up as the simulator it is compared with (issue 18: "the stack
-profiles where they change the answer").
+"""The packet model set up as the simulator it is compared with (the stack
+profiles where they change the answer).
 
 The packet model (:mod:`latency_model.model.packet`) never imports the simulator; its
 link and timers come in a :class:`~latency_model.model.packet.PathConfig` whose defaults
