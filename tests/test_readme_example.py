@@ -1,24 +1,34 @@
-"""The README's ten-line Python example prints exactly the output shown under it."""
+"""The README's worked examples (model, simulator, sweep) print exactly the output shown under each."""
 
 import contextlib
 import io
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
+NAMES = ("model", "simulator", "sweep")
+_BLOCK = re.compile(r"<!-- example: (\w+) -->\s*```python\n(.*?)```\s*prints\s*```text\n(.*?)```", re.S)
 
 
-def _example():
+def _examples() -> dict:
+    return {m.group(1): (m.group(2), m.group(3)) for m in _BLOCK.finditer(README.read_text(encoding="utf-8"))}
+
+
+def test_readme_has_the_three_examples_and_nothing_unchecked():
     text = README.read_text(encoding="utf-8")
-    m = re.search(r"<!-- example -->\s*```python\n(.*?)```\s*prints[^\n]*\n\s*```text\n(.*?)```", text, re.S)
-    assert m, "README must hold a python block marked <!-- example --> followed by 'prints' and a text block"
-    return m.group(1), m.group(2)
+    assert tuple(_examples()) == NAMES
+    # every python block of the README is one of the checked examples
+    assert text.count("```python") == len(NAMES)
 
 
-def test_readme_example_prints_what_the_readme_shows():
-    code, expected = _example()
-    assert len(code.strip().splitlines()) <= 10
+@pytest.mark.parametrize("name", NAMES)
+def test_readme_example_prints_what_the_readme_shows(name, tmp_path, monkeypatch):
+    code, expected = _examples()[name]
+    assert len(code.strip().splitlines()) <= 12, "a README example is short"
+    monkeypatch.chdir(tmp_path)  # the sweep example writes sweep.csv in the working folder
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        exec(compile(code, str(README), "exec"), {"__name__": "readme_example"})
+        exec(compile(code, f"README.md ({name} example)", "exec"), {"__name__": "readme_example"})
     assert buf.getvalue() == expected
