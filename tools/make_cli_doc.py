@@ -85,10 +85,21 @@ def _command(lines: list, path: list[str], help_line: str, parser: argparse.Argu
 
 def render() -> str:
     """The whole reference as Markdown text."""
-    os.environ["COLUMNS"] = str(WIDTH)  # argparse reads it when it formats usage
     from latency_model.cli import build_parser
 
     parser = build_parser(None)
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(WIDTH)  # argparse reads it when it formats usage
+    try:
+        return _render(parser)
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+
+
+def _render(parser) -> str:
     lines = ["# Command reference: `latency-model`", "",
              f"Generated from the argparse parsers by `{REGENERATE}`; do not edit by hand "
              "(`tests/test_cli_doc.py` fails when this file and the parsers differ).", "",
