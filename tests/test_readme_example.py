@@ -32,3 +32,16 @@ def test_readme_example_prints_what_the_readme_shows(name, tmp_path, monkeypatch
     with contextlib.redirect_stdout(buf):
         exec(compile(code, f"README.md ({name} example)", "exec"), {"__name__": "readme_example"})
     assert buf.getvalue() == expected
+
+
+def test_readme_opens_with_the_two_commands_the_fresh_clone_script_runs():
+    """The README's two commands, in order, as benchmarks/fresh_clone.py reads them."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fresh_clone", README.parent / "benchmarks" / "fresh_clone.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.readme_commands(README.read_text(encoding="utf-8")) == [
+        "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/latency-model reproduce",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest --slow-budget small",
+    ]
