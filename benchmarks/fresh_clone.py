@@ -1,6 +1,7 @@
 """Follow the README as a new user would: clone, then run its two commands in order, timed.
 
 Run: python benchmarks/fresh_clone.py [--repo PATH_OR_URL] [--rev REV] [--out validation/fresh_clone.csv]
+     python benchmarks/fresh_clone.py --table   # the README's table from the CSV's latest run, no run
 
 Clones the repository (default: the one holding this script, at HEAD) into a temporary folder, reads
 the README's two shell commands (the first two ```sh blocks), splits each at ``&&`` into steps and
@@ -101,6 +102,29 @@ def run_step(cmd: str, cwd: Path, log: Path) -> dict:
             "load1_mean": round(sum(s) / len(s), 2), "load1_max": round(max(s), 2)}
 
 
+def _duration(seconds: float) -> str:
+    m, s = divmod(round(seconds), 60)
+    return f"{m} min {s} s" if m else f"{s} s"
+
+
+def markdown_table(csv_path) -> str:
+    """The README's table (step, wall, CPU, mean load average) of the CSV's latest run."""
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise SystemExit(f"fresh_clone: {csv_path} holds no run")
+    last = [r for r in rows if r["date_utc"] == rows[-1]["date_utc"]]
+    lines = [f"| step ({last[0]['date_utc'][:10]}) | wall | CPU | load average |", "|---|---|---|---|"]
+    seen = set()
+    for r in last:
+        again = " (again)" if r["cmd"] in seen else ""
+        seen.add(r["cmd"])
+        failed = "" if r["exit_status"] == "0" else f" (exit status {r['exit_status']})"
+        lines.append(f"| `{r['cmd']}`{again}{failed} | {_duration(float(r['wall_s']))} | "
+                     f"{_duration(float(r['cpu_s']))} | {float(r['load1_mean']):.1f} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     here = Path(__file__).resolve().parents[1]
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -109,7 +133,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(here / "validation" / "fresh_clone.csv"),
                     help="CSV the rows are appended to")
     ap.add_argument("--keep", action="store_true", help="keep the temporary clone and its logs")
+    ap.add_argument("--table", action="store_true",
+                    help="print the README's table of the latest run in --out and exit (runs nothing)")
     args = ap.parse_args(argv)
+    if args.table:
+        print(markdown_table(args.out))
+        return 0
 
     tmp = Path(tempfile.mkdtemp(prefix="fresh_clone_"))
     clone, logs = tmp / "latency_model", tmp / "logs"

@@ -45,3 +45,16 @@ def test_readme_opens_with_the_two_commands_the_fresh_clone_script_runs():
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/latency-model reproduce",
         "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest --slow-budget small",
     ]
+
+
+def test_readme_quotes_the_fresh_clone_scripts_latest_run():
+    """The README's timing table is `python benchmarks/fresh_clone.py --table` (rerun it after a new run)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fresh_clone", README.parent / "benchmarks" / "fresh_clone.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    table = mod.markdown_table(README.parent / "validation" / "fresh_clone.csv")
+    assert table in README.read_text(encoding="utf-8"), (
+        "README's timing table differs from validation/fresh_clone.csv's latest run: paste the output of "
+        "`python benchmarks/fresh_clone.py --table`")
