@@ -188,6 +188,10 @@ def cmd_sweep(args) -> int:
             client.close()
         if cluster is not None:
             cluster.close()
+    if report.damaged:  # cut short by a crash or a full disk, or edited: never kept
+        n = len(report.damaged)
+        print(f"latency-model: note: {args.out}: {n} damaged row{'s' if n > 1 else ''} found on resuming and "
+              f"recomputed ({'; '.join(report.damaged[:3])}{'; ...' if n > 3 else ''})", file=sys.stderr)
     print(f"wrote {report.out} ({report.n_rows} rows, {report.n_points} grid points; "
           f"{report.rows_resumed} resumed, {report.rows_computed} computed in {report.seconds:.1f} s) "
           f"and {report.out}.json")

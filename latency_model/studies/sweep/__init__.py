@@ -25,8 +25,10 @@ Resume
 ------
 Every row carries ``key``: a SHA-256 digest of its source, full parameter set, size,
 method settings (time model and loss law, or runs, root seed, point index and simulator
-settings). Rerunning the same sweep reads the output file back, skips tasks whose rows
-are all present and recomputes the rest.
+settings). A row in a file ends with ``row_crc32``, a CRC-32 of its cells. Rerunning the same
+sweep reads the output file back, keeps the rows whose check matches, skips tasks whose rows
+are all kept and recomputes the rest: a row cut short by a crash or a full disk, with fields
+added or edited is recomputed and reported (:attr:`SweepReport.damaged`), never kept.
 
 Modules: :mod:`.grid` (grid syntax), :mod:`.plan` (validated points and tasks),
 :mod:`.run` (tasks, executors, resume) and :mod:`.table` (the output file).

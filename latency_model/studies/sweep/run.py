@@ -21,7 +21,7 @@ from ...checks import check_file_path, check_flag, check_instance, check_int, ch
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
 from ..export import write_json
 from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _models, plan_sweep, row_order
-from .table import _fmt, read_rows, require_pyarrow, sidecar_path, versions, write_rows
+from .table import ROW_CHECK, _fmt, read_checked, require_pyarrow, sidecar_path, versions, write_rows
 
 __all__ = ["run_task", "run_sweep", "SweepReport", "SweepInterrupted", "watch_parent", "PARENT_POLL_S"]
 
@@ -180,6 +180,9 @@ class SweepReport:
     rows_computed: int
     seconds: float
     complete: bool
+    damaged: tuple = ()
+    """Rows of ``out`` found damaged on resuming (cut short, fields added, cells edited), one
+    description each (``line 12: cut short (5 of 38 fields)``); their points were recomputed."""
 
 
 class SweepInterrupted(Exception):
@@ -191,17 +194,19 @@ class SweepInterrupted(Exception):
         self.report = report
 
 
-def _existing(plan: Plan, out: Path) -> dict:
-    """Finished rows of ``out`` by key; ValueError when the file is another sweep's."""
+def _existing(plan: Plan, out: Path) -> tuple[dict, list[str]]:
+    """Whole rows of ``out`` by key, and a description of each damaged row (recomputed);
+    ValueError when the file is another sweep's."""
     if not out.exists():
-        return {}
+        return {}, []
     try:
-        cols, rows = read_rows(out)
+        rows, damaged = read_checked(out, plan.columns)
     except (OSError, ValueError, csv.Error) as exc:
-        raise ValueError(f"cannot resume from {out}: {exc}; use --force to start over") from None
-    if tuple(cols) != plan.columns:
-        raise ValueError(f"{out} has other columns than this sweep; use --force to start over "
-                         "or another --out")
+        text = str(exc)
+        if "other columns" in text:
+            raise ValueError(f"{out} has other columns than this sweep; use --force to start over "
+                             "or another --out") from None
+        raise ValueError(f"cannot resume from {out}: {text}; use --force to start over") from None
     keys = {pt.key for t in plan.tasks for pt in t.points}
     found = {}
     for r in rows:
@@ -209,7 +214,7 @@ def _existing(plan: Plan, out: Path) -> dict:
             raise ValueError(f"{out} holds points of another sweep (grid or settings differ); "
                              "use --force to start over or another --out")
         found[r["key"]] = r
-    return found
+    return found, damaged
 
 
 def run_sweep(
@@ -240,8 +245,9 @@ def run_sweep(
     client : distributed.Client, optional
         Run the tasks on this Dask cluster.
     force : bool
-        Ignore (and replace) an existing ``out``; otherwise its finished rows are kept
-        and only the missing tasks run.
+        Ignore (and replace) an existing ``out``; otherwise its whole rows (their
+        ``row_crc32`` matches their cells) are kept and only the missing tasks run; a
+        damaged row is recomputed and listed in :attr:`SweepReport.damaged`.
     progress : bool
         Show a tqdm bar on stderr (points done / total, rate, ETA).
     command : list of str, optional
@@ -277,7 +283,7 @@ def run_sweep(
     flush_interval_s = check_real("flush_interval_s", flush_interval_s, low=0.0)
     require_pyarrow(out)
     plan = plan_sweep(spec) if plan is None else plan
-    done = {} if force else _existing(plan, out)
+    done, damaged = ({}, []) if force else _existing(plan, out)
     todo = [t for t in plan.tasks if not all(pt.key in done for pt in t.points)]
     resumed = sum(len(t.points) for t in plan.tasks) - sum(len(t.points) for t in todo)
     models = _models(plan.spec)
@@ -291,7 +297,8 @@ def run_sweep(
                       "SeedSequence(seed).spawn(points)[i]; run j its spawn(runs)[j]")
             if "simulation" in spec.sources else None,
             "points_order": "product of the grid axes in the order given, sizes innermost",
-            "columns": list(plan.columns), "versions": versions()}
+            "columns": [*plan.columns, ROW_CHECK], "versions": versions(),
+            **({"damaged_rows_recomputed": damaged} if damaged else {})}
 
     save_s = [0.0]  # how long the last save took
 
@@ -327,7 +334,7 @@ def run_sweep(
 
     def report(complete):
         return SweepReport(out, plan.n_points, plan.n_rows, resumed, computed,
-                           time.perf_counter() - t0, complete)
+                           time.perf_counter() - t0, complete, tuple(damaged))
 
     try:
         save("running" if todo else "complete")
