@@ -55,7 +55,14 @@ def out_dir(args) -> Path | None:
         return None
     if Path(args.out).is_file():
         raise CliError(f"--out must be a directory, got the file {show(args.out)}")
-    return Path(check_out_dir("--out", args.out))
+    out = Path(check_out_dir("--out", args.out))
+    from ..studies.lock import OutputBusy, hold
+
+    try:  # one writer per folder, until the command ends (released by main)
+        hold(out, f"latency-model experiment {args.experiment}")
+    except OutputBusy as exc:
+        raise CliError(f"--{exc}") from None
+    return out
 
 
 def flag_error(exc: ValueError, flags: dict) -> CliError:

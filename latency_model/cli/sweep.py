@@ -133,7 +133,7 @@ def _check_read(args, settings, grid, what) -> bool:
 
 
 def cmd_sweep(args) -> int:
-    from ..studies.sweep import SweepInterrupted, estimate_sweep, plan_sweep, require_pyarrow, run_sweep
+    from ..studies.sweep import estimate_sweep, plan_sweep, require_pyarrow
 
     from ..checks import BudgetError, check_real
 
@@ -163,6 +163,16 @@ def cmd_sweep(args) -> int:
         raise CliError(f"{exc} (in {_grid_source(args)})") from None
     except ValueError as exc:
         raise CliError(_grid_message(str(exc), args) if not str(exc).startswith("writing ") else str(exc)) from None
+    from ..studies.export import undo_folders
+
+    with undo_folders(os.path.dirname(os.path.abspath(args.out))):  # a failed sweep leaves no folder it made
+        return _run(args, spec, plan, jobs)
+
+
+def _run(args, spec, plan, jobs) -> int:
+    from ..studies.lock import OutputBusy
+    from ..studies.sweep import SweepInterrupted, run_sweep
+
     check_out_file("--out", args.out)
     for note in spec.comparison_notes():  # model and simulator differ here by design: say so
         print(f"latency-model: note: {note}", file=sys.stderr)
@@ -176,6 +186,8 @@ def cmd_sweep(args) -> int:
                            flush_interval_s=args.flush_every)
     except OSError as exc:
         raise CliError(os_error_message(exc, "--out")) from None
+    except OutputBusy as exc:  # another sweep (or command) is writing this file
+        raise CliError(f"--{exc}") from None
     except SweepInterrupted as exc:
         r = exc.report
         print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows saved "

@@ -19,7 +19,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_path", "write_csv", "write_json", "file_mode"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_path", "write_csv", "write_json", "file_mode",
+           "undo_folders"]
 
 _UMASK_LOCK = threading.Lock()
 
@@ -49,9 +50,42 @@ def file_mode(path) -> int:
 
 
 @contextlib.contextmanager
+def undo_folders(folder):
+    """On an exception in the block, remove the folders on the way to ``folder`` (itself
+    included) that did not exist on entering and are empty on leaving, deepest first: a
+    failed command leaves no half-made folders. Nothing is created here."""
+    missing = []
+    probe = Path(os.path.abspath(folder))
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        yield
+    except BaseException:
+        for d in missing:  # deepest first; a folder holding anything stays, and so do its parents
+            try:
+                d.rmdir()
+            except FileNotFoundError:
+                continue
+            except OSError:
+                break
+        raise
+
+
+def _with_path(exc: OSError, path, tmp=None) -> OSError:
+    """``exc`` naming ``path`` when it names no file or the temp file ``tmp`` (a failed write
+    or fsync names none: ``No space left on device`` alone would not say where)."""
+    if exc.filename in (None, None if tmp is None else str(tmp)) and exc.errno is not None:
+        return OSError(exc.errno, exc.strerror or str(exc), str(path))
+    return exc
+
+
+@contextlib.contextmanager
 def atomic_path(path):
     """A temp path beside ``path`` to write to; on success it replaces ``path`` with the
-    mode of :func:`file_mode`, on failure it is removed. Parent folders are created.
+    mode of :func:`file_mode`, on failure it is removed, and so are the parent folders it
+    created; an OSError names ``path`` (a full disk's ``No space left on device`` says
+    where).
 
     Yields
     ------
@@ -59,17 +93,23 @@ def atomic_path(path):
         The temp file (already created, empty).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.chmod(tmp, file_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with undo_folders(path.parent):
+        path.parent.mkdir(parents=True, exist_ok=True)  # its error names the folder
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        except OSError as exc:  # named after the file asked for, not the temp file's random name
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        os.close(fd)
+        try:
+            yield Path(tmp)
+            os.chmod(tmp, file_mode(path))
+            os.replace(tmp, path)
+        except BaseException as exc:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise _with_path(exc, path, tmp) from None
+            raise
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:

@@ -25,7 +25,8 @@ from .. import __version__
 from ..checks import check_flag, check_instance, check_int
 from ..sim.profiles import check_stack
 from . import cache
-from .export import atomic_write_text, write_csv, write_json
+from .export import atomic_write_text, undo_folders, write_csv, write_json
+from .lock import output_lock
 from ..workers import worker_init
 from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, Budget, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
                       budget_dict, compute, figure_rows, setting_text)
@@ -118,9 +119,13 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     -------
     dict
         Paths written, the evaluation, the paper's claims, cache counts and timings.
-    """
-    from .validate import evaluate, paper_claims, report_markdown
 
+    Raises
+    ------
+    OutputBusy
+        (a ValueError) When another process is writing ``out`` (its lock file
+        ``out/.latency-model.lock`` names that process's pid).
+    """
     # Every argument is checked before anything is written under ``out``.
     if not isinstance(out, (str, os.PathLike)) or str(out) == "":
         raise ValueError(f"out must be a directory path (str or Path), got {out!r}")
@@ -138,6 +143,17 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     budget = budget or (QUICK_BUDGET if quick else DEFAULT_BUDGET)
     if stack != budget.stack:
         budget = dataclasses.replace(budget, stack=stack)
+    with undo_folders(out):  # a failed run leaves no folder it made
+        out.mkdir(parents=True, exist_ok=True)
+        with output_lock(out, command):  # one writer per folder
+            return _reproduce(out, budget, quick_map=quick_map, jobs=jobs, force=force, command=command,
+                              progress=progress)
+
+
+def _reproduce(out: Path, budget, *, quick_map: bool, jobs: int, force: bool, command: str, progress: bool) -> dict:
+    """:func:`run_reproduction`'s work, with ``out`` locked."""
+    from .validate import evaluate, paper_claims, report_markdown
+
     cache_dir = out / ".cache"
     t0 = time.perf_counter()
     table_rows, paths = _tables(out, cache_dir, force, budget.stack)

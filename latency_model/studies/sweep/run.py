@@ -19,7 +19,8 @@ import numpy as np
 
 from ...checks import check_file_path, check_flag, check_instance, check_int, check_real
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
-from ..export import write_json
+from ..export import undo_folders, write_json
+from ..lock import output_lock
 from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _models, plan_sweep, row_order
 from .table import ROW_CHECK, _fmt, read_checked, require_pyarrow, sidecar_path, versions, write_rows
 
@@ -265,6 +266,9 @@ def run_sweep(
     ------
     ValueError
         For a bad grid, missing pyarrow, or an ``out`` holding another sweep.
+    OutputBusy
+        (a ValueError) When another process is writing ``out`` (its lock file
+        ``<out>.lock`` names that process's pid).
     SweepInterrupted
         On KeyboardInterrupt, after saving every finished row.
     """
@@ -283,6 +287,15 @@ def run_sweep(
     flush_interval_s = check_real("flush_interval_s", flush_interval_s, low=0.0)
     require_pyarrow(out)
     plan = plan_sweep(spec) if plan is None else plan
+    with undo_folders(out.parent):  # a failed sweep leaves no folder it made
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with output_lock(out, " ".join(command) if command else "run_sweep"):  # one writer per file
+            return _run_to_file(spec, out, plan, jobs=jobs, client=client, force=force, progress=progress,
+                                command=command, flush_interval_s=flush_interval_s, t0=t0)
+
+
+def _run_to_file(spec, out, plan, *, jobs, client, force, progress, command, flush_interval_s, t0) -> SweepReport:
+    """:func:`run_sweep`'s work, with ``out`` locked."""
     done, damaged = ({}, []) if force else _existing(plan, out)
     todo = [t for t in plan.tasks if not all(pt.key in done for pt in t.points)]
     resumed = sum(len(t.points) for t in plan.tasks) - sum(len(t.points) for t in todo)
