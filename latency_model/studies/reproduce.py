@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import os
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -118,7 +119,9 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     Returns
     -------
     dict
-        Paths written, the evaluation, the paper's claims, cache counts and timings.
+        Paths written, the evaluation, the paper's claims, cache counts and timings, and
+        ``cache_damaged``: one line per cache entry found damaged (and recomputed; every
+        entry is checked before use, :func:`latency_model.studies.cache.load`).
 
     Raises
     ------
@@ -145,9 +148,15 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
         budget = dataclasses.replace(budget, stack=stack)
     with undo_folders(out):  # a failed run leaves no folder it made
         out.mkdir(parents=True, exist_ok=True)
-        with output_lock(out, command):  # one writer per folder
-            return _reproduce(out, budget, quick_map=quick_map, jobs=jobs, force=force, command=command,
-                              progress=progress)
+        with output_lock(out, command), warnings.catch_warnings(record=True) as caught:  # one writer per folder
+            warnings.simplefilter("always", cache.DamagedCacheEntry)
+            result = _reproduce(out, budget, quick_map=quick_map, jobs=jobs, force=force, command=command,
+                                progress=progress)
+    result["cache_damaged"] = [str(w.message) for w in caught if issubclass(w.category, cache.DamagedCacheEntry)]
+    for w in caught:  # the others, as they would have been shown
+        if not issubclass(w.category, cache.DamagedCacheEntry):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result
 
 
 def _reproduce(out: Path, budget, *, quick_map: bool, jobs: int, force: bool, command: str, progress: bool) -> dict:
@@ -219,6 +228,8 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
             return True
 
         amap = dataclasses.replace(amap, variants=tuple(v for v in amap.variants if runs_on_ns3(v)))
+    if not force:
+        _check_sim_table(amap, cache_dir)
     result = run_accuracy(amap, cache_dir=cache_dir, jobs=jobs, force=force, command=command,
                           progress=progress and os.isatty(2),
                           model_timeout_s=None,  # the size caps alone: the same cells on every machine
@@ -231,6 +242,25 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
         images = draw_maps(csv_path)
         cache.store(cache_dir, key, True)
     return result, [csv_path, json_path, *images]
+
+
+def _check_sim_table(amap, cache_dir: Path) -> None:
+    """Report the damaged rows of the accuracy map's cached simulation table (the sweep's
+    resume recomputes them), and remove the table when it is not this map's table at all
+    (cut inside its header, another form): it is then recomputed whole."""
+    from .accuracy import sim_table_path
+    from .sweep import plan_sweep
+    from .sweep.run import read_resumable
+
+    table = sim_table_path(amap, cache_dir)
+    try:
+        _, damaged = read_resumable(plan_sweep(amap.sweep_spec()), table)
+    except ValueError as exc:
+        warnings.warn(cache.DamagedCacheEntry(f"{table}: {str(exc).split(';')[0]}; recomputed"))
+        table.unlink()
+        return
+    for line in damaged:
+        warnings.warn(cache.DamagedCacheEntry(f"{table}: {line}; recomputed"))
 
 
 def _trace_figure(out: Path, fig: str, command: str) -> tuple[Path, str, list[Path]]:

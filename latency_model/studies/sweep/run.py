@@ -24,7 +24,8 @@ from ..lock import output_lock
 from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _models, plan_sweep, row_order
 from .table import ROW_CHECK, _fmt, read_checked, require_pyarrow, sidecar_path, versions, write_rows
 
-__all__ = ["run_task", "run_sweep", "SweepReport", "SweepInterrupted", "watch_parent", "PARENT_POLL_S"]
+__all__ = ["run_task", "run_sweep", "read_resumable", "SweepReport", "SweepInterrupted", "watch_parent",
+           "PARENT_POLL_S"]
 
 # ---------------------------------------------------------------------------
 # Tasks
@@ -195,7 +196,7 @@ class SweepInterrupted(Exception):
         self.report = report
 
 
-def _existing(plan: Plan, out: Path) -> tuple[dict, list[str]]:
+def read_resumable(plan: Plan, out: Path) -> tuple[dict, list[str]]:
     """Whole rows of ``out`` by key, and a description of each damaged row (recomputed);
     ValueError when the file is another sweep's."""
     if not out.exists():
@@ -296,7 +297,7 @@ def run_sweep(
 
 def _run_to_file(spec, out, plan, *, jobs, client, force, progress, command, flush_interval_s, t0) -> SweepReport:
     """:func:`run_sweep`'s work, with ``out`` locked."""
-    done, damaged = ({}, []) if force else _existing(plan, out)
+    done, damaged = ({}, []) if force else read_resumable(plan, out)
     todo = [t for t in plan.tasks if not all(pt.key in done for pt in t.points)]
     resumed = sum(len(t.points) for t in plan.tasks) - sum(len(t.points) for t in todo)
     models = _models(plan.spec)

@@ -165,8 +165,7 @@ def read_checked(path, columns) -> tuple[list[dict], list[str]]:
         lines = text.split("\n")
         header_text = ",".join(want)
         if len(lines) == 1 and header_text.startswith(lines[0]):  # cut inside the header: no row yet
-            return [], ([f"line 1: the header cut short ({len(lines[0])} of {len(header_text)} characters)"]
-                        if lines[0] else [])
+            return [], [f"line 1: the header cut short ({len(lines[0])} of {len(header_text)} characters)"]
         header = next(csv.reader([lines[0]]), [])
         if header != want:
             raise ValueError(f"{path} has other columns than this sweep")
