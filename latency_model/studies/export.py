@@ -20,9 +20,10 @@ import threading
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_path", "write_csv", "write_json", "file_mode",
-           "undo_folders"]
+           "undo_folders", "undo_files", "missing_folders"]
 
 _UMASK_LOCK = threading.Lock()
+_RECORDERS: list = []  # lists of the files created by atomic writes inside undo_files blocks
 
 
 def _umask() -> int:
@@ -49,16 +50,22 @@ def file_mode(path) -> int:
         return 0o666 & ~_umask()
 
 
-@contextlib.contextmanager
-def undo_folders(folder):
-    """On an exception in the block, remove the folders on the way to ``folder`` (itself
-    included) that did not exist on entering and are empty on leaving, deepest first: a
-    failed command leaves no half-made folders. Nothing is created here."""
+def missing_folders(folder) -> list:
+    """The folders on the way to ``folder`` (itself included) that do not exist, deepest first."""
     missing = []
     probe = Path(os.path.abspath(folder))
     while not probe.exists() and probe.parent != probe:
         missing.append(probe)
         probe = probe.parent
+    return missing
+
+
+@contextlib.contextmanager
+def undo_folders(folder):
+    """On an exception in the block, remove the folders on the way to ``folder`` (itself
+    included) that did not exist on entering and are empty on leaving, deepest first: a
+    failed command leaves no half-made folders. Nothing is created here."""
+    missing = missing_folders(folder)
     try:
         yield
     except BaseException:
@@ -70,6 +77,29 @@ def undo_folders(folder):
             except OSError:
                 break
         raise
+
+
+@contextlib.contextmanager
+def undo_files(keep=None):
+    """On an exception in the block, remove the files that atomic writes inside it created
+    (files that did not exist before; a file replaced stays replaced), except those for
+    which ``keep(path)`` is true, and then their folders left empty: a failed command
+    leaves no partial set of outputs. Yields the list of files created so far."""
+    made: list = []
+    _RECORDERS.append(made)
+    try:
+        yield made
+    except BaseException:
+        for path in reversed(made):
+            if keep is not None and keep(path):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            with contextlib.suppress(OSError):
+                os.rmdir(path.parent)  # only when left empty
+        raise
+    finally:
+        _RECORDERS.remove(made)
 
 
 def _with_path(exc: OSError, path, tmp=None) -> OSError:
@@ -103,7 +133,11 @@ def atomic_path(path):
         try:
             yield Path(tmp)
             os.chmod(tmp, file_mode(path))
+            new = not os.path.lexists(path)
             os.replace(tmp, path)
+            if new:
+                for made in _RECORDERS:
+                    made.append(path)
         except BaseException as exc:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)

@@ -78,7 +78,7 @@ def _busy(target: Path, info: dict) -> OutputBusy:
                       str(info.get("started", "")))
 
 
-def hold(target, command: str = "") -> Path:
+def hold(target, command: str = "", remove_if_empty=()) -> Path:
     """Take the lock of ``target`` (a file or folder path) for this process, until
     :func:`release` (or :func:`release_held`, or the process's end). Taking a lock this
     process already holds is a no-op.
@@ -90,6 +90,9 @@ def hold(target, command: str = "") -> Path:
         must exist.
     command : str
         What writes it (recorded for the message a second writer gets).
+    remove_if_empty : sequence of path
+        Folders the command made for this output (deepest first): removed on release
+        where they are left empty (a command that failed before writing).
 
     Returns
     -------
@@ -138,7 +141,7 @@ def hold(target, command: str = "") -> Path:
             with contextlib.suppress(OSError):
                 os.close(fd)
             raise
-        _held[key] = (fd, path)
+        _held[key] = (fd, path, tuple(Path(d) for d in remove_if_empty))
         return path
     raise _busy(target, {})  # pragma: no cover - 100 lost races in a row
 
@@ -167,30 +170,30 @@ def release(target) -> None:
     with contextlib.suppress(OSError):
         path = path.resolve()
     entry = _held.pop(str(path), None)
-    if entry is None:
-        return
-    fd, lock = entry
+    if entry is not None:
+        _release(*entry)
+
+
+def release_held() -> None:
+    """Release every lock this process holds (a command's end)."""
+    for key in list(_held):
+        _release(*_held.pop(key))
+
+
+def _release(fd: int, lock: Path, remove_if_empty: tuple) -> None:
     try:
         if os.stat(lock).st_ino == os.fstat(fd).st_ino:
             os.unlink(lock)
     except OSError:
         pass
     finally:
-        os.close(fd)
-
-
-def release_held() -> None:
-    """Release every lock this process holds (a command's end)."""
-    for key in list(_held):
-        fd, lock = _held.pop(key)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    for folder in remove_if_empty:
         try:
-            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
-                os.unlink(lock)
-        except OSError:
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            folder.rmdir()
+        except OSError:  # holds the outputs (or anything else): it stays, and so do its parents
+            break
 
 
 @contextlib.contextmanager
@@ -209,7 +212,7 @@ def output_lock(target, command: str = ""):
 def _forget_in_child() -> None:
     """In a forked child: close the inherited lock descriptors (the parent holds the locks;
     the child's copies would keep them held after the parent dies)."""
-    for fd, _ in _held.values():
+    for fd, _, _ in _held.values():
         with contextlib.suppress(OSError):
             os.close(fd)
     _held.clear()

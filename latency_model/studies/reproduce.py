@@ -26,7 +26,7 @@ from .. import __version__
 from ..checks import check_flag, check_instance, check_int
 from ..sim.profiles import check_stack
 from . import cache
-from .export import atomic_write_text, undo_folders, write_csv, write_json
+from .export import atomic_write_text, undo_files, undo_folders, write_csv, write_json
 from .lock import output_lock
 from ..workers import worker_init
 from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, Budget, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
@@ -146,7 +146,9 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     budget = budget or (QUICK_BUDGET if quick else DEFAULT_BUDGET)
     if stack != budget.stack:
         budget = dataclasses.replace(budget, stack=stack)
-    with undo_folders(out):  # a failed run leaves no folder it made
+    cache_dir = out / ".cache"
+    # a failed run leaves no folder it made, and of its outputs only the cache (a rerun resumes from it)
+    with undo_folders(out), undo_files(keep=lambda p: cache_dir in p.parents):
         out.mkdir(parents=True, exist_ok=True)
         with output_lock(out, command), warnings.catch_warnings(record=True) as caught:  # one writer per folder
             warnings.simplefilter("always", cache.DamagedCacheEntry)
