@@ -334,7 +334,7 @@ def design_from_points(points, names=None, models=None) -> Design:
         pt = tuple(_plain(v, n) for v, n in zip(r, cnames))
         j = seen.setdefault(pt, i)
         if j != i:
-            raise ValueError(f"points {j} and {i} are the same point; a design lists each point once")
+            raise ValueError(f"points[{j}] and points[{i}] are the same point; a design lists each point once")
         built.append(pt)
     if models is not None:
         models = tuple(parse_values("model", list(models)) if not isinstance(models, str)

@@ -21,8 +21,8 @@ import numpy as np
 
 from ..export import atomic_path, atomic_write_text
 
-__all__ = ["require_pyarrow", "write_rows", "read_rows", "read_checked", "row_check", "sidecar_path", "versions",
-           "ROW_CHECK"]
+__all__ = ["require_pyarrow", "write_rows", "read_rows", "read_checked", "row_check", "cell_value", "sidecar_path",
+           "versions", "check_table_name", "ROW_CHECK"]
 
 ROW_CHECK = "row_crc32"
 """Last column of a sweep file: CRC-32 (8 hex digits) of the row's other cells (:func:`row_check`)."""
@@ -45,6 +45,22 @@ def _is_parquet(path) -> bool:
     return str(path).lower().endswith(".parquet")
 
 
+_NOT_TABLES = (".json", ".jsonl", ".tsv", ".xlsx", ".xls", ".ods", ".png", ".svg", ".pdf", ".toml", ".yaml", ".yml",
+               ".gz", ".bz2", ".xz", ".zst", ".zip", ".feather", ".arrow", ".h5", ".hdf5", ".pkl", ".pickle", ".npy",
+               ".npz", ".lock")
+
+
+def check_table_name(path) -> None:
+    """Refuse (ValueError naming ``out``) a file name whose suffix promises a format a sweep
+    does not write (``s.json`` would hold CSV): a table is CSV (``.csv`` or no suffix) or
+    Parquet (``.parquet``); JSON goes to stdout (``--json``, or :meth:`SweepReport.to_dict`)."""
+    suffix = Path(str(path)).suffix.lower()
+    if suffix in _NOT_TABLES:
+        raise ValueError(f"out {Path(str(path)).name} names a {suffix[1:]} file, and a sweep table is written as "
+                         f"CSV (.csv) or Parquet (.parquet; its sidecar is <out>.json); give one of those"
+                         + (" (--json prints the table as JSON)" if suffix in (".json", ".jsonl") else ""))
+
+
 def require_pyarrow(path) -> None:
     """Raise ValueError (one line) when ``path`` is .parquet and pyarrow is missing."""
     if _is_parquet(path):
@@ -56,7 +72,8 @@ def require_pyarrow(path) -> None:
                              "or give a .csv file name") from None
 
 
-def _parquet_value(text: str):
+def cell_value(text: str):
+    """A cell's value: None when empty, a bool, int or float where the text is one, else the text."""
     if text == "":
         return None
     if text in ("true", "false"):
@@ -105,7 +122,7 @@ def write_rows(path, rows: list[dict], columns) -> Path:
 
     data = {}
     for c in columns:
-        vals = [_parquet_value(r.get(c, "")) for r in rows]
+        vals = [cell_value(r.get(c, "")) for r in rows]
         kinds = {type(v) for v in vals if v is not None}
         if kinds == {int, float}:
             vals = [None if v is None else float(v) for v in vals]
