@@ -24,7 +24,7 @@ from ..lock import output_lock
 from .grid import Design
 from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _axes, _models, plan_sweep, row_order
 from .table import (ROW_CHECK, _fmt, cell_value, check_table_name, read_checked, read_rows, require_pyarrow,
-                    sidecar_path, versions, write_rows)
+                    row_check, sidecar_path, versions, write_rows)
 
 __all__ = ["run_task", "run_sweep", "evaluate_points", "read_resumable", "SweepReport", "SweepInterrupted", "watch_parent",
            "PARENT_POLL_S"]
@@ -454,7 +454,8 @@ def _run_to_file(spec, out, plan, *, jobs, client, force, progress, command, flu
             "seeds": ("simulation point i uses numpy SeedSequence(seed, spawn_key=(i,)) = "
                       "SeedSequence(seed).spawn(points)[i]; run j its spawn(runs)[j]")
             if "simulation" in spec.sources else None,
-            "points_order": "product of the grid axes in the order given, sizes innermost",
+            "points_order": ("the design's points in the order given" if isinstance(spec.grid, Design)
+                             else "product of the grid axes in the order given, sizes innermost"),
             "columns": [*plan.columns, ROW_CHECK], "versions": versions(),
             **({"damaged_rows_recomputed": damaged} if damaged else {})}
 
@@ -471,10 +472,12 @@ def _run_to_file(spec, out, plan, *, jobs, client, force, progress, command, flu
     bar = _bar(spec, plan, resumed, progress)
     last = [time.monotonic()]
 
+    file_columns = [*plan.columns, ROW_CHECK]
+
     def on_done(task, rows):
         nonlocal computed
         for pt, row in zip(task.points, rows):
-            done[pt.key] = row
+            done[pt.key] = {**row, ROW_CHECK: row_check(row, file_columns)}  # once, not at every save
         computed += len(rows)
         if bar is not None:
             bar.update(len(rows))

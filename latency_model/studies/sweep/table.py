@@ -105,12 +105,13 @@ def row_check(row: dict, columns) -> str:
 
 def write_rows(path, rows: list[dict], columns) -> Path:
     """Write table rows (cell text) to ``path`` atomically: CSV, or Parquet for ``.parquet``,
-    each row ending with its :data:`ROW_CHECK` (added to ``columns`` when missing)."""
+    each row ending with its :data:`ROW_CHECK` (added to ``columns`` when missing; a row
+    that holds its check already is written with it)."""
     path = Path(path)
     columns = list(columns)
     if columns[-1:] != [ROW_CHECK]:
         columns.append(ROW_CHECK)
-    rows = [{**r, ROW_CHECK: row_check(r, columns)} for r in rows]
+    rows = [r if r.get(ROW_CHECK) else {**r, ROW_CHECK: row_check(r, columns)} for r in rows]  # computed once
     if not _is_parquet(path):
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n")
@@ -158,7 +159,7 @@ def read_checked(path, columns) -> tuple[list[dict], list[str]]:
 
     A CSV is read line by line, so a damaged line (cut short by a crash or a full disk,
     with fields added, or edited) costs that row only; a file holding only the start of
-    the header (cut before any row) has no rows. Rows come back without the check.
+    the header (cut before any row) has no rows. Rows come back with their (verified) check.
 
     Raises
     ------
@@ -202,7 +203,7 @@ def read_checked(path, columns) -> tuple[list[dict], list[str]]:
         if row.get(ROW_CHECK) != row_check(row, want):
             damaged.append(f"{where} {n}: its cells do not match its {ROW_CHECK}")
             continue
-        found.append({c: row[c] for c in columns})
+        found.append({c: row[c] for c in want})
     return found, damaged
 
 
