@@ -172,3 +172,25 @@ def test_load_reports_and_store_round_trips(tmp_path):
     (tmp_path / f"{other}.json").write_bytes((tmp_path / f"{key}.json").read_bytes())  # copied under another key
     with pytest.warns(cache.DamagedCacheEntry, match="the entry of another key"):
         assert cache.load(tmp_path, other) is None
+
+
+def test_a_failed_run_leaves_only_its_cache(clean, tmp_path, monkeypatch):
+    # from the cache alone every output is made again (figures drawn in two worker processes),
+    # then the last write fails: none of the outputs stays, the cache does (a rerun resumes)
+    out0, _, _ = clean
+    import shutil
+
+    out = tmp_path / "f"
+    shutil.copytree(out0 / ".cache", out / ".cache")
+    cached = sorted(p.name for p in (out / ".cache").iterdir())
+
+    def no_space(*args, **kwargs):
+        raise OSError(28, "No space left on device", str(out / "validation" / "REPORT.md"))
+
+    from latency_model.studies import validate
+
+    monkeypatch.setattr(validate, "report_markdown", no_space)
+    with pytest.raises(OSError, match="No space left"):
+        reproduce.run_reproduction(out, budget=BUDGET, jobs=2, progress=False)
+    assert sorted(p.name for p in out.iterdir()) == [".cache"]
+    assert sorted(p.name for p in (out / ".cache").iterdir()) == cached

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_path", "write_csv", "write_json", "file_mode",
-           "undo_folders", "undo_files", "missing_folders"]
+           "undo_folders", "undo_files", "missing_folders", "record_created"]
 
 _UMASK_LOCK = threading.Lock()
 _RECORDERS: list = []  # lists of the files created by atomic writes inside undo_files blocks
@@ -100,6 +100,13 @@ def undo_files(keep=None):
         raise
     finally:
         _RECORDERS.remove(made)
+
+
+def record_created(paths) -> None:
+    """Count ``paths`` (files another process created for this command) as created inside the
+    open :func:`undo_files` blocks."""
+    for made in _RECORDERS:
+        made.extend(Path(p) for p in paths)
 
 
 def _with_path(exc: OSError, path, tmp=None) -> OSError:

@@ -26,7 +26,7 @@ from .. import __version__
 from ..checks import check_flag, check_instance, check_int
 from ..sim.profiles import check_stack
 from . import cache
-from .export import atomic_write_text, undo_files, undo_folders, write_csv, write_json
+from .export import atomic_write_text, record_created, undo_files, undo_folders, write_csv, write_json
 from .lock import output_lock
 from ..workers import worker_init
 from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, Budget, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
@@ -283,9 +283,11 @@ def _draw_all(todo: list, jobs: int, cache_dir: Path) -> None:
     from .draw import draw_csv as draw
 
     if jobs > 1 and len(todo) > 1:
+        new = [p for c, _ in todo for p in (c.with_suffix(".png"), c.with_suffix(".svg")) if not p.exists()]
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=worker_init,
                                  initargs=(os.getpid(),)) as ex:
             list(ex.map(draw, [c for c, _ in todo]))
+        record_created([p for p in new if p.exists()])  # drawn in workers: a later failure removes them too
     else:
         for csv_path, _ in todo:
             draw(csv_path)
