@@ -76,7 +76,7 @@ def _run(args, **options) -> dict:
             raise CliError(f"--{exc}") from None
         except OSError as exc:
             raise CliError(os_error_message(exc, "--out")) from None
-    for line in res["cache_damaged"]:  # never used: recomputed
+    for line in res.get("cache_damaged", ()):  # never used: recomputed
         print(f"latency-model: note: damaged cache entry {line}", file=sys.stderr)
     return res
 
