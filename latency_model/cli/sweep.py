@@ -103,7 +103,7 @@ def _points(args):
             rows = list(csv.DictReader(fh))
     except OSError as exc:
         raise CliError(f"--points {where}: {exc.strerror}") from None
-    except (UnicodeDecodeError, csv.Error) as exc:
+    except (UnicodeDecodeError, csv.Error, ValueError) as exc:  # ValueError: a NUL in the name
         raise CliError(f"--points {where}: not a CSV file of points ({exc})") from None
     if not rows:
         raise CliError(f"--points {where}: no points (a header of names, then one point per row)")
@@ -187,19 +187,19 @@ def _check_out(args) -> None:
     """--out and --json: a file (.csv or .parquet), ``-`` (CSV on stdout) or JSON on stdout."""
     from ..studies.sweep.table import check_table_name
 
-    if args.out is None:
-        if not args.json:
-            raise CliError("give --out FILE (.csv or .parquet, resumable), --out - (CSV on stdout) or --json "
-                           "(JSON on stdout)")
+    if args.out is None and not args.json:
+        raise CliError("give --out FILE (.csv or .parquet, resumable), --out - (CSV on stdout) or --json "
+                       "(JSON on stdout)")
+    if args.out == "-" and args.json:
+        raise CliError("--out - and --json both print the table on stdout: give one")
+    if args.out in (None, "-"):  # the table is computed whole and printed: nothing to resume or rewrite
+        unread = [f for f, given in (("--force", args.force), ("--flush-every", args.flush_every != 1.0)) if given]
+        if unread:
+            raise CliError(f"{', '.join(unread)}: read{'s' if len(unread) == 1 else ''} with --out FILE only (a table "
+                           f"printed on stdout is never resumed or rewritten); drop {'it' if len(unread) == 1 else 'them'}")
         return
     if not str(args.out).strip():
         raise CliError(f"--out must name a file, got {show(args.out)}")
-    if args.out == "-":
-        if args.json:
-            raise CliError("--out - and --json both print the table on stdout: give one")
-        if args.force:
-            raise CliError("--force: a table on stdout (--out -) is computed whole and never resumed; drop it")
-        return
     try:
         check_table_name(args.out)
     except ValueError as exc:
@@ -213,9 +213,12 @@ def cmd_sweep(args) -> int:
 
     _check_out(args)
     spec = _spec_from_args(args)
-    if sum(x is not None for x in (args.jobs, args.scheduler, args.dask_local)) > 1:
-        raise CliError("give one of --jobs, --scheduler and --dask-local")
-    jobs = (os.cpu_count() or 1) if args.jobs is None else check_workers("--jobs", args.jobs)
+    if args.workers is not None and args.jobs is not None:
+        raise CliError("--workers is another name of --jobs: give one")
+    jobs_flag, jobs_value = ("--workers", args.workers) if args.workers is not None else ("--jobs", args.jobs)
+    if sum(x is not None for x in (jobs_value, args.scheduler, args.dask_local)) > 1:
+        raise CliError(f"give one of {jobs_flag}, --scheduler and --dask-local")
+    jobs = (os.cpu_count() or 1) if jobs_value is None else check_workers(jobs_flag, jobs_value)
     if args.dask_local is not None:
         check_workers("--dask-local", args.dask_local)
     try:
@@ -268,9 +271,12 @@ def _run(args, spec, plan, jobs) -> int:
         raise CliError(f"--{exc}") from None
     except SweepInterrupted as exc:
         r = exc.report
-        where = f"saved in {args.out}; rerun the same command to resume" if to_file else "printed (nothing saved)"
-        print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows "
-              f"{'computed, none ' if not to_file else ''}{where}", file=sys.stderr)
+        if to_file:
+            print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows saved "
+                  f"in {args.out}; rerun the same command to resume", file=sys.stderr)
+        else:
+            print(f"latency-model: interrupted: {r.rows_computed} of {r.n_rows} rows computed, none printed "
+                  "(the table is printed whole at the end; --out FILE saves and resumes)", file=sys.stderr)
         return 130
     except ValueError as exc:
         raise CliError(flag_message(str(exc)).replace("flush_interval_s", "--flush-every")) from None
@@ -345,7 +351,7 @@ def _sweep_flags(p) -> None:
     p.add_argument("--force", action="store_true", help="start over instead of resuming from FILE")
     g = p.add_argument_group("executor (one of)")
     g.add_argument("--jobs", type=number, default=None, metavar="N", help="local worker processes (all cores)")
-    g.add_argument("--workers", dest="jobs", type=number, default=None, help=argparse.SUPPRESS)  # old name
+    g.add_argument("--workers", type=number, default=None, help=argparse.SUPPRESS)  # --jobs's other name
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a running dask.distributed scheduler")
     g.add_argument("--dask-local", type=number, default=None, metavar="N", help="start a Dask LocalCluster of N workers")
     p.add_argument("--flush-every", type=number, default=1.0, metavar="SECONDS",

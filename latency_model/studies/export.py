@@ -54,7 +54,7 @@ def missing_folders(folder) -> list:
     """The folders on the way to ``folder`` (itself included) that do not exist, deepest first."""
     missing = []
     probe = Path(os.path.abspath(folder))
-    while not probe.exists() and probe.parent != probe:
+    while not os.path.lexists(probe) and probe.parent != probe:  # (False, never an error, on a bad name)
         missing.append(probe)
         probe = probe.parent
     return missing
