@@ -13,6 +13,7 @@ grid whose rows cannot fit in memory (:data:`ROW_BYTES` each) before expanding a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -225,7 +226,7 @@ class Design:
     points: tuple
     models: tuple | None = None
 
-    @property
+    @cached_property
     def axes(self) -> tuple:
         """Each name's distinct values (in order of appearance) as an :class:`Axis`, the size
         last, and the ``model`` axis where ``models`` is given: what the plan's checks and

@@ -619,7 +619,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             for v in a.values:
                 if v not in RULES:
                     raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {v!r}")
-    size_axis = next(a for a in (*grid.axes, Axis("size_packets", (1,))) if a.name == size_name)
+    size_axis = grid.axis(size_name) if isinstance(grid, Design) else _axes(grid)[0]
     for v in size_axis.values:  # every size (a design's: each distinct one)
         check_real(size_name.replace("_", "-"), v, low=0.0, low_open=True)
     n_rows = n_points * _rows_per_point(spec)
