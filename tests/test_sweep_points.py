@@ -51,11 +51,25 @@ def test_without_a_file_the_table_stays_in_memory_and_equals_the_files(tmp_path,
     assert values.shape == (2, 5)
     for i, p in enumerate((0.01, 0.1)):
         np.testing.assert_allclose(values[i], _fluid(p, range(1, 6)), rtol=1e-12)
-    frame = mem.to_frame()
-    assert list(frame.columns) == list(mem.columns) and len(frame) == 10
-    assert frame["expected_latency_s"].to_numpy().reshape(2, 5).tolist() == values.tolist()
     data = mem.to_dict()
     assert json.loads(json.dumps(data))["rows"][3]["size_packets"] == 4 and data["shape"] == [2, 5]
+
+
+def test_to_frame_is_the_records_as_a_dataframe():
+    pytest.importorskip("pandas")  # an optional extra (pip install 'latency_model[pandas]')
+    mem = run_sweep(SweepSpec({"p": [0.01, 0.1], "size_packets": range(1, 6)}))
+    frame = mem.to_frame()
+    assert list(frame.columns) == list(mem.columns) and len(frame) == 10
+    assert frame["expected_latency_s"].to_numpy().reshape(2, 5).tolist() == mem.values().tolist()
+
+
+def test_to_frame_without_pandas_says_how_to_get_it(monkeypatch):
+    import sys
+
+    mem = run_sweep(SweepSpec({"p": [0.01], "size_packets": [1]}))
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed
+    with pytest.raises(ImportError, match="pip install"):
+        mem.to_frame()
 
 
 def test_values_asks_which_row_where_a_point_has_several(tmp_path):
@@ -79,7 +93,7 @@ def test_evaluate_points_takes_a_salib_sample_as_it_is_and_keeps_its_order():
 
 
 def test_points_as_dicts_or_a_dataframe_give_the_same_rows():
-    import pandas as pd
+    pd = pytest.importorskip("pandas")
 
     pts = [{"p": 0.02, "size_packets": 4, "variant": "lt"}, {"p": 0.02, "size_packets": 9, "variant": "newreno"},
            {"p": 0.05, "size_packets": 4, "variant": "lt"}]

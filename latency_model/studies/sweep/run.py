@@ -223,8 +223,8 @@ class SweepReport:
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("to_frame needs pandas (pip install pandas); records() gives the rows as dicts") \
-                from None
+            raise ImportError("to_frame needs pandas (pip install pandas, or 'latency_model[pandas]'); records() "
+                              "gives the rows as dicts") from None
         return pd.DataFrame.from_records(self.records(), columns=list(self.columns))
 
     def values(self, column: str = "expected_latency_s", *, source: str | None = None,
