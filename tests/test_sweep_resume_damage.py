@@ -106,3 +106,19 @@ def test_another_sweeps_whole_rows_are_still_refused(tmp_path):
     run_sweep(SweepSpec(grid_from_items(["model=pftk,csa", "p=0.03", "size-packets=1"])), path)
     with pytest.raises(ValueError, match="another sweep"):
         run_sweep(_spec(), path)
+
+
+def test_a_parquet_cell_edited_by_hand_is_recomputed(tmp_path):
+    pytest.importorskip("pyarrow")  # optional
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    run_sweep(_spec(), path)
+    clean = pq.read_table(path).to_pydict()
+    data = {k: list(v) for k, v in clean.items()}
+    data["expected_latency_s"][2] *= 1.5
+    pq.write_table(pa.table(data), path)
+    rep = run_sweep(_spec(), path)
+    assert rep.damaged == (f"row 3: its cells do not match its {ROW_CHECK}",)
+    assert pq.read_table(path).to_pydict() == clean
