@@ -49,6 +49,8 @@ _API = {
     "SweepSpec": "studies.sweep",
     "grid_from_items": "studies.sweep",
     "run_sweep": "studies.sweep",
+    "grid_from_dict": "studies.sweep",
+    "evaluate_points": "studies.sweep",
     "run_reproduction": "studies.reproduce",
 }
 

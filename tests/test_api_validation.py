@@ -156,7 +156,8 @@ def test_sweep_overrides_reach_the_simulator_without_a_stack_axis():
 @pytest.mark.parametrize("kwargs, needle", [
     (dict(spec=None, out="x.csv"), "spec must be a SweepSpec"),
     (dict(out=""), "out must be a file path"),
-    (dict(out=None), "out must be a file path"),
+    (dict(out=3), "out must be a file path"),  # (None keeps the table in memory)
+    (dict(out="s.json"), "names a json file"),
     (dict(force="no"), "force must be True or False"),
     (dict(progress=1), "progress must be True or False"),
     (dict(plan="x"), "plan must be a Plan"),

@@ -135,6 +135,9 @@ def bad_value(command: str, flag: str, action, tmp: str):
         return _bad_out_dir(tmp) if command == "tables" else _bad_out(tmp)
     if flag == "--grid":
         return _bad_grid(tmp)
+    if flag == "--points":  # missing, a folder, not text, not a CSV of points, empty
+        return st.sampled_from([f"{tmp}/missing.csv", f"{tmp}/dir", f"{tmp}/binary.toml", f"{tmp}/bad.toml",
+                                f"{tmp}/badkey.toml", f"{tmp}/file", "", f"{tmp}/nul\0.csv"])
     if flag == "--rule-param":
         return bad_rule_params
     if flag == "--param":
@@ -170,6 +173,8 @@ def argv_for(command: str, flag: str, value: str, tmp: str) -> list:
     drop = {flag} | ({"--jobs"} if flag in ("--scheduler", "--dask-local") else set())
     if flag == "--param":
         drop = set()
+    if flag == "--points":  # the points replace the grid
+        drop = {"--param"}
     out, i = [], 0
     while i < len(base):
         if base[i] in drop:

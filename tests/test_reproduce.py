@@ -235,15 +235,16 @@ def test_stretch_bound_is_the_supremum_of_staircase_minus_fluid_time(b):
 
 
 def test_cache_keys_change_with_spec_and_code_and_reads_survive_corruption(tmp_path):
-    a = cache.cache_key("sim", {"x": 1}, "code1")
-    assert a == cache.cache_key("sim", {"x": 1}, "code1")
-    assert a != cache.cache_key("sim", {"x": 2}, "code1") != cache.cache_key("sim", {"x": 1}, "code2")
+    a = cache.cache_key("demo", {"x": 1}, "code1")  # a kind without a shape: checked by its digest
+    assert a == cache.cache_key("demo", {"x": 1}, "code1")
+    assert a != cache.cache_key("demo", {"x": 2}, "code1") != cache.cache_key("demo", {"x": 1}, "code2")
     assert cache.load(tmp_path, a) is None
     cache.store(tmp_path, a, {"v": [1, 2]})
     assert cache.load(tmp_path, a) == {"v": [1, 2]}
     assert [p.name for p in tmp_path.iterdir()] == [f"{a}.json"]  # no temp file left behind
     (tmp_path / f"{a}.json").write_text("{not json")
-    assert cache.load(tmp_path, a) is None
+    with pytest.warns(cache.DamagedCacheEntry, match="not JSON"):
+        assert cache.load(tmp_path, a) is None
     with pytest.raises(ValueError, match="kind must be"):
         cache.cache_key("a b", {}, "c")
 

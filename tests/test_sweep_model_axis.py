@@ -47,7 +47,7 @@ def test_rows_carry_the_model_each_point_models_in_axis_order_then_simulation(fa
     spec = SweepSpec(grid_from_items(["model=fluid,fake", *GRID]), what="both", runs=20)
     rep = run_sweep(spec, tmp_path / "s.csv")
     cols, rows = _read(rep.out)
-    assert cols[:4] == ["point", "source", "model", "key"] and cols[3:] == COLUMNS[2:]
+    assert cols[:4] == ["point", "source", "model", "key"] and cols[3:] == [*COLUMNS[2:], "row_crc32"]
     assert [(r["point"], r["source"], r["model"]) for r in rows] == [
         (str(i), s, m) for i in range(4) for s, m in (("model", "fluid"), ("model", "fake"), ("simulation", ""))]
     assert rep.n_points == 4 and rep.n_rows == 12
@@ -90,7 +90,7 @@ def _no_axis_key(row: dict) -> str:
 def test_without_the_axis_the_table_keys_and_sidecar_are_as_before(fake, tmp_path):
     plain = run_sweep(SweepSpec(grid_from_items(GRID), what="both", runs=20), tmp_path / "a.csv")
     cols, rows = _read(plain.out)
-    assert cols == COLUMNS  # no model column
+    assert cols == [*COLUMNS, "row_crc32"]  # no model column
     assert [r["source"] for r in rows] == ["model", "simulation"] * 4
     for r in rows:
         assert r["key"] == _no_axis_key(r)
@@ -101,10 +101,11 @@ def test_without_the_axis_the_table_keys_and_sidecar_are_as_before(fake, tmp_pat
     # (same points, same seeds, same keys): only the model rows' keys name the model.
     axis = run_sweep(SweepSpec(grid_from_items(["model=fluid", *GRID]), what="both", runs=20), tmp_path / "b.csv")
     cols_b, rows_b = _read(axis.out)
-    assert cols_b == COLUMNS[:2] + ["model"] + COLUMNS[2:]
+    assert cols_b == COLUMNS[:2] + ["model"] + COLUMNS[2:] + ["row_crc32"]
     for a, b in zip(rows, rows_b):
         assert b["model"] == ("fluid" if a["source"] == "model" else "")
-        same = {k: v for k, v in b.items() if k != "model"}
+        same = {k: v for k, v in b.items() if k not in ("model", "row_crc32")}  # the check covers every cell
+        a = {k: v for k, v in a.items() if k != "row_crc32"}
         if a["source"] == "simulation":
             assert same == a
         else:

@@ -88,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _error(f"internal error: {type(exc).__name__}: {exc} (a bug: please report it with the "
                       "command line; LATENCY_MODEL_TRACEBACK=1 shows the traceback)", status=1)
+    finally:  # the output locks a command took (studies/lock.py) end with it
+        lock = sys.modules.get("latency_model.studies.lock")
+        if lock is not None:
+            lock.release_held()
 
 
 ERROR_CHARS = 500

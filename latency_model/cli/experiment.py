@@ -55,7 +55,16 @@ def out_dir(args) -> Path | None:
         return None
     if Path(args.out).is_file():
         raise CliError(f"--out must be a directory, got the file {show(args.out)}")
-    return Path(check_out_dir("--out", args.out))
+    from ..studies.export import missing_folders
+    from ..studies.lock import OutputBusy, hold
+
+    made = missing_folders(args.out)
+    out = Path(check_out_dir("--out", args.out))
+    try:  # one writer per folder until the command ends (released by main; the folders made go if left empty)
+        hold(out, f"latency-model experiment {args.experiment}", remove_if_empty=made)
+    except OutputBusy as exc:
+        raise CliError(f"--{exc}") from None
+    return out
 
 
 def flag_error(exc: ValueError, flags: dict) -> CliError:
@@ -75,7 +84,10 @@ def emit(args, res, text, write) -> int:
     data = json_safe(res.to_dict())
     data["version"] = __version__
     out = out_dir(args)
-    paths = write(out, data) if out is not None else []
+    from ..studies.export import undo_files
+
+    with undo_files():  # a failed write (a full disk) leaves none of the files
+        paths = write(out, data) if out is not None else []
     if args.json:
         print(json_text(data))
     else:

@@ -10,10 +10,12 @@ code and parameters only redraws; ``--force`` recomputes. The work is
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ..studies.export import json_text
-from .common import CliError, add_command, add_stack_flag, check_out_dir, check_out_file, check_workers
+from .common import (CliError, add_command, add_stack_flag, check_out_dir, check_out_file, check_workers,
+                     os_error_message)
 
 __all__ = ["register"]
 
@@ -57,15 +59,33 @@ def _out(args) -> str:
     return check_out_dir("--out", out)  # before any work: a file, '' or an unwritable folder is refused
 
 
-def cmd_reproduce(args) -> int:
+def _run(args, **options) -> dict:
+    """``run_reproduction`` into ``--out``: a failed run leaves no folder it made; another
+    run writing there, or a write error (a full disk), is one line naming ``--out``."""
+    from ..studies.export import undo_folders
+    from ..studies.lock import OutputBusy
     from ..studies.reproduce import run_reproduction
+
+    jobs = _jobs(args)
+    with undo_folders(args.out if args.out is not None else "." if args.stack == "rfc" else f"stack-{args.stack}"):
+        args.out = _out(args)
+        try:
+            res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
+                                   command=_command(args), stack=args.stack, **options)
+        except OutputBusy as exc:
+            raise CliError(f"--{exc}") from None
+        except OSError as exc:
+            raise CliError(os_error_message(exc, "--out")) from None
+    for line in res.get("cache_damaged", ()):  # never used: recomputed
+        print(f"latency-model: note: damaged cache entry {line}", file=sys.stderr)
+    return res
+
+
+def cmd_reproduce(args) -> int:
     from ..studies.tables import tables_text
     from ..studies.validate import summary_text
 
-    jobs = _jobs(args)
-    args.out = _out(args)
-    res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
-                           command=_command(args), stack=args.stack)
+    res = _run(args)
     print(tables_text(res["tables"]))
     print()
     ev = res["evaluation"]
@@ -83,14 +103,9 @@ def cmd_reproduce(args) -> int:
 def cmd_validate(args) -> int:
     """Exit status 0 when every case passes or fails only as a declared known difference,
     1 on any other failure (``--strict``: on known differences too)."""
-    from ..studies.reproduce import run_reproduction
     from ..studies.validate import exit_status, status_text, summary_text
 
-    jobs = _jobs(args)
-    args.out = _out(args)
-    res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
-                           command=_command(args), stack=args.stack,
-                           progress=not args.json)
+    res = _run(args, progress=not args.json)
     ev = res["evaluation"]
     status = exit_status(ev, strict=args.strict)
     if args.json:

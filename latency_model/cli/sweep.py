@@ -11,6 +11,7 @@ one warning line.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -21,6 +22,8 @@ from .common import (CliError, add_command, add_link_flags, check_out_file, chec
 
 def _grid_source(args) -> str:
     """The flag(s) a grid error comes from."""
+    if getattr(args, "points", None) is not None:
+        return f"--points {show(args.points)[1:-1]}"
     if args.grid is None:
         return "--param"
     return f"--grid {show(args.grid)[1:-1]}" if not args.param else "--param / --grid"
@@ -43,13 +46,16 @@ def _spec_from_args(args):
     from ..studies.sweep import SweepSpec, grid_from_items, grid_from_toml
 
     toml_params, settings = {}, {}
-    try:  # grid errors name the grid parameter as typed in --param, and the flag
-        if args.grid is not None:
-            grid_file, settings = grid_from_toml(args.grid)
-            toml_params = grid_file.to_dict()
-        grid = grid_from_items(args.param, toml_params)
-    except ValueError as exc:
-        raise CliError(_grid_message(str(exc), args)) from None
+    if args.points is not None:
+        grid = _points(args)
+    else:
+        try:  # grid errors name the grid parameter as typed in --param, and the flag
+            if args.grid is not None:
+                grid_file, settings = grid_from_toml(args.grid)
+                toml_params = grid_file.to_dict()
+            grid = grid_from_items(args.param, toml_params)
+        except ValueError as exc:
+            raise CliError(_grid_message(str(exc), args)) from None
     if not grid.axes:
         raise CliError("give at least one --param NAME=VALUES (or --grid FILE)")
     config = config_from_args(args)  # validated even for the model alone: no bad flag passes silently
@@ -66,6 +72,51 @@ def _spec_from_args(args):
                          engine=args.engine if args.engine is not None else "auto")
     except ValueError as exc:
         raise CliError(flag_message(str(exc))) from None
+
+
+def _points(args):
+    """The design of ``--points FILE.csv`` (a header of names, one point per row), with the
+    models of a ``--param model=...`` beside it."""
+    import csv
+
+    from ..studies.sweep import canonical_name, design_from_points, parse_values
+
+    if args.grid is not None:
+        raise CliError("give --points or --grid, not both")
+    models = None
+    for item in args.param:
+        name, _, values = item.partition("=")
+        try:
+            is_model = canonical_name(name) == "model"
+        except ValueError:
+            is_model = False
+        if not is_model:
+            raise CliError(f"--param {show(item)[1:-1]}: --points lists every value of its points; only "
+                           "--param model=NAMES may join it")
+        try:
+            models = parse_values("model", values)
+        except ValueError as exc:
+            raise CliError(f"{exc} (in --param)") from None
+    where = show(str(args.points))[1:-1]
+    try:
+        with open(args.points, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise CliError(f"--points {where}: {exc.strerror}") from None
+    except (UnicodeDecodeError, csv.Error, ValueError) as exc:  # ValueError: a NUL in the name
+        raise CliError(f"--points {where}: not a CSV file of points ({exc})") from None
+    if not rows:
+        raise CliError(f"--points {where}: no points (a header of names, then one point per row)")
+    for i, r in enumerate(rows):
+        if None in r or None in r.values():
+            raise CliError(f"--points {where}, line {i + 2}: {'more' if None in r else 'fewer'} values than names")
+    try:
+        return design_from_points(rows, models=models)
+    except ValueError as exc:
+        text = str(exc)
+        for i in range(len(rows) - 1, -1, -1):  # points[i] is the file's line i + 2
+            text = text.replace(f"points[{i}]", f"line {i + 2}")
+        raise CliError(f"--points {where}: {text}") from None
 
 
 def _given_link_flags(args) -> list[str]:
@@ -132,17 +183,42 @@ def _check_read(args, settings, grid, what) -> bool:
     return not simulated and stack_given
 
 
+def _check_out(args) -> None:
+    """--out and --json: a file (.csv or .parquet), ``-`` (CSV on stdout) or JSON on stdout."""
+    from ..studies.sweep.table import check_table_name
+
+    if args.out is None and not args.json:
+        raise CliError("give --out FILE (.csv or .parquet, resumable), --out - (CSV on stdout) or --json "
+                       "(JSON on stdout)")
+    if args.out == "-" and args.json:
+        raise CliError("--out - and --json both print the table on stdout: give one")
+    if args.out in (None, "-"):  # the table is computed whole and printed: nothing to resume or rewrite
+        unread = [f for f, given in (("--force", args.force), ("--flush-every", args.flush_every != 1.0)) if given]
+        if unread:
+            raise CliError(f"{', '.join(unread)}: read{'s' if len(unread) == 1 else ''} with --out FILE only (a table "
+                           f"printed on stdout is never resumed or rewritten); drop {'it' if len(unread) == 1 else 'them'}")
+        return
+    if not str(args.out).strip():
+        raise CliError(f"--out must name a file, got {show(args.out)}")
+    try:
+        check_table_name(args.out)
+    except ValueError as exc:
+        raise CliError(f"--{exc}".replace("give one of those", "give one of those, or --out - for stdout"))
+
+
 def cmd_sweep(args) -> int:
-    from ..studies.sweep import SweepInterrupted, estimate_sweep, plan_sweep, require_pyarrow, run_sweep
+    from ..studies.sweep import estimate_sweep, plan_sweep, require_pyarrow
 
     from ..checks import BudgetError, check_real
 
-    if not str(args.out).strip():
-        raise CliError(f"--out must name a file, got {show(args.out)}")
+    _check_out(args)
     spec = _spec_from_args(args)
-    if sum(x is not None for x in (args.jobs, args.scheduler, args.dask_local)) > 1:
-        raise CliError("give one of --jobs, --scheduler and --dask-local")
-    jobs = (os.cpu_count() or 1) if args.jobs is None else check_workers("--jobs", args.jobs)
+    if args.workers is not None and args.jobs is not None:
+        raise CliError("--workers is another name of --jobs: give one")
+    jobs_flag, jobs_value = ("--workers", args.workers) if args.workers is not None else ("--jobs", args.jobs)
+    if sum(x is not None for x in (jobs_value, args.scheduler, args.dask_local)) > 1:
+        raise CliError(f"give one of {jobs_flag}, --scheduler and --dask-local")
+    jobs = (os.cpu_count() or 1) if jobs_value is None else check_workers(jobs_flag, jobs_value)
     if args.dask_local is not None:
         check_workers("--dask-local", args.dask_local)
     try:
@@ -158,12 +234,27 @@ def cmd_sweep(args) -> int:
         warn(note)
     try:
         plan = plan_sweep(spec)
-        require_pyarrow(args.out)
+        if args.out not in (None, "-"):
+            require_pyarrow(args.out)
     except BudgetError as exc:
         raise CliError(f"{exc} (in {_grid_source(args)})") from None
     except ValueError as exc:
         raise CliError(_grid_message(str(exc), args) if not str(exc).startswith("writing ") else str(exc)) from None
-    check_out_file("--out", args.out)
+    if args.out in (None, "-"):
+        return _run(args, spec, plan, jobs)
+    from ..studies.export import undo_folders
+
+    with undo_folders(os.path.dirname(os.path.abspath(args.out))):  # a failed sweep leaves no folder it made
+        check_out_file("--out", args.out)
+        return _run(args, spec, plan, jobs)
+
+
+def _run(args, spec, plan, jobs) -> int:
+    from ..studies.export import json_text
+    from ..studies.lock import OutputBusy
+    from ..studies.sweep import SweepInterrupted, run_sweep
+
+    to_file = args.out not in (None, "-")
     for note in spec.comparison_notes():  # model and simulator differ here by design: say so
         print(f"latency-model: note: {note}", file=sys.stderr)
     progress = not args.quiet and sys.stderr.isatty()
@@ -171,15 +262,21 @@ def cmd_sweep(args) -> int:
     if args.scheduler is not None or args.dask_local is not None:
         client, cluster = _dask_client(args)
     try:
-        report = run_sweep(spec, args.out, jobs=jobs, client=client, force=args.force, progress=progress,
-                           command=["latency-model", *sys.argv[1:]], plan=plan,
+        report = run_sweep(spec, args.out if to_file else None, jobs=jobs, client=client, force=args.force,
+                           progress=progress, command=["latency-model", *sys.argv[1:]], plan=plan,
                            flush_interval_s=args.flush_every)
     except OSError as exc:
         raise CliError(os_error_message(exc, "--out")) from None
+    except OutputBusy as exc:  # another sweep (or command) is writing this file
+        raise CliError(f"--{exc}") from None
     except SweepInterrupted as exc:
         r = exc.report
-        print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows saved "
-              f"in {args.out}; rerun the same command to resume", file=sys.stderr)
+        if to_file:
+            print(f"latency-model: interrupted: {r.rows_resumed + r.rows_computed} of {r.n_rows} rows saved "
+                  f"in {args.out}; rerun the same command to resume", file=sys.stderr)
+        else:
+            print(f"latency-model: interrupted: {r.rows_computed} of {r.n_rows} rows computed, none printed "
+                  "(the table is printed whole at the end; --out FILE saves and resumes)", file=sys.stderr)
         return 130
     except ValueError as exc:
         raise CliError(flag_message(str(exc)).replace("flush_interval_s", "--flush-every")) from None
@@ -188,9 +285,24 @@ def cmd_sweep(args) -> int:
             client.close()
         if cluster is not None:
             cluster.close()
-    print(f"wrote {report.out} ({report.n_rows} rows, {report.n_points} grid points; "
-          f"{report.rows_resumed} resumed, {report.rows_computed} computed in {report.seconds:.1f} s) "
-          f"and {report.out}.json")
+    if report.damaged:  # cut short by a crash or a full disk, or edited: never kept
+        n = len(report.damaged)
+        print(f"latency-model: note: {args.out}: {n} damaged row{'s' if n > 1 else ''} found on resuming and "
+              f"recomputed ({'; '.join(report.damaged[:3])}{'; ...' if n > 3 else ''})", file=sys.stderr)
+    if args.json:
+        from .. import __version__
+
+        print(json_text({**report.to_dict(), "version": __version__}))
+    elif not to_file:
+        import csv
+
+        w = csv.DictWriter(sys.stdout, fieldnames=list(report.columns), lineterminator="\n")
+        w.writeheader()
+        w.writerows(report.rows)
+    if to_file:
+        print(f"wrote {report.out} ({report.n_rows} rows, {report.n_points} grid points; "
+              f"{report.rows_resumed} resumed, {report.rows_computed} computed in {report.seconds:.1f} s) "
+              f"and {report.out}.json", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -229,10 +341,17 @@ def _sweep_flags(p) -> None:
                    help="solver time model (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default=None, help="loss-count law (paper)")
     p.add_argument("--engine", default=None, help="simulator engine (auto; same results)")
-    p.add_argument("--out", required=True, metavar="FILE", help="output table: .csv, or .parquet (needs pyarrow)")
+    p.add_argument("--points", default=None, metavar="FILE.csv",
+                   help="evaluate these points instead of a grid: a header of names (as --param's), one point "
+                        "per row, each with size-packets or size-bytes (a Latin hypercube, a SALib sample)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="output table, resumable: .csv, or .parquet (needs pyarrow); - prints CSV on stdout")
+    p.add_argument("--json", action="store_true",
+                   help="print the table as JSON on stdout (with --out FILE also written there)")
     p.add_argument("--force", action="store_true", help="start over instead of resuming from FILE")
     g = p.add_argument_group("executor (one of)")
     g.add_argument("--jobs", type=number, default=None, metavar="N", help="local worker processes (all cores)")
+    g.add_argument("--workers", type=number, default=None, help=argparse.SUPPRESS)  # --jobs's other name
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a running dask.distributed scheduler")
     g.add_argument("--dask-local", type=number, default=None, metavar="N", help="start a Dask LocalCluster of N workers")
     p.add_argument("--flush-every", type=number, default=1.0, metavar="SECONDS",

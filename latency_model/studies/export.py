@@ -19,9 +19,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_path", "write_csv", "write_json", "file_mode"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_path", "write_csv", "write_json", "file_mode",
+           "undo_folders", "undo_files", "missing_folders", "record_created"]
 
 _UMASK_LOCK = threading.Lock()
+_RECORDERS: list = []  # lists of the files created by atomic writes inside undo_files blocks
 
 
 def _umask() -> int:
@@ -48,10 +50,79 @@ def file_mode(path) -> int:
         return 0o666 & ~_umask()
 
 
+def missing_folders(folder) -> list:
+    """The folders on the way to ``folder`` (itself included) that do not exist, deepest first."""
+    missing = []
+    probe = Path(os.path.abspath(folder))
+    while not os.path.lexists(probe) and probe.parent != probe:  # (False, never an error, on a bad name)
+        missing.append(probe)
+        probe = probe.parent
+    return missing
+
+
+@contextlib.contextmanager
+def undo_folders(folder):
+    """On an exception in the block, remove the folders on the way to ``folder`` (itself
+    included) that did not exist on entering and are empty on leaving, deepest first: a
+    failed command leaves no half-made folders. Nothing is created here."""
+    missing = missing_folders(folder)
+    try:
+        yield
+    except BaseException:
+        for d in missing:  # deepest first; a folder holding anything stays, and so do its parents
+            try:
+                d.rmdir()
+            except FileNotFoundError:
+                continue
+            except OSError:
+                break
+        raise
+
+
+@contextlib.contextmanager
+def undo_files(keep=None):
+    """On an exception in the block, remove the files that atomic writes inside it created
+    (files that did not exist before; a file replaced stays replaced), except those for
+    which ``keep(path)`` is true, and then their folders left empty: a failed command
+    leaves no partial set of outputs. Yields the list of files created so far."""
+    made: list = []
+    _RECORDERS.append(made)
+    try:
+        yield made
+    except BaseException:
+        for path in reversed(made):
+            if keep is not None and keep(path):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            with contextlib.suppress(OSError):
+                os.rmdir(path.parent)  # only when left empty
+        raise
+    finally:
+        _RECORDERS.remove(made)
+
+
+def record_created(paths) -> None:
+    """Count ``paths`` (files another process created for this command) as created inside the
+    open :func:`undo_files` blocks."""
+    for made in _RECORDERS:
+        made.extend(Path(p) for p in paths)
+
+
+def _with_path(exc: OSError, path, tmp=None) -> OSError:
+    """``exc`` naming ``path`` when it names no file or the temp file ``tmp`` (a failed write
+    or fsync names none: ``No space left on device`` alone would not say where)."""
+    if exc.filename in (None, None if tmp is None else str(tmp)) and exc.errno is not None:
+        return OSError(exc.errno, exc.strerror or str(exc), str(path))
+    return exc
+
+
 @contextlib.contextmanager
 def atomic_path(path):
     """A temp path beside ``path`` to write to; on success it replaces ``path`` with the
-    mode of :func:`file_mode`, on failure it is removed. Parent folders are created.
+    mode of :func:`file_mode`, on failure it is removed, and so are the parent folders it
+    created; an OSError names ``path`` (a full disk's ``No space left on device`` says
+    where).
 
     Yields
     ------
@@ -59,17 +130,27 @@ def atomic_path(path):
         The temp file (already created, empty).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.chmod(tmp, file_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with undo_folders(path.parent):
+        path.parent.mkdir(parents=True, exist_ok=True)  # its error names the folder
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        except OSError as exc:  # named after the file asked for, not the temp file's random name
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        os.close(fd)
+        try:
+            yield Path(tmp)
+            os.chmod(tmp, file_mode(path))
+            new = not os.path.lexists(path)
+            os.replace(tmp, path)
+            if new:
+                for made in _RECORDERS:
+                    made.append(path)
+        except BaseException as exc:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise _with_path(exc, path, tmp) from None
+            raise
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:

@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import os
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -25,7 +26,8 @@ from .. import __version__
 from ..checks import check_flag, check_instance, check_int
 from ..sim.profiles import check_stack
 from . import cache
-from .export import atomic_write_text, write_csv, write_json
+from .export import atomic_write_text, record_created, undo_files, undo_folders, write_csv, write_json
+from .lock import output_lock
 from ..workers import worker_init
 from .figures import (CSV_COLUMNS, DEFAULT_BUDGET, Budget, FIGURES, QUICK_BUDGET, SIM_SETS, base_params,
                       budget_dict, compute, figure_rows, setting_text)
@@ -117,10 +119,16 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     Returns
     -------
     dict
-        Paths written, the evaluation, the paper's claims, cache counts and timings.
-    """
-    from .validate import evaluate, paper_claims, report_markdown
+        Paths written, the evaluation, the paper's claims, cache counts and timings, and
+        ``cache_damaged``: one line per cache entry found damaged (and recomputed; every
+        entry is checked before use, :func:`latency_model.studies.cache.load`).
 
+    Raises
+    ------
+    OutputBusy
+        (a ValueError) When another process is writing ``out`` (its lock file
+        ``out/.latency-model.lock`` names that process's pid).
+    """
     # Every argument is checked before anything is written under ``out``.
     if not isinstance(out, (str, os.PathLike)) or str(out) == "":
         raise ValueError(f"out must be a directory path (str or Path), got {out!r}")
@@ -138,6 +146,25 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     budget = budget or (QUICK_BUDGET if quick else DEFAULT_BUDGET)
     if stack != budget.stack:
         budget = dataclasses.replace(budget, stack=stack)
+    cache_dir = out / ".cache"
+    # a failed run leaves no folder it made, and of its outputs only the cache (a rerun resumes from it)
+    with undo_folders(out), undo_files(keep=lambda p: cache_dir in p.parents):
+        out.mkdir(parents=True, exist_ok=True)
+        with output_lock(out, command), warnings.catch_warnings(record=True) as caught:  # one writer per folder
+            warnings.simplefilter("always", cache.DamagedCacheEntry)
+            result = _reproduce(out, budget, quick_map=quick_map, jobs=jobs, force=force, command=command,
+                                progress=progress)
+    result["cache_damaged"] = [str(w.message) for w in caught if issubclass(w.category, cache.DamagedCacheEntry)]
+    for w in caught:  # the others, as they would have been shown
+        if not issubclass(w.category, cache.DamagedCacheEntry):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result
+
+
+def _reproduce(out: Path, budget, *, quick_map: bool, jobs: int, force: bool, command: str, progress: bool) -> dict:
+    """:func:`run_reproduction`'s work, with ``out`` locked."""
+    from .validate import evaluate, paper_claims, report_markdown
+
     cache_dir = out / ".cache"
     t0 = time.perf_counter()
     table_rows, paths = _tables(out, cache_dir, force, budget.stack)
@@ -203,6 +230,8 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
             return True
 
         amap = dataclasses.replace(amap, variants=tuple(v for v in amap.variants if runs_on_ns3(v)))
+    if not force:
+        _check_sim_table(amap, cache_dir)
     result = run_accuracy(amap, cache_dir=cache_dir, jobs=jobs, force=force, command=command,
                           progress=progress and os.isatty(2),
                           model_timeout_s=None,  # the size caps alone: the same cells on every machine
@@ -215,6 +244,25 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
         images = draw_maps(csv_path)
         cache.store(cache_dir, key, True)
     return result, [csv_path, json_path, *images]
+
+
+def _check_sim_table(amap, cache_dir: Path) -> None:
+    """Report the damaged rows of the accuracy map's cached simulation table (the sweep's
+    resume recomputes them), and remove the table when it is not this map's table at all
+    (cut inside its header, another form): it is then recomputed whole."""
+    from .accuracy import sim_table_path
+    from .sweep import plan_sweep
+    from .sweep.run import read_resumable
+
+    table = sim_table_path(amap, cache_dir)
+    try:
+        _, damaged = read_resumable(plan_sweep(amap.sweep_spec()), table)
+    except ValueError as exc:
+        warnings.warn(cache.DamagedCacheEntry(f"{table}: {str(exc).split(';')[0]}; recomputed"))
+        table.unlink()
+        return
+    for line in damaged:
+        warnings.warn(cache.DamagedCacheEntry(f"{table}: {line}; recomputed"))
 
 
 def _trace_figure(out: Path, fig: str, command: str) -> tuple[Path, str, list[Path]]:
@@ -235,9 +283,11 @@ def _draw_all(todo: list, jobs: int, cache_dir: Path) -> None:
     from .draw import draw_csv as draw
 
     if jobs > 1 and len(todo) > 1:
+        new = [p for c, _ in todo for p in (c.with_suffix(".png"), c.with_suffix(".svg")) if not p.exists()]
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=worker_init,
                                  initargs=(os.getpid(),)) as ex:
             list(ex.map(draw, [c for c, _ in todo]))
+        record_created([p for p in new if p.exists()])  # drawn in workers: a later failure removes them too
     else:
         for csv_path, _ in todo:
             draw(csv_path)

@@ -13,14 +13,16 @@ grid whose rows cannot fit in memory (:data:`ROW_BYTES` each) before expanding a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ...checks import PROCESS_BYTES, check_memory
 from ...values import MAX_RANGE_VALUES, expand_range, finite_number, range_count, scalar, show
 
-__all__ = ["Axis", "Grid", "canonical_name", "parse_values", "count_values", "parse_param", "grid_from_items",
-           "grid_from_toml", "SIZE_AXES", "RULE_PARAM", "TOML_KEYS", "ROW_BYTES"]
+__all__ = ["Axis", "Grid", "Design", "canonical_name", "parse_values", "count_values", "parse_param",
+           "grid_from_items", "grid_from_dict", "grid_from_toml", "design_from_points", "SIZE_AXES", "RULE_PARAM",
+           "TOML_KEYS", "ROW_BYTES"]
 
 ROW_BYTES = 6000
 """Memory of one sweep row while the sweep runs, bytes: its planned point (about 1.4 kB) and
@@ -208,6 +210,163 @@ class Grid:
     def to_dict(self) -> dict:
         """JSON-ready ``{name: [values]}`` in axis order."""
         return {a.name: list(a.values) for a in self.axes}
+
+
+@dataclass(frozen=True)
+class Design:
+    """An arbitrary design: ``points`` (tuples of values, one per name in ``names``), each a
+    grid point of its own, in the order given (a Latin hypercube, a SALib sample, a list
+    of set-ups). Plans, runs and resumes as a :class:`Grid` does; point ``i`` is row ``i``.
+
+    Use :func:`design_from_points`. ``models`` names the analytic models of every point
+    (as a grid's ``model`` axis; None: ``fluid``).
+    """
+
+    names: tuple
+    points: tuple
+    models: tuple | None = None
+
+    @cached_property
+    def axes(self) -> tuple:
+        """Each name's distinct values (in order of appearance) as an :class:`Axis`, the size
+        last, and the ``model`` axis where ``models`` is given: what the plan's checks and
+        notes read (the points themselves are :attr:`points`)."""
+        out = []
+        for j, name in enumerate(self.names):
+            out.append(Axis(name, tuple(dict.fromkeys(pt[j] for pt in self.points))))
+        out.sort(key=lambda a: a.name in SIZE_AXES)
+        if self.models is not None:
+            out.insert(0, Axis("model", self.models))
+        return tuple(out)
+
+    def axis(self, name: str) -> Axis | None:
+        return next((a for a in self.axes if a.name == name), None)
+
+    def to_dict(self) -> dict:
+        """JSON-ready ``{"names": [...], "points": [[...], ...]}`` (and ``models``)."""
+        out = {"names": list(self.names), "points": [list(pt) for pt in self.points]}
+        if self.models is not None:
+            out["models"] = list(self.models)
+        return out
+
+
+def _plain(v, name: str):
+    """A Python scalar of a design or grid value (numpy scalars unwrapped); text as typed."""
+    if hasattr(v, "item") and callable(v.item) and getattr(v, "ndim", 0) == 0:
+        v = v.item()
+    if isinstance(v, str):
+        return _scalar(v, name) if v.strip() else _empty(name)
+    if v is None or isinstance(v, (bool, int, float)):
+        return v
+    raise ValueError(f"{name} values must be numbers, text or None, got {v!r}")
+
+
+def _empty(name: str):
+    raise ValueError(f"{name} has an empty value")
+
+
+def design_from_points(points, names=None, models=None) -> Design:
+    """A :class:`Design` from a list of dicts, a DataFrame, or a 2-D array with ``names``.
+
+    Parameters
+    ----------
+    points : list of dict, pandas.DataFrame or 2-D array-like
+        One point per row. Names are the grid's (``p``, ``rtt``, ``w0``, ``size-packets``,
+        ``variant``, ``rule-param.X`` ...; :func:`canonical_name`); each point needs a size
+        (``size_packets`` or ``size_bytes``). A SALib sample works as it is:
+        ``design_from_points(X, names=problem)``.
+    names : sequence of str or dict, optional
+        Column names of a 2-D array (or a SALib problem dict with ``"names"``).
+    models : sequence of str, optional
+        Analytic models of every point (default: ``fluid``).
+
+    Raises
+    ------
+    ValueError
+        For points that are not one of those forms, a name unknown or given twice, rows of
+        unequal length, a missing size, a point listed twice, or too many points.
+    """
+    if isinstance(names, dict):  # a SALib problem
+        names = names.get("names")
+    if hasattr(points, "to_dict") and hasattr(points, "columns"):  # a pandas DataFrame
+        names = [str(c) for c in points.columns] if names is None else names
+        rows = [list(r) for r in points.itertuples(index=False, name=None)]
+    elif isinstance(points, (list, tuple)) and points and all(isinstance(r, dict) for r in points):
+        if names is not None:
+            raise ValueError("names is for a 2-D array; points given as dicts name their values")
+        names = list(points[0])
+        for i, r in enumerate(points):
+            if list(r) != names and set(r) != set(names):
+                raise ValueError(f"points[{i}] names {sorted(r)}, points[0] names {sorted(names)}: every point "
+                                 "must name the same parameters")
+        rows = [[r[n] for n in names] for r in points]
+    else:
+        import numpy as np
+
+        try:
+            arr = np.asarray(points, dtype=object)
+        except (ValueError, TypeError):
+            arr = None
+        if arr is None or arr.ndim != 2 or arr.shape[0] == 0:
+            raise ValueError("points must be a non-empty list of dicts, a DataFrame or a 2-D array with names, "
+                             f"got {type(points).__name__}"
+                             + (f" of shape {arr.shape}" if arr is not None else ""))
+        if names is None or isinstance(names, str) or len(list(names)) != arr.shape[1]:
+            raise ValueError(f"names must give one name per column of points ({arr.shape[1]}), got {names!r}")
+        rows = [list(r) for r in arr]
+    if not rows:
+        raise ValueError("points must hold at least one point")
+    if len(rows) > MAX_RANGE_VALUES:
+        raise ValueError(f"points has {len(rows):,} points, more than the {MAX_RANGE_VALUES:,} a design may hold")
+    cnames = [canonical_name(n) for n in names]
+    for n in cnames:
+        if cnames.count(n) > 1:
+            raise ValueError(f"sweep parameter {n} is given twice")
+        if n == "model":
+            raise ValueError("model is not a point's value: give models=[...] for every point")
+    sizes = [n for n in cnames if n in SIZE_AXES]
+    if len(sizes) != 1:
+        raise ValueError("each point needs a size: a size_packets or a size_bytes value (one of them)")
+    check_memory(f"a design of {len(rows):,} points", PROCESS_BYTES + ROW_BYTES * float(len(rows)))
+    built, seen = [], {}
+    for i, r in enumerate(rows):
+        if len(r) != len(cnames):
+            raise ValueError(f"points[{i}] has {len(r)} values, expected {len(cnames)} ({', '.join(names)})")
+        pt = tuple(_plain(v, n) for v, n in zip(r, cnames))
+        j = seen.setdefault(pt, i)
+        if j != i:
+            raise ValueError(f"points[{j}] and points[{i}] are the same point; a design lists each point once")
+        built.append(pt)
+    if models is not None:
+        models = tuple(parse_values("model", list(models)) if not isinstance(models, str)
+                       else parse_values("model", models))
+    return Design(tuple(cnames), tuple(built), models)
+
+
+def grid_from_dict(params: dict) -> Grid:
+    """A :class:`Grid` from ``{name: values}``: values a list, tuple, range, 1-D array, a
+    scalar, or text in the ``--param`` syntax (``"0.01,0.1"``, ``"1:20"``), e.g.
+    ``grid_from_dict({"p": [0.01, 0.1], "size_packets": range(1, 21)})``. Axes in the
+    dict's order (the size innermost)."""
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of name: values, got {params!r}")
+    plain = {}
+    for name, values in params.items():
+        if not isinstance(name, str):
+            raise ValueError(f"grid names must be text, got {name!r}")
+        if isinstance(values, str):
+            plain[name] = values
+            continue
+        if hasattr(values, "ndim") and getattr(values, "ndim", 0) > 1:
+            raise ValueError(f"{name} values must be 1-D, got shape {values.shape}")
+        if isinstance(values, (list, tuple, range)) or hasattr(values, "__array__"):
+            if hasattr(values, "__len__") and len(values) > MAX_RANGE_VALUES:
+                raise ValueError(f"{name} has {len(values):,} values, more than the {MAX_RANGE_VALUES:,} an "
+                                 "axis may hold")
+            plain[name] = [_plain(v, name) if not isinstance(v, str) else v for v in values]
+        else:
+            plain[name] = [_plain(values, name)]
+    return grid_from_items([], plain)
 
 
 def parse_param(item: str) -> Axis:

@@ -30,7 +30,8 @@ from ...sim.profiles import check_stack, profile_params, recovery_overrides
 from ...sim.runner import ENGINES, runs_compiled
 from ...values import whole
 from ..packet_setup import packet_differences, packet_options
-from .grid import _FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Grid
+from .grid import (_FIELDS, _NONE_FIELDS, _RECOVERY_FIELDS, ROW_BYTES, RULE_PARAM, SIZE_AXES, Axis, Design, Grid,
+                   grid_from_dict, grid_from_items)
 
 __all__ = ["SOURCES", "WHAT", "N_CONDITIONAL", "COLUMNS", "SweepSpec", "PointSpec", "Task", "Plan",
            "SweepCost", "estimate_sweep", "plan_sweep", "columns_for", "model_axis", "available_models",
@@ -128,9 +129,12 @@ class SweepSpec:
 
     Parameters
     ----------
-    grid : Grid
+    grid : Grid, Design, dict or list of str
         The axes; without a size axis, ``size_packets = 1:30``. A ``model`` axis names the
-        analytic models (:data:`MODEL_AXIS`; default: ``fluid`` alone).
+        analytic models (:data:`MODEL_AXIS`; default: ``fluid`` alone). A dict
+        ``{name: values}`` (:func:`~.grid.grid_from_dict`) or ``--param`` items
+        (:func:`~.grid.grid_from_items`) are made a Grid; a :class:`~.grid.Design` lists
+        arbitrary points.
     what : {"model", "simulation", "both"}
         Sources evaluated at every point.
     runs : int
@@ -175,8 +179,13 @@ class SweepSpec:
         check_choice("law", self.law, ("paper", "exact"))
         check_choice("engine", self.engine, ENGINES)
         object.__setattr__(self, "model_chunk", check_int("model_chunk", self.model_chunk, low=1))
-        if not isinstance(self.grid, Grid):
-            raise ValueError(f"grid must be a Grid, got {self.grid!r}")
+        if isinstance(self.grid, dict):  # {"p": [0.01, 0.1], "size_packets": range(1, 21)}
+            object.__setattr__(self, "grid", grid_from_dict(self.grid))
+        elif isinstance(self.grid, (list, tuple)) and all(isinstance(i, str) for i in self.grid):
+            object.__setattr__(self, "grid", grid_from_items(list(self.grid)))  # ["p=0.01,0.1", "size-packets=1:20"]
+        if not isinstance(self.grid, (Grid, Design)):
+            raise ValueError(f"grid must be a Grid, a Design, a dict of name: values or a list of 'NAME=VALUES' "
+                             f"strings, got {self.grid!r}")
         if self.sim_config is not None:
             check_instance("sim_config", self.sim_config, SimConfig)
         if self.sim_overrides is not None:
@@ -367,6 +376,31 @@ def _axes(grid: Grid) -> tuple:
     return size_axis, [a for a in grid.axes if a.name not in SIZE_AXES and a.name != MODEL_AXIS]
 
 
+def _groups(grid) -> tuple:
+    """The size's name, the other point names, the number of points, and the points grouped
+    by parameter set: an iterable of ``(values of the other names, [(point index, size),
+    ...])``. A :class:`Grid`: every combination of its axes, each with every size (point
+    ``ci * n_sizes + si``), generated as iterated (a grid is counted, never built, before its
+    memory is checked); a :class:`~.grid.Design`: its points grouped by their values other
+    than the size, in order of first appearance (point ``i`` is row ``i``)."""
+    if isinstance(grid, Design):
+        j = next(k for k, n in enumerate(grid.names) if n in SIZE_AXES)
+        names = [n for n in grid.names if n not in SIZE_AXES]
+        groups: dict = {}
+        for i, pt in enumerate(grid.points):
+            groups.setdefault(tuple(v for k, v in enumerate(pt) if k != j), []).append((i, pt[j]))
+        return grid.names[j], names, len(grid.points), list(groups.items())
+    size_axis, others = _axes(grid)
+    sized = list(enumerate(size_axis.values))
+    n = len(sized)
+    n_points = n
+    for a in others:
+        n_points *= len(a.values)
+    combos = itertools.product(*[a.values for a in others])
+    return (size_axis.name, [a.name for a in others], n_points,
+            ((values, [(ci * n + si, v) for si, v in sized]) for ci, values in enumerate(combos)))
+
+
 def _models(spec) -> tuple:
     """The models of ``spec``'s model rows: its model axis, else ``("fluid",)``."""
     return model_axis(spec.grid) or ("fluid",)
@@ -385,23 +419,21 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
     BudgetError
         (a ValueError) When the rows alone cannot fit in memory.
     """
-    size_axis, others = _axes(spec.grid)
-    sizes = [float(v) for v in size_axis.values
-             if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")]
-    n_combos = 1
-    for a in others:
-        n_combos *= len(a.values)
-    n_models = len(_models(spec))
-    n_rows = n_combos * len(size_axis.values) * _rows_per_point(spec)
+    size_name, names, n_points, groups = _groups(spec.grid)
+    n_rows = n_points * _rows_per_point(spec)
     check_memory(f"a sweep of {n_rows:,} rows", PROCESS_BYTES + ROW_BYTES * float(n_rows))
-    if not sizes:
-        return SweepCost(n_rows, PROCESS_BYTES, 0.0)
-    in_packets = size_axis.name == "size_packets"
-    top, total = max(sizes), sum(sizes)
+    in_packets = size_name == "size_packets"
     task_bytes = model_bytes = cpu_seconds = 0.0
     config = spec._config()
-    for values in itertools.product(*[a.values for a in others]):
-        combo = dict(zip([a.name for a in others], values))
+    n_sets = 0
+    for values, sized in groups:
+        n_sets += 1
+        sizes = [float(v) for _, v in sized
+                 if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")]
+        if not sizes:
+            continue
+        top, total = max(sizes), sum(sizes)
+        combo = dict(zip(names, values))
         try:
             base, _ = _combo_params(combo)
             config_c = (_combo_config(config, combo, spec)
@@ -428,7 +460,7 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
             per_size = transfer_seconds(0.0, base.p, compiled, config_c.sender)
             per_packet = transfer_seconds(1.0, base.p, compiled, config_c.sender) - per_size
             cpu_seconds += spec.runs * (len(sizes) * per_size + per_packet * total_pk)
-    task_bytes = max(task_bytes, PROCESS_BYTES + min(3, n_combos) * model_bytes)
+    task_bytes = max(task_bytes, PROCESS_BYTES + min(3, n_sets) * model_bytes)
     return SweepCost(n_rows, task_bytes, cpu_seconds)
 
 
@@ -556,7 +588,8 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         model rows (``what="simulation"``).
     """
     grid = spec.grid
-    size_axis, others = _axes(grid)
+    size_name, names, n_points, groups = _groups(grid)
+    others = [a for a in grid.axes if a.name in names]
     axis_models = model_axis(grid)
     models = _models(spec)
     if axis_models is not None:
@@ -586,17 +619,11 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             for v in a.values:
                 if v not in RULES:
                     raise ValueError(f"rule must be one of {', '.join(sorted(RULES))}, got {v!r}")
-    for v in size_axis.values:
-        name = size_axis.name.replace("_", "-")
-        check_real(name, v, low=0.0, low_open=True)
-    n_sizes = len(size_axis.values)
-    n_combos = 1
-    for a in others:
-        n_combos *= len(a.values)
-    n_points = n_combos * n_sizes
+    size_axis = grid.axis(size_name) if isinstance(grid, Design) else _axes(grid)[0]
+    for v in size_axis.values:  # every size (a design's: each distinct one)
+        check_real(size_name.replace("_", "-"), v, low=0.0, low_open=True)
     n_rows = n_points * _rows_per_point(spec)
     check_memory(f"a sweep of {n_rows:,} rows", PROCESS_BYTES + ROW_BYTES * float(n_rows))  # before building
-    combos = list(itertools.product(*[a.values for a in others]))
     settings_model = {"law": spec.law}
     settings_sim = {}
     config = spec._config()
@@ -604,8 +631,9 @@ def plan_sweep(spec: SweepSpec) -> Plan:
         settings_sim = {"runs": spec.runs, "seed": spec.seed, "engine": spec.engine,
                         "sim_config": config}
     tasks = []
-    for ci, values in enumerate(combos):
-        combo = dict(zip([a.name for a in others], values))
+    combo_of = {}  # point index -> its values (for messages)
+    for values, sized in groups:
+        combo = dict(zip(names, values))
         where = ", ".join(f"{k}={v}" for k, v in combo.items())
         follows = _follows_setup(spec, combo)
         config_c = None
@@ -616,10 +644,11 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             if "simulation" in spec.sources:
                 base = profile_params(config_c.stack, base, given=combo)  # Linux: IW 10 unless w0 given
             per_size = []
-            for si, size in enumerate(size_axis.values):
-                size_b = size * base.mss_bytes if size_axis.name == "size_packets" else float(size)
+            for index, size in sized:
+                size_b = size * base.mss_bytes if size_name == "size_packets" else float(size)
                 params = _resolve(base, variant, combo, size_b)
-                per_size.append((ci * n_sizes + si, params, size_b))
+                per_size.append((index, params, size_b))
+                combo_of[index] = values
             tm = (_time_model(spec.time_model, per_size[0][1])
                   if "model" in spec.sources and "fluid" in models else None)
             if "model" in spec.sources:  # with or without a model axis (the default: fluid)
@@ -697,7 +726,7 @@ def plan_sweep(spec: SweepSpec) -> Plan:
             else:
                 st_sim = {**settings_sim, "sim_config": config_c}
                 tasks.extend(Task("simulation", (pt,), st_sim) for pt in points)
-    _check_keys(tasks, [a.name for a in others], combos, n_sizes)
+    _check_keys(tasks, names, combo_of)
     # grid order: by first point, the models (in axis order) before the simulation
     tasks.sort(key=lambda t: row_order(t.points[0], models))
     return Plan(spec=spec, n_points=n_points, tasks=tuple(tasks), columns=tuple(columns_for(grid)))
@@ -725,7 +754,7 @@ def _packet_model_options(spec, config, base) -> dict:
     return options
 
 
-def _check_keys(tasks, names, combos, n_sizes) -> None:
+def _check_keys(tasks, names, combo_of) -> None:
     """ValueError (an internal error) when two rows share a key: the table keeps one row
     per key, so the other would be lost while the sweep reports success."""
     seen = {}
@@ -734,7 +763,7 @@ def _check_keys(tasks, names, combos, n_sizes) -> None:
             other = seen.setdefault(pt.key, pt)
             if other is pt:
                 continue
-            a, b = combos[other.index // n_sizes], combos[pt.index // n_sizes]
+            a, b = combo_of[other.index], combo_of[pt.index]
             differ = [f"{n}={x} vs {y}" for n, x, y in zip(names, a, b) if x != y]
             raise ValueError(f"internal error: grid points {other.index} and {pt.index} ({pt.source}"
                              f"{' ' + pt.model if pt.model else ''} rows) get the same key, so one row would be "

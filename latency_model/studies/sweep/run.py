@@ -12,18 +12,22 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ...checks import check_file_path, check_flag, check_instance, check_int, check_real
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
-from ..export import write_json
-from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _models, plan_sweep, row_order
-from .table import _fmt, read_rows, require_pyarrow, sidecar_path, versions, write_rows
+from ..export import undo_folders, write_json
+from ..lock import output_lock
+from .grid import Design
+from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _axes, _models, plan_sweep, row_order
+from .table import (ROW_CHECK, _fmt, cell_value, check_table_name, read_checked, read_rows, require_pyarrow,
+                    row_check, sidecar_path, versions, write_rows)
 
-__all__ = ["run_task", "run_sweep", "SweepReport", "SweepInterrupted", "watch_parent", "PARENT_POLL_S"]
+__all__ = ["run_task", "run_sweep", "evaluate_points", "read_resumable", "SweepReport", "SweepInterrupted", "watch_parent",
+           "PARENT_POLL_S"]
 
 # ---------------------------------------------------------------------------
 # Tasks
@@ -171,15 +175,97 @@ def _dask(tasks, client, on_done):
 
 @dataclass
 class SweepReport:
-    """Outcome of :func:`run_sweep`: points and rows, how many were resumed, seconds."""
+    """Outcome of :func:`run_sweep`: points and rows, how many were resumed, seconds, and
+    the table itself: :meth:`records`, :meth:`to_dict`, :meth:`to_frame` (pandas) and
+    :meth:`values` (one column as an array shaped like the grid).
 
-    out: Path
+    ``out`` is the table's file, or None for a sweep kept in memory (``rows`` then holds
+    its rows as cell text, in grid order; with a file, the methods read the file)."""
+
+    out: Path | None
     n_points: int
     n_rows: int
     rows_resumed: int
     rows_computed: int
     seconds: float
     complete: bool
+    damaged: tuple = ()
+    """Rows of ``out`` found damaged on resuming (cut short, fields added, cells edited), one
+    description each (``line 12: cut short (5 of 38 fields)``); their points were recomputed."""
+    columns: tuple = ()
+    """The table's columns (a file also ends with ``row_crc32``)."""
+    shape: tuple = ()
+    """Points as an array: the grid's axes' lengths (size innermost), or (points,) for a design."""
+    rows: list | None = field(default=None, repr=False)
+
+    def _cells(self) -> list[dict]:
+        if self.rows is not None:
+            return self.rows
+        if self.out is None:
+            return []
+        _, rows = read_rows(self.out)
+        return [{c: r.get(c, "") for c in self.columns} for r in rows]
+
+    def records(self) -> list[dict]:
+        """The rows as dicts of typed values (numbers, bools, text; None for an empty cell),
+        in grid order."""
+        return [{c: cell_value(r.get(c, "")) for c in self.columns} for r in self._cells()]
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the counts, the columns and the rows (:meth:`records`)."""
+        return {"out": None if self.out is None else str(self.out), "n_points": self.n_points,
+                "n_rows": self.n_rows, "rows_resumed": self.rows_resumed, "rows_computed": self.rows_computed,
+                "seconds": self.seconds, "complete": self.complete, "damaged": list(self.damaged),
+                "shape": list(self.shape), "columns": list(self.columns), "rows": self.records()}
+
+    def to_frame(self):
+        """The table as a pandas DataFrame (pandas is imported here, and needed only here)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_frame needs pandas (pip install pandas, or 'latency_model[pandas]'); records() "
+                              "gives the rows as dicts") from None
+        return pd.DataFrame.from_records(self.records(), columns=list(self.columns))
+
+    def values(self, column: str = "expected_latency_s", *, source: str | None = None,
+               model: str | None = None) -> np.ndarray:
+        """One column as a float array of :attr:`shape` (NaN for an empty cell): point ``i``
+        at flat index ``i``, so a grid's array is indexed ``[axis 1, axis 2, ..., size]`` in
+        the grid's axis order and a design's (a SALib sample's) follows its rows.
+
+        Parameters
+        ----------
+        column : str
+            A numeric column (seconds, bytes ...).
+        source, model : str, optional
+            Which row of each point (``"model"``/``"simulation"``, and the model's name with
+            a model axis): needed where a point has several rows.
+
+        Raises
+        ------
+        ValueError
+            For an unknown column, or several rows per point left to choose from.
+        """
+        if column not in self.columns:
+            raise ValueError(f"column must be one of {', '.join(self.columns)}, got {column!r}")
+        rows = [r for r in self._cells() if (source is None or r.get("source") == source)
+                and (model is None or r.get("model", "fluid" if r.get("source") == "model" else "") == model)]
+        out = np.full(self.n_points, np.nan)
+        seen = np.zeros(self.n_points, dtype=bool)
+        for r in rows:
+            i = int(r["point"])
+            if seen[i]:
+                kinds = sorted({(r2.get("source"), r2.get("model", "")) for r2 in rows})
+                raise ValueError("this sweep has several rows per point (" + ", ".join(
+                    f"source {a}" + (f" model {b}" if b else "") for a, b in kinds)
+                    + "): give source= and, with a model axis, model=")
+            seen[i] = True
+            text = r.get(column, "")
+            try:
+                out[i] = float(text) if text != "" else np.nan
+            except ValueError:
+                raise ValueError(f"column {column} holds text ({text!r}), not numbers") from None
+        return out.reshape(self.shape) if self.shape else out
 
 
 class SweepInterrupted(Exception):
@@ -191,17 +277,19 @@ class SweepInterrupted(Exception):
         self.report = report
 
 
-def _existing(plan: Plan, out: Path) -> dict:
-    """Finished rows of ``out`` by key; ValueError when the file is another sweep's."""
+def read_resumable(plan: Plan, out: Path) -> tuple[dict, list[str]]:
+    """Whole rows of ``out`` by key, and a description of each damaged row (recomputed);
+    ValueError when the file is another sweep's."""
     if not out.exists():
-        return {}
+        return {}, []
     try:
-        cols, rows = read_rows(out)
+        rows, damaged = read_checked(out, plan.columns)
     except (OSError, ValueError, csv.Error) as exc:
-        raise ValueError(f"cannot resume from {out}: {exc}; use --force to start over") from None
-    if tuple(cols) != plan.columns:
-        raise ValueError(f"{out} has other columns than this sweep; use --force to start over "
-                         "or another --out")
+        text = str(exc)
+        if "other columns" in text:
+            raise ValueError(f"{out} has other columns than this sweep; use --force to start over "
+                             "or another --out") from None
+        raise ValueError(f"cannot resume from {out}: {text}; use --force to start over") from None
     keys = {pt.key for t in plan.tasks for pt in t.points}
     found = {}
     for r in rows:
@@ -209,12 +297,12 @@ def _existing(plan: Plan, out: Path) -> dict:
             raise ValueError(f"{out} holds points of another sweep (grid or settings differ); "
                              "use --force to start over or another --out")
         found[r["key"]] = r
-    return found
+    return found, damaged
 
 
 def run_sweep(
     spec: SweepSpec,
-    out,
+    out=None,
     *,
     jobs: int = 1,
     client=None,
@@ -224,14 +312,18 @@ def run_sweep(
     flush_interval_s: float = 1.0,
     plan: Plan | None = None,
 ) -> SweepReport:
-    """Run a sweep and write its table to ``out`` (and ``<out>.json``), resuming.
+    """Run a sweep: its table kept in memory, or written to ``out`` (and ``<out>.json``),
+    resuming.
 
     Parameters
     ----------
     spec : SweepSpec
-        Grid and settings.
-    out : str or Path
-        Output table: CSV, or Parquet when it ends in ``.parquet`` (needs pyarrow).
+        Grid and settings (``SweepSpec({"p": [0.01, 0.1], "size_packets": range(1, 21)})``).
+    out : str or Path, optional
+        None (default): the table stays in memory (the report's :meth:`~SweepReport.records`,
+        :meth:`~SweepReport.to_frame`, :meth:`~SweepReport.values`); nothing is written and
+        nothing resumes. Else the output table: CSV, or Parquet when it ends in ``.parquet``
+        (needs pyarrow); a name promising another format (``.json``) is refused.
         Rewritten atomically, in grid order, at most every ``flush_interval_s`` seconds
         (and at most every 10 times the last rewrite's duration) while tasks finish and at
         the end; it is a valid table at every moment.
@@ -240,8 +332,9 @@ def run_sweep(
     client : distributed.Client, optional
         Run the tasks on this Dask cluster.
     force : bool
-        Ignore (and replace) an existing ``out``; otherwise its finished rows are kept
-        and only the missing tasks run.
+        Ignore (and replace) an existing ``out``; otherwise its whole rows (their
+        ``row_crc32`` matches their cells) are kept and only the missing tasks run; a
+        damaged row is recomputed and listed in :attr:`SweepReport.damaged`.
     progress : bool
         Show a tqdm bar on stderr (points done / total, rate, ETA).
     command : list of str, optional
@@ -259,12 +352,17 @@ def run_sweep(
     ------
     ValueError
         For a bad grid, missing pyarrow, or an ``out`` holding another sweep.
+    OutputBusy
+        (a ValueError) When another process is writing ``out`` (its lock file
+        ``<out>.lock`` names that process's pid).
     SweepInterrupted
         On KeyboardInterrupt, after saving every finished row.
     """
     t0 = time.perf_counter()
     check_instance("spec", spec, SweepSpec)
-    out = check_file_path("out", out)
+    if out is not None:
+        out = check_file_path("out", out)
+        check_table_name(out)
     jobs = check_int("jobs", jobs, low=1)
     check_flag("force", force)
     check_flag("progress", progress)
@@ -275,9 +373,75 @@ def run_sweep(
     if client is not None and not callable(getattr(client, "submit", None)):
         raise ValueError(f"client must be a distributed.Client, got {client!r}")
     flush_interval_s = check_real("flush_interval_s", flush_interval_s, low=0.0)
-    require_pyarrow(out)
     plan = plan_sweep(spec) if plan is None else plan
-    done = {} if force else _existing(plan, out)
+    if out is None:
+        return _run_in_memory(spec, plan, jobs=jobs, client=client, progress=progress, t0=t0)
+    require_pyarrow(out)
+    with undo_folders(out.parent):  # a failed sweep leaves no folder it made
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with output_lock(out, " ".join(command) if command else "run_sweep"):  # one writer per file
+            return _run_to_file(spec, out, plan, jobs=jobs, client=client, force=force, progress=progress,
+                                command=command, flush_interval_s=flush_interval_s, t0=t0)
+
+
+def _shape(grid) -> tuple:
+    """The points as an array: each point axis's length in grid order, the size's last; a
+    design's points in a row."""
+    if isinstance(grid, Design):
+        return (len(grid.points),)
+    size_axis, others = _axes(grid)
+    return (*[len(a.values) for a in others], len(size_axis.values))
+
+
+def _bar(spec, plan, resumed, progress):
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=plan.n_rows, initial=resumed, unit="pt", file=sys.stderr, dynamic_ncols=True,
+                desc="sweep" if len(spec.sources) == 1 else "sweep (points x sources)")
+
+
+def _execute(todo, jobs, client, on_done) -> None:
+    """Run ``todo`` on the executor asked for, calling ``on_done(task, rows)`` as each ends."""
+    if client is not None:
+        _dask(todo, client, on_done)
+    elif jobs == 1 or len(todo) <= 1:
+        _serial(todo, on_done)
+    else:
+        _processes(todo, min(jobs, len(todo)), on_done)
+
+
+def _run_in_memory(spec, plan, *, jobs, client, progress, t0) -> SweepReport:
+    """:func:`run_sweep` without a file: every task run, the rows kept, in grid order."""
+    models = _models(plan.spec)
+    done: dict = {}
+    bar = _bar(spec, plan, 0, progress)
+
+    def on_done(task, rows):
+        for pt, row in zip(task.points, rows):
+            done[row_order(pt, models)] = row
+        if bar is not None:
+            bar.update(len(rows))
+
+    def report():
+        rows = [done[k] for k in sorted(done)]
+        return SweepReport(None, plan.n_points, plan.n_rows, 0, len(rows), time.perf_counter() - t0,
+                           len(rows) == plan.n_rows, (), plan.columns, _shape(spec.grid), rows)
+
+    try:
+        _execute(list(plan.tasks), jobs, client, on_done)
+    except KeyboardInterrupt:
+        raise SweepInterrupted(report()) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return report()
+
+
+def _run_to_file(spec, out, plan, *, jobs, client, force, progress, command, flush_interval_s, t0) -> SweepReport:
+    """:func:`run_sweep`'s work, with ``out`` locked."""
+    done, damaged = ({}, []) if force else read_resumable(plan, out)
     todo = [t for t in plan.tasks if not all(pt.key in done for pt in t.points)]
     resumed = sum(len(t.points) for t in plan.tasks) - sum(len(t.points) for t in todo)
     models = _models(plan.spec)
@@ -290,8 +454,10 @@ def run_sweep(
             "seeds": ("simulation point i uses numpy SeedSequence(seed, spawn_key=(i,)) = "
                       "SeedSequence(seed).spawn(points)[i]; run j its spawn(runs)[j]")
             if "simulation" in spec.sources else None,
-            "points_order": "product of the grid axes in the order given, sizes innermost",
-            "columns": list(plan.columns), "versions": versions()}
+            "points_order": ("the design's points in the order given" if isinstance(spec.grid, Design)
+                             else "product of the grid axes in the order given, sizes innermost"),
+            "columns": [*plan.columns, ROW_CHECK], "versions": versions(),
+            **({"damaged_rows_recomputed": damaged} if damaged else {})}
 
     save_s = [0.0]  # how long the last save took
 
@@ -303,19 +469,15 @@ def run_sweep(
         save_s[0] = time.monotonic() - t
         return len(rows)
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        n_src = len(spec.sources)
-        bar = tqdm(total=plan.n_rows, initial=resumed, unit="pt", file=sys.stderr, dynamic_ncols=True,
-                   desc="sweep" if n_src == 1 else "sweep (points x sources)")
+    bar = _bar(spec, plan, resumed, progress)
     last = [time.monotonic()]
+
+    file_columns = [*plan.columns, ROW_CHECK]
 
     def on_done(task, rows):
         nonlocal computed
         for pt, row in zip(task.points, rows):
-            done[pt.key] = row
+            done[pt.key] = {**row, ROW_CHECK: row_check(row, file_columns)}  # once, not at every save
         computed += len(rows)
         if bar is not None:
             bar.update(len(rows))
@@ -327,16 +489,11 @@ def run_sweep(
 
     def report(complete):
         return SweepReport(out, plan.n_points, plan.n_rows, resumed, computed,
-                           time.perf_counter() - t0, complete)
+                           time.perf_counter() - t0, complete, tuple(damaged), plan.columns, _shape(spec.grid))
 
     try:
         save("running" if todo else "complete")
-        if client is not None:
-            _dask(todo, client, on_done)
-        elif jobs == 1 or len(todo) <= 1:
-            _serial(todo, on_done)
-        else:
-            _processes(todo, min(jobs, len(todo)), on_done)
+        _execute(todo, jobs, client, on_done)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
@@ -371,3 +528,45 @@ def _save_uninterrupted(save, status):
     finally:
         signal.signal(signal.SIGINT, old)
 
+
+
+def evaluate_points(points, names=None, *, models=None, what: str = "model", runs: int = 1000, seed: int = 0,
+                    time_model: str | None = None, law: str = "paper", sim_config=None, engine: str = "auto",
+                    out=None, jobs: int = 1, client=None, force: bool = False, progress: bool = False) -> SweepReport:
+    """The model, the simulator or both at an arbitrary design of points (a Latin
+    hypercube, a SALib sample, a list of set-ups): each point a grid point of its own.
+
+    Parameters
+    ----------
+    points : list of dict, pandas.DataFrame or 2-D array-like
+        One point per row, named as a sweep's axes (``p``, ``rtt``, ``w0``, ``variant``,
+        ``rule-param.X`` ...), each with a size (``size_packets`` or ``size_bytes``).
+        A SALib sample works as it is: ``evaluate_points(X, names=problem)``.
+    names : sequence of str or dict, optional
+        Column names of a 2-D array (or a SALib problem dict with ``"names"``).
+    models : sequence of str, optional
+        Analytic models of every point (default ``fluid``): one model row each.
+    what, runs, seed, time_model, law, sim_config, engine
+        As :class:`SweepSpec`; simulation point ``i`` (row ``i``) draws from
+        ``SeedSequence(seed, spawn_key=(i,))``.
+    out, jobs, client, force, progress
+        As :func:`run_sweep` (``out`` None: the table stays in memory).
+
+    Returns
+    -------
+    SweepReport
+        ``values("expected_latency_s", source=...)`` is an array of one value per point, in
+        the order of ``points`` (what SALib's ``analyze`` takes).
+
+    Raises
+    ------
+    ValueError
+        For a malformed design (:func:`~.grid.design_from_points`) or a bad point (naming the
+        parameter and the point's values), before any work.
+    """
+    from .grid import design_from_points
+
+    design = design_from_points(points, names, models)
+    spec = SweepSpec(grid=design, what=what, runs=runs, seed=seed, time_model=time_model, law=law,
+                     sim_config=sim_config, engine=engine)
+    return run_sweep(spec, out, jobs=jobs, client=client, force=force, progress=progress)
