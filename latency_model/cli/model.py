@@ -60,7 +60,7 @@ def cmd_thresholds(args) -> int:
     from ..params import TcpParams
 
     # y_to and FileSize_min depend on the windows, MSS, b, dup_t and dup_lt, never on p, the
-    # RTT or the RTO: an explicit --p, --rtt or --rto is refused (after its value is checked)
+    # RTT or the RTO: an explicit --p, --rtt-s or --rto-s is refused (after its value is checked)
     unread = [flag for dest, flag in THRESHOLDS_UNREAD if getattr(args, dest) is not None]
     if args.p is None:
         args.p = TcpParams.p
@@ -237,7 +237,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
         return 0
     path = options.get("path")
     if path is not None and path.fixed_rto:
-        print(f"timer: the paper's fixed RTO of {base.rto:g} s (--rto; no estimator, no back-off)")
+        print(f"timer: the paper's fixed RTO of {base.rto:g} s (--rto-s; no estimator, no back-off)")
     if not_followed:
         print(f"stack {stack}: the model follows its sender, link, timers, quick ACKs and back-off rule, not "
               + "; ".join(not_followed))
@@ -326,7 +326,7 @@ def _levels_bar():
 LATENCY_SIZES = "1:30"
 """Sizes (packets) of ``latency`` when neither --size-packets nor --size-bytes is given."""
 
-THRESHOLDS_UNREAD = (("p", "--p"), ("rtt", "--rtt"), ("rto", "--rto"))
+THRESHOLDS_UNREAD = (("p", "--p"), ("rtt", "--rtt-s"), ("rto", "--rto-s"))
 """``thresholds`` flags (argparse dest, flag) that y_to and FileSize_min never read: refused
 when given (their default is None there)."""
 
@@ -492,14 +492,14 @@ def _packet_options(args) -> dict:
     if stack is not None:
         given.update(_stack_setup(stack)[0])
     if args.model == "packet" and getattr(args, "rto", None) is not None:
-        # --rto is the paper's fixed timer for every model that reads it (fluid, CSA, PFTK);
+        # --rto-s is the paper's fixed timer for every model that reads it (fluid, CSA, PFTK);
         # the packet model runs it as the simulator's --rto-rule paper does, not RFC 6298's
         from ..model.packet import PathConfig
 
         try:
             given["path"] = dataclasses.replace(given.get("path", PathConfig()), fixed_rto=True)
         except ValueError as exc:
-            raise CliError(f"--rto (the paper's fixed timer): {exc}") from None
+            raise CliError(f"--rto-s (the paper's fixed timer): {exc}") from None
     return given
 
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -564,7 +565,7 @@ def _chain_seconds(model: str, sets, max_packets=None, tree: bool = False) -> fl
 
 
 def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None, max_packets=None,
-                 sim_config=None):
+                 sim_config=None, tick=None):
     """Each covered (model, parameter set)'s latencies: ``({(model, i): [seconds or None per
     point]}, computed calls, cached calls, {(model, i): reason})``.
 
@@ -608,6 +609,8 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
                 return ("timeout", None)
         outcome = yield (m, params, list(sizes), options[m])
         counts["computed"] += 1
+        if tick is not None:
+            tick(counts["computed"])
         if outcome[0] == "ok":
             cache.store(cache_dir, ok_key, outcome[1], spec={"model": m, "params": params.to_dict()})
         elif outcome[0] == "timeout":
@@ -659,6 +662,22 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
         series.sort(key=lambda s: -_chain_seconds(s[0], [groups[i] for i in s[1]], max_packets, tree))
     _Calls(jobs, timeout_s).run([chain(m, idx) for m, idx in series])
     return out, counts["computed"], counts["cached"], failures
+
+
+def _progress_line(enabled: bool):
+    """``line(text, every_s=0)``: print ``text`` on stderr with the seconds since the start,
+    at most every ``every_s`` seconds; nothing when not ``enabled``."""
+    import time
+
+    t0, last = time.monotonic(), [-math.inf]
+
+    def line(text: str, every_s: float = 0.0) -> None:
+        now = time.monotonic()
+        if enabled and now - last[0] >= every_s:
+            last[0] = now
+            print(f"{text}, {now - t0:.0f} s", file=sys.stderr, flush=True)
+
+    return line
 
 
 def _not_computed_groups(result) -> dict:
@@ -778,7 +797,8 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     force : bool
         Recompute everything (the cached table and predictions are replaced).
     progress : bool
-        A progress bar for the simulation (stderr).
+        Progress on stderr: a bar for the simulation on a terminal, and a line at most every
+        5 s while the models' calls run (on a terminal or not).
     command : str, optional
         The command line, recorded in the JSON.
     model_timeout_s : float or None
@@ -823,12 +843,18 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     missing = _coverage(amap, models, groups)
     cache_dir = Path(cache_dir)
     table = sim_table_path(amap, cache_dir)
-    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress, plan=plan,
-                       command=None if command is None else command.split())
+    line = _progress_line(progress)
+    line(f"accuracy map: {plan.n_rows} simulated cells")
+    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress and sys.stderr.isatty(),
+                       plan=plan, command=None if command is None else command.split())
+    line(f"accuracy map: cells simulated ({report.rows_computed} computed, {report.rows_resumed} from the cache); "
+         f"now the models' calls ({', '.join(models)})")
     _, sim = read_rows(table)
     max_packets = dict(MODEL_MAX_PACKETS if max_packets is None else max_packets)
-    predictions, computed, cached, failures = _predictions(models, groups, missing, cache_dir, jobs, force,
-                                                           model_timeout_s, max_packets, amap.sim_config)
+    predictions, computed, cached, failures = _predictions(
+        models, groups, missing, cache_dir, jobs, force, model_timeout_s, max_packets, amap.sim_config,
+        tick=lambda n: line(f"accuracy map: {n} model calls computed", every_s=5.0))
+    line(f"accuracy map: {computed} model calls computed, {cached} from the cache")
     for (m, i), (kind, text) in failures.items():
         if kind == "value_error" and not amap.strict:
             missing[m, i] = text
