@@ -15,7 +15,7 @@ from pathlib import Path
 from ..studies.export import json_text
 from ..values import show
 from .common import (CliError, add_command, add_jobs_flag, add_stack_flag, check_out_dir, check_out_file,
-                     check_workers)
+                     check_workers, warn)
 
 __all__ = ["register"]
 
@@ -59,6 +59,26 @@ def _out(args) -> str:
     return check_out_dir("--out", out)  # before any work: a file, '' or an unwritable folder is refused
 
 
+def _warn_long(args, jobs) -> None:
+    """One warning line when the run is long work (most of its pieces not yet in the cache),
+    as every long command gives (:func:`~latency_model.checks.long_work`)."""
+    import dataclasses
+    import os
+
+    from ..checks import long_work
+    from ..studies.figures import DEFAULT_BUDGET, QUICK_BUDGET, reproduce_seconds
+
+    budget = QUICK_BUDGET if args.quick else DEFAULT_BUDGET
+    if budget.stack != args.stack:
+        budget = dataclasses.replace(budget, stack=args.stack)
+    seconds = reproduce_seconds(budget, Path(args.out) / ".cache", jobs=jobs or os.cpu_count() or 1,
+                                force=args.force)
+    note = long_work(f"{args.command}{' --quick' if args.quick else ''} (pieces not in {Path(args.out) / '.cache'})",
+                     seconds)
+    if note:
+        warn(note)
+
+
 def cmd_reproduce(args) -> int:
     from ..studies.reproduce import run_reproduction
     from ..studies.tables import tables_text
@@ -66,6 +86,7 @@ def cmd_reproduce(args) -> int:
 
     jobs = _jobs(args)
     args.out = _out(args)
+    _warn_long(args, jobs)
     res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
                            command=_command(args), stack=args.stack)
     ev = res["evaluation"]
@@ -94,10 +115,11 @@ def cmd_validate(args) -> int:
     """Exit status 0 when every case passes or fails only as a declared known difference,
     1 on any other failure (``--strict``: on known differences too)."""
     from ..studies.reproduce import run_reproduction
-    from ..studies.validate import exit_status, status_text, summary_text
+    from ..studies.validate import error_text, exit_status, status_text, summary_text
 
     jobs = _jobs(args)
     args.out = _out(args)
+    _warn_long(args, jobs)
     res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
                            command=_command(args), stack=args.stack,
                            progress=not args.json)
@@ -111,9 +133,7 @@ def cmd_validate(args) -> int:
                           "strict": bool(args.strict), "exit_status": status}))
     else:
         for c in ev["cases"]:
-            worst = c["worst_relative_error"]
-            print(f"{status_text(c):<22}{c['name']:<36} worst relative error "
-                  f"{'-' if worst is None else format(worst, '.1%')}")
+            print(f"{status_text(c):<22}{c['name']:<36} {error_text(c)}")
             if c["status"] == "n/a":
                 print(f"{'':<22}{c['why_failed'][:130]}")
             if c["status"] in ("known", "known_not_seen"):
@@ -164,8 +184,9 @@ def cmd_plot(args) -> int:
 
             written = draw_csv(path, args.out)
         else:
-            raise CliError(f"{path} is not a figure CSV of reproduce: name the columns to draw with --x and --y "
-                           f"(and --hue, --where COLUMN=VALUE); its columns: {', '.join(header)}")
+            raise CliError(f"csv must have the columns {', '.join(REQUIRED_COLUMNS)} to be drawn as a figure of "
+                           f"reproduce; to draw any other CSV name its columns with --x and --y (and --hue, "
+                           f"--where COLUMN=VALUE); {path} has {', '.join(header)}")
     except UnicodeDecodeError:
         raise CliError(f"csv file {path} is not UTF-8 text (a figure CSV written by reproduce?)") from None
     except (ValueError, KeyError) as exc:

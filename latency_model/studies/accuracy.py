@@ -665,8 +665,9 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
 
 
 def _progress_line(enabled: bool):
-    """``line(text, every_s=0)``: print ``text`` on stderr with the seconds since the start,
-    at most every ``every_s`` seconds; nothing when not ``enabled``."""
+    """``line(text, every_s=0)``: print ``text`` on stderr with the seconds since the start;
+    a line with ``every_s`` (a tick) at most every ``every_s`` seconds after the last tick;
+    nothing when not ``enabled``."""
     import time
 
     t0, last = time.monotonic(), [-math.inf]
@@ -674,7 +675,8 @@ def _progress_line(enabled: bool):
     def line(text: str, every_s: float = 0.0) -> None:
         now = time.monotonic()
         if enabled and now - last[0] >= every_s:
-            last[0] = now
+            if every_s:
+                last[0] = now
             print(f"{text}, {now - t0:.0f} s", file=sys.stderr, flush=True)
 
     return line
@@ -894,6 +896,25 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
 # Output
 
 
+STATUS_DEFINITIONS = {
+    "within": f"|error| <= {WITHIN:.0%}, or the model inside the simulated 95% interval",
+    "unresolved": f"the simulated mean is too uncertain to grade the model: its 95% half-width is over "
+                  f"{WITHIN:.0%} of the mean, or fewer than {MIN_RUNS} transfers are behind it (more --runs "
+                  "resolve it); its error is counted but mostly noise",
+    "not covered": "a set-up the model does not describe (CSA and PFTK: the standard rule and NewReno only): "
+                   "no row",
+    "not computed": "a cell above the model's size cap or over its time limit: no row",
+}
+"""What each status of a cell means, printed with every summary (text, report, JSON)."""
+
+
+def status_lines() -> list[str]:
+    """The definitions of :data:`STATUS_DEFINITIONS`, one line each (error = (model -
+    simulation) / simulation first)."""
+    return ["error = (model - simulated mean) / simulated mean, > 0 where the model is slower"] + \
+        [f"{k}: {v}" for k, v in STATUS_DEFINITIONS.items()]
+
+
 DEFINITIONS = {
     "error": "(model - sim_mean) / sim_mean; > 0 where the model is slower than the simulation",
     "sim_se_s": "standard error of the simulated mean: 95% Student-t half-width / t(0.975, runs - 1), seconds",
@@ -901,6 +922,7 @@ DEFINITIONS = {
     "within": f"|error| <= {WITHIN:g} or the model inside the simulated 95% interval",
     "resolved": f"runs >= {MIN_RUNS} and sim_se <= {MAX_RELATIVE_SE:.5f} x sim_mean (95% half-width <= "
                 f"{WITHIN:.0%} of the mean); unresolved cells are hatched in the maps",
+    "statuses": STATUS_DEFINITIONS,
     "summary": "per model (variant 'all') and per model and variant: median, 90th percentile (linear) and "
                "max of |error|, mean signed error, cells within, unresolved cells",
     "seeds": "cell i (grid order: variant, b, w0, p, size) draws from SeedSequence(seed, spawn_key=(i,)), "
@@ -1092,6 +1114,7 @@ def summary_text(result: dict) -> str:
         lines.append(f"{s['model']:<8} {s['variant']:<10} {s['cells']:>5} {within:>13} "
                      f"{_pct(s['median_abs_error']):>13} {_pct(s['p90_abs_error']):>10} "
                      f"{_pct(s['max_abs_error']):>10} {100 * s['mean_error']:>+8.1f}% {s['unresolved']:>10}")
+    lines += [""] + status_lines()
     for model, worst in result["worst"].items():
         if not worst:
             continue
@@ -1135,6 +1158,7 @@ def report_section(result: dict) -> list[str]:
         lines.append(f"| {s['model']} | {s['variant']} | {s['cells']} | {s['within']} ({s['within_fraction']:.0%}) | "
                      f"{_pct(s['median_abs_error'])} | {_pct(s['p90_abs_error'])} | {_pct(s['max_abs_error'])} | "
                      f"{100 * s['mean_error']:+.1f}% | {s['unresolved']} |")
+    lines += [""] + [f"- {line}" for line in status_lines()]
     lines += ["", "Worst cells per model (model and simulated mean in seconds, the simulated 95% half-width):", "",
               "| model | variant | b | p | size (packets) | model (s) | simulation (s) | +-95% (s) | error |",
               "|---|---|---|---|---|---|---|---|---|"]
