@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from latency_model.cli import build_parser, main
+from latency_model.cli import build_parser
 from latency_model.cli.common import CliError, ListAction, hidden_aliases, integer, number, parse_list
 
 from _cli import one_error_line, refused, run
@@ -221,3 +221,10 @@ def test_list_flags_of_experiments_take_spaces_and_commas(capsys):
     assert a[0] == b[0] == 0
     assert a[1] == b[1]
     one_error_line(refused(capsys, ["experiment", "modern", "--iw", "2.5"], "--iw") + "\n")
+
+
+def test_trace_follows_one_transfer_and_says_so(capsys):
+    refused(capsys, ["trace", "--size-packets", "1:5"], "--size-packets gives 5 sizes", "one transfer")
+    refused(capsys, ["trace", "--size-bytes", "500,1000"], "--size-bytes gives 2 sizes")
+    code, out, _ = run(capsys, "trace", "--size-packets", "3", "--drop", "1")
+    assert code == 0 and out.startswith("time_s,event")

@@ -418,11 +418,8 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--rwnd", type=number, default=None, help=f"receiver window M, packets ({d.rwnd:g})")
     g.add_argument("--b", type=number, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
     g.add_argument("--dup-t", type=number, default=d.dup_t, help="fast-retransmit threshold (%(default)s)")
-    g.add_argument(
-        "--variant",
-        default="newreno",
-        help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)",
-    )
+    hide(g.add_argument("--variant", "--variants", dest="variant", default="newreno",
+                        help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)"), "--variants")
     g.add_argument("--dup-lt", type=number, default=None, help="Limited Transmit threshold (overrides --variant's)")
     hide(g.add_argument("--rto-s", "--rto", dest="rto", type=number, default=None,
                    help="the paper's fixed RTO (no estimator, no back-off), seconds (default max(1 s, 4 RTT)); "

@@ -1,4 +1,4 @@
-"""``latency-model experiment modern``: the paper's Figures 9 and 10 for today's TCP (issue 17).
+"""``latency-model experiment modern``: the paper's Figures 9 and 10 for today's TCP.
 
 Expected latency and the latency cut given one loss against NewReno, sizes 1..60 packets, for
 NewReno, LT, the paper's proposal, Early Retransmit, SACK + RACK-TLP and SACK + RACK-TLP + PRR,
@@ -33,7 +33,7 @@ def _text(res) -> str:
 
     ex = res.experiment
     lines = [
-        f"Figures 9-10 for today's TCP (issue 17): MSS 500 B, RTT 0.1 s, W_SS = M = 30, b = 1, stack "
+        f"Figures 9-10 for today's TCP: MSS 500 B, RTT 0.1 s, W_SS = M = 30, b = 1, stack "
         f"{ex.stack}; {len(ex.sizes_packets)} sizes ({ex.sizes_packets[0]}..{ex.sizes_packets[-1]} packets), "
         f"{ex.runs} runs per size, seed {ex.seed}",
         "means over sizes; gain = NewReno minus the variant, paired 95% CI; share = of the proposal's gain",

@@ -14,7 +14,7 @@ import sys
 from ..studies.export import json_text
 from ..values import show
 from .common import (FIELD_FLAGS, STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags,
-                     cell, check_budget, check_out_dir, flag_message, number, os_error_message, params_for_size,
+                     cell, check_budget, check_out_dir, flag_message, hide, number, os_error_message, params_for_size,
                      params_from_args, sizes_from_args, warn)
 
 __all__ = ["register", "rules_table"]
@@ -449,9 +449,9 @@ def _latency_flags(p) -> None:
 
     add_tcp_flags(p)
     add_size_flags(p, default=LATENCY_SIZES)
-    p.add_argument("--model", choices=available_models(), default="fluid",
+    hide(p.add_argument("--model", "--models", dest="model", choices=available_models(), default="fluid",
                    help="fluid: the paper's recursion (%(default)s); packet: the packet-level sender as "
-                        "simulated; csa: Cardwell-Savage-Anderson 2000; pftk: Padhye et al. 1998")
+                        "simulated; csa: Cardwell-Savage-Anderson 2000; pftk: Padhye et al. 1998"), "--models")
     p.add_argument("--time-model", choices=TIME_MODELS, default=None,
                    help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")

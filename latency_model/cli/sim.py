@@ -275,7 +275,9 @@ def cmd_trace(args) -> int:
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes, default=None, whole=True)
     if len(sizes) != 1:
-        raise CliError("trace takes one size")
+        flag = "--size-bytes" if args.size_bytes is not None else "--size-packets"
+        raise CliError(f"{flag} gives {len(sizes):,} sizes: trace follows one transfer, so give one (simulate and "
+                       "single-loss take lists and ranges)")
     size_b = sizes[0]
     params = params_for_size(args, base, size_b)
     seed = check_int("seed", args.seed, low=0)
@@ -548,9 +550,9 @@ def _single_loss_flags(p) -> None:
 def _trace_flags(p) -> None:
     add_tcp_flags(p)
     add_link_flags(p)
-    # one transfer: one size (a list or range is refused with the count it gives)
-    p.add_argument("--size-packets", type=number, default=None, metavar="N", help="transfer size, packets")
-    p.add_argument("--size-bytes", type=number, default=None, metavar="N", help="transfer size, bytes")
+    # the shared grammar, one transfer: a list or range is refused with the count it gives
+    add_list(p, "--size-packets", default=None, metavar="N", help="transfer size, packets (one transfer: one value)")
+    add_list(p, "--size-bytes", default=None, metavar="N", help="transfer size, bytes (one transfer: one value)")
     p.add_argument("--seed", type=number, default=0, help="root seed (%(default)s)")
     p.add_argument("--run", type=number, default=0, help="which run of `simulate --seed` to trace (%(default)s)")
     p.add_argument("--drop", type=number, action="append", default=[], metavar="I",
