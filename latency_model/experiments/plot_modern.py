@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..studies.plots import pyplot, save_figure
+from ..studies.plots import legend_below, pyplot, save_figure
 
 __all__ = ["plot_modern"]
 
@@ -76,7 +76,5 @@ def plot_modern(data: dict, path) -> Path:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.suptitle(f"Figures 9-10 for today's TCP: lines model, points simulation ({par['runs']} runs per "
                  f"point, 95% CI; L_1 exact single-loss runs), stack {par['stack']}", fontsize=9)
-    # the legend below the panels, clear of the data
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight() * (1 + (len(labels) - 1) // 4), 1, 1))
+    legend_below(fig, handles, labels)
     return save_figure(fig, path, dpi=100)

@@ -1088,7 +1088,7 @@ def _heat_map(plt, rows: list[dict], sizes: list, ps: list, vmax: float, title: 
     runs = rows[0]["runs"]
     fig.text(0.5 / width, 0.08 / height,
              f"Numbers: error in %. {runs} simulated transfers a cell, stack {rows[0]['stack']}.\n"
-             f"Hatched: 95% interval wider than +-{WITHIN:.0%} of the mean, or fewer than {MIN_RUNS} runs.\n"
+             f"Hatched: unresolved, the 95% interval wider than +-{WITHIN:.0%} of the mean, or fewer than {MIN_RUNS} runs.\n"
              "Red: model faster, blue: slower; grey: no model value (not covered, or over the time limit).",
              fontsize=6.5, color="0.3", va="bottom")
     return fig

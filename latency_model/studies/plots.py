@@ -12,7 +12,7 @@ from pathlib import Path
 from .export import atomic_write_bytes, read_typed_csv
 
 __all__ = ["read_tidy", "read_setting", "draw", "build_figure", "pyplot", "save_figure", "check_csv_rows",
-           "columns_rows", "draw_columns", "REQUIRED_COLUMNS", "FEW_RUNS"]
+           "columns_rows", "draw_columns", "legend_below", "REQUIRED_COLUMNS", "FEW_RUNS"]
 
 REQUIRED_COLUMNS = ("figure", "series", "k", "source", "size_packets", "size_bytes", "value", "ci_low", "ci_high", "n")
 FEW_RUNS = 30  # a simulated mean from fewer transfers is drawn hollow (figures.FEW_RUNS)
@@ -184,6 +184,14 @@ def build_figure(rows: list[dict], title: str | None = None, setting: str | None
               frameon=False)
     fig.subplots_adjust(left=0.1, right=0.98, top=0.79, bottom=0.25)  # fixed: tight_layout costs a draw
     return fig
+
+
+def legend_below(fig, handles, labels, ncol: int = 4, fontsize: float = 7) -> None:
+    """One legend for the whole figure, under its panels (never over the data), and the
+    panels laid out above it (``tight_layout`` in the rest of the figure)."""
+    rows = -(-len(labels) // ncol)
+    fig.legend(handles, labels, loc="lower center", ncol=min(ncol, len(labels)), fontsize=fontsize, frameon=False)
+    fig.tight_layout(rect=(0, (0.08 + 0.17 * rows) / fig.get_figheight(), 1, 1))
 
 
 def _mss(rows) -> float:
