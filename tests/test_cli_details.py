@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 import pytest
 
@@ -129,3 +130,22 @@ def test_accuracy_progress_lines_reach_the_model_calls(capsys):
                                                   "accuracy map: 1 model calls computed"]
     _progress_line(False)("x")
     assert capsys.readouterr().err == ""
+
+
+def test_reproduce_json_and_progress_to_the_end(tmp_path, capsys, monkeypatch):
+    from latency_model.studies import reproduce
+    from latency_model.studies.figures import Budget
+
+    monkeypatch.setattr(reproduce, "QUICK_BUDGET", Budget(model_sizes_packets=(2.0, 5.0), sim_sizes_packets=(2, 5),
+                                                          extra_sim_sizes_packets=(5,), runs=30, seed=3,
+                                                          engine="python"))
+    code, out, err = run(capsys, "reproduce", "--quick", "--out", tmp_path, "--jobs", "1", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert {"files", "claims", "validation", "pieces_computed", "seconds_total"} <= set(d)
+    assert all(os.path.exists(p) for p in d["files"])
+    # every phase after the pieces says it has started, up to the heat maps
+    marks = ["pieces computed", "reproduce: drawing ", "accuracy map: ", "now the models' calls",
+             "model calls computed", "reproduce: drawing the accuracy heat maps"]
+    at = [err.index(m) for m in marks]
+    assert at == sorted(at), err
