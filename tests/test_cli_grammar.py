@@ -228,3 +228,9 @@ def test_trace_follows_one_transfer_and_says_so(capsys):
     refused(capsys, ["trace", "--size-bytes", "500,1000"], "--size-bytes gives 2 sizes")
     code, out, _ = run(capsys, "trace", "--size-packets", "3", "--drop", "1")
     assert code == 0 and out.startswith("time_s,event")
+
+
+@pytest.mark.parametrize("argv", [["thresholds", "--rule", "generalized", "--rule-param", "beta=" + BIG],
+                                  ["latency", "--rule", "btcp", "--rule-param", "f=" + BIG, "--size-packets", "3"]])
+def test_a_rule_parameter_too_large_for_a_float_is_one_line(capsys, argv):
+    refused(capsys, argv, "--rule-param", "too large")

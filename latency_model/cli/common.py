@@ -16,6 +16,15 @@ handler. :func:`add_flags` adds the flags of the command named on the command li
 so ``latency-model thresholds`` never imports the simulator, scipy, matplotlib or numba.
 Shared TCP flags live in :func:`add_tcp_flags` and are turned into a validated
 :class:`~latency_model.params.TcpParams` by :func:`params_from_args`.
+
+One grammar for every command (``tests/test_cli_grammar.py`` walks every parser):
+- a flag that takes several values is a list flag (:func:`add_list`): items separated by
+  commas or spaces, each number item a value or an inclusive range ``a:b[:step]``
+  (``--p 0.01,0.1``, ``--p 0.01 0.1``, ``--size-packets 1:30,40``);
+- a parallel command's worker count is ``--jobs`` (:func:`add_jobs_flag`);
+- a time is in seconds and its flag ends in ``-s``, a size in bytes ends in ``-bytes``; an old
+  name stays a hidden alias (:func:`hide`: ``--rtt`` of ``--rtt-s``);
+- every command has ``--json``; a numeric flag refuses a number beyond the float range.
 """
 
 from __future__ import annotations
@@ -451,6 +460,9 @@ def _parse_rule_params(items: list[str]) -> dict:
             out[key] = scalar(value, f"--rule-param {key}")
         except ValueError as exc:
             raise CliError(str(exc)) from None
+        why = _too_large(value.strip(), out[key]) if type(out[key]) is int else None
+        if why:
+            raise CliError(f"--rule-param {key}: {why}")
     return out
 
 

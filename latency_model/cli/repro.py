@@ -227,7 +227,7 @@ def _plot_flags(p) -> None:
     p.add_argument("csv", help="a tidy CSV written by latency-model: a figures/figN.csv of reproduce "
                                "(drawn as its figure), or any other (sweep, accuracy, experiment) with --x and --y")
     p.add_argument("--x", default=None, metavar="COLUMN", help="column on the horizontal axis (e.g. size_packets)")
-    p.add_argument("--y", default=None, metavar="COLUMN", help="column on the vertical axis (e.g. mean_latency_s)")
+    p.add_argument("--y", default=None, metavar="COLUMN", help="column on the vertical axis (e.g. expected_latency_s)")
     p.add_argument("--hue", default=None, metavar="COLUMN", help="one line per value of this column (e.g. variant)")
     p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
                    help="keep the rows with this value (repeatable), e.g. --where p=0.01")
