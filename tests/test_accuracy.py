@@ -292,7 +292,7 @@ def test_cli_json_and_files(models_patched, tmp_path):
 @pytest.mark.parametrize("extra,flag,says", [
     (["--models", "nope"], "--models", "installed here: fluid, fake"),
     (["--models", "fake", "--variants", "lt"], "--models", "newreno variant only"),
-    (["--models", "fluid,,fake"], "--models", "empty name"),
+    (["--models", "fluid,,fake"], "--models", "empty item"),
     (["--p", "1"], "--p", "[0, 1)"),
     (["--b", "0"], "--b", ">= 1"),
     (["--variants", "reno"], "--variants", "newreno, lt, proposal"),

@@ -44,14 +44,14 @@ BASE = {
 NAMES = ("--variant", "--rule", "--stack", "--sender", "--recovery", "--rtt-sampling", "--rto-rule", "--lt-mode", "--engine",
          "--prr", "--models", "--variants")
 # Numeric flags that must be whole numbers.
-INTEGERS = ("--mss", "--b", "--runs", "--seed", "--workers", "--jobs", "--dask-local", "--quick-acks",
+INTEGERS = ("--mss-bytes", "--b", "--runs", "--seed", "--workers", "--jobs", "--dask-local", "--quick-acks",
             "--queue-packets", "--header-bytes", "--dup-t", "--dup-lt", "--max-states")
 # Flags whose value is in [0, 1).
 PROBABILITIES = ("--p", "--p-ack", "--eps")
 # Values that cannot fit in memory (refused with the estimate and the limit).
 TOO_MUCH = {
     ("simulate", "--runs"): ["100000000000", "1e12"],
-    ("simulate", "--workers"): ["1000000"],
+    ("simulate", "--jobs"): ["1000000"],
     ("sweep", "--runs"): ["1e12"],
     ("sweep", "--jobs"): ["1000000"],
     ("sweep", "--dask-local"): ["1000000"],
@@ -63,7 +63,8 @@ def _flags(command: str) -> list:
     """(flag, action) of every option of ``command`` but --help."""
     parser = build_parser([command]).commands.choices[command]
     switches = {"--no-fin": "--fin", "--no-rack-tlp": "--rack-tlp"}  # BooleanOptionalAction pairs
-    return [(switches.get(a.option_strings[-1], a.option_strings[-1]), a)
+    # the flag as shown (the first name; old names are hidden aliases, checked in test_cli_grammar.py)
+    return [(switches.get(a.option_strings[0], a.option_strings[0]), a)
             for a in parser._actions if a.option_strings and a.dest != "help"]
 
 
@@ -148,6 +149,11 @@ def bad_value(command: str, flag: str, action, tmp: str):
         return _bad_number(command, flag)
     if flag in ("--size-packets", "--size-bytes"):
         return bad_sizes
+    from latency_model.cli.common import ListAction
+
+    if isinstance(action, ListAction) and action.kind != "name":  # a list of numbers (--p 0.01,0.1)
+        no_list = _bad_number(command, flag).filter(lambda s: "," not in s and ":" not in s)
+        return st.one_of(no_list, st.sampled_from(["1,,2", ",", "1:0", "a:b", "1:1e12", "0.1,x", "1:2:0"]))
     choices = list(action.choices or [])
     if flag in NAMES or choices:
         return st.one_of(st.text(max_size=15), huge_text).filter(

@@ -118,7 +118,7 @@ def test_what_cannot_fit_in_memory_is_refused_with_the_estimate_and_the_limit_un
 
 def test_a_range_is_counted_before_it_is_built(capsys):
     code, _, err = run(capsys, "latency", "--size-packets", "1:1e300")
-    assert code == 2 and "gives about 1e+300 sizes, more than the 1,000,000" in one_error_line(err)
+    assert code == 2 and "gives about 1e+300 values, more than the 1,000,000" in one_error_line(err)
 
 
 def test_long_work_gets_one_warning_line(capsys):
@@ -130,7 +130,7 @@ def test_long_work_gets_one_warning_line(capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["simulate", "--size-packets", "8", "--workers", "100000"], "--workers must be at most"),
+    (["simulate", "--size-packets", "8", "--workers", "100000"], "--jobs must be at most"),
     (["sweep", "--param", "p=0.1", "--jobs", "100000", "--out", "x.csv"], "--jobs must be at most"),
 ])
 def test_worker_counts_are_bounded_by_the_cpus(capsys, argv, message):

@@ -32,9 +32,9 @@ def test_single_loss_refuses_loss_flags(capsys, extra, flag):
 
 def test_single_loss_still_runs(capsys):
     code, out, _ = run(capsys, "single-loss", "--size-packets", "12", "--json")
-    assert code == 0 and json.loads(out)["pattern"] == "TTFFFFFFFTTT"
+    assert code == 0 and json.loads(out)["results"][0]["pattern"] == "TTFFFFFFFTTT"
     code, out, _ = run(capsys, "single-loss", "--size-packets", "12", "--variant", "lt", "--json")
-    assert code == 0 and json.loads(out)["pattern"] != "TTFFFFFFFTTT"  # --variant is read
+    assert code == 0 and json.loads(out)["results"][0]["pattern"] != "TTFFFFFFFTTT"  # --variant is read
 
 
 @pytest.mark.parametrize("extra,flag", [

@@ -165,10 +165,10 @@ def test_cli_json_contract_and_files(capsys, tmp_path):
     (["--lt-mode", "paper", "--stack", "ns3", "--variants", "newreno,lt"], "--variants lt cannot combine"),
     (["--variants", "cubic"], "--variants must be a non-empty subset"),
     (["--p", "0"], "--p must be"),
-    (["--iw", "2.5"], "--iw must be a comma-separated list of whole numbers"),
+    (["--iw", "2.5"], "--iw must be an integer, list or range"),
     (["--size-packets", "1.5"], "--size-packets must give whole packets"),
     (["--runs", "1"], "--runs must be"),
-    (["--workers", "0"], "--workers must be"),
+    (["--workers", "0"], "--jobs must be"),
     (["--stack", "bsd"], "--stack must be one of"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(capsys, argv, flag):

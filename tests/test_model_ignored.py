@@ -102,8 +102,8 @@ def test_pftk_check_given_api():
 
 
 @pytest.mark.parametrize("flags, needle", [(["--p", "0.3"], "--p:"), (["--p", "0.1"], "--p:"),
-                                           (["--rtt", "0.5"], "--rtt:"), (["--rto", "2"], "--rto:"),
-                                           (["--p", "0.3", "--rtt", "0.5"], "--p and --rtt:")])
+                                           (["--rtt-s", "0.5"], "--rtt-s:"), (["--rto", "2"], "--rto-s:"),
+                                           (["--p", "0.3", "--rtt", "0.5"], "--p and --rtt-s:")])
 def test_thresholds_refuses_p_rtt_rto(capsys, flags, needle):
     refused(capsys, ["thresholds", *flags], needle, "thresholds does not read")
 

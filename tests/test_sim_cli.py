@@ -47,8 +47,8 @@ def test_single_loss_json_contract(capsys):
                          "--variant", "newreno", "--json")
     assert code == 0 and err == ""
     d = json.loads(out)
-    assert {k: d[k] for k in ("pattern", "y_to_packets", "tail_timeout_packets")} == {
-        "pattern": "TTFFFFFFFFFFFFFFFTTT", "y_to_packets": 2, "tail_timeout_packets": 3}
+    assert d["results"] == [{"size_packets": 20, "pattern": "TTFFFFFFFFFFFFFFFTTT", "y_to_packets": 2,
+                             "tail_timeout_packets": 3}]
     assert d["sim_config"]["stack"] == "rfc" and d["params"]["b"] == 1  # what produced it
 
 
@@ -125,7 +125,7 @@ def test_the_time_estimate_of_ns3_and_linux_runs_uses_their_compiled_kernels(sta
 
     config = SimConfig.profile(stack)
     params = TcpParams(p=0.1)
-    args = argparse.Namespace(runs=1_000_000, seed=0, engine="auto", workers=1)
+    args = argparse.Namespace(runs=1_000_000, seed=0, engine="auto", jobs=1)
     _simulate_budget(args, params, config, [40 * params.mss_bytes])
     warned = capsys.readouterr().err
     _, kernel_s = simulation_cost(1_000_000, 40, 0.1, compiled=True, sender=config.sender)

@@ -355,4 +355,4 @@ def test_cli_single_loss_json_records_the_stack(capsys):
     assert main(["single-loss", "--size-packets", "5", "--stack", "ns3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["sim_config"]["stack"] == "ns3" and out["sim_config"]["sender"] == "ns3"
-    assert out["params"]["w0"] == 2 and len(out["pattern"]) == 5
+    assert out["params"]["w0"] == 2 and len(out["results"][0]["pattern"]) == 5

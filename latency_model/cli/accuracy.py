@@ -16,8 +16,8 @@ import os
 import sys
 
 from ..values import show
-from .common import (CliError, add_command, add_link_flags, check_out_dir, check_workers, config_from_args,
-                     flag_message, number, parse_sizes, warn)
+from .common import (CliError, add_command, add_jobs_flag, add_link_flags, add_list, check_out_dir, check_workers,
+                     config_from_args, flag_message, hide, number, parse_sizes, warn)
 
 __all__ = ["register", "cmd_accuracy"]
 
@@ -135,7 +135,7 @@ def cmd_accuracy(args) -> int:
         if args.model_timeout is None:
             timeout = QUICK_MODEL_TIMEOUT_S if args.quick else MODEL_TIMEOUT_S
         else:
-            timeout = check_real("--model-timeout", args.model_timeout, low=0.0) or None  # 0: no limit
+            timeout = check_real("--model-timeout-s", args.model_timeout, low=0.0) or None  # 0: no limit
         max_packets = dict(QUICK_MAX_PACKETS if args.quick else MODEL_MAX_PACKETS)
         if args.packet_max_packets is not None:  # 0: no cap
             cap = check_real("--packet-max-packets", args.packet_max_packets, low=0.0)
@@ -176,8 +176,8 @@ def cmd_accuracy(args) -> int:
     if (timeout is not None and cfg is not None and "packet" in amap.model_names()
             and (cfg.sender == "sack" or cfg.rtt_sampling == "timestamps")):
         warn(f"--stack {args.stack}: the packet model runs this sender on the tree DP, minutes a call from "
-             f"about 20 packets at p of several percent; calls over the {timeout:g} s --model-timeout are reported as not computed "
-             "(--model-timeout 0 lifts it)")
+             f"about 20 packets at p of several percent; calls over the {timeout:g} s --model-timeout-s are reported as not computed "
+             "(--model-timeout-s 0 lifts it)")
     client = cluster = None
     if args.scheduler is not None or args.dask_local is not None:
         client, cluster = _dask_client(args)
@@ -230,24 +230,23 @@ def _accuracy_flags(p) -> None:
 
     d, q = DEFAULT_MAP, QUICK_MAP
     g = p.add_argument_group("cells (default: the map below; --quick: a smaller one)")
-    g.add_argument("--models", nargs="+", default=None, metavar="NAME",
-                   help="models (fluid, packet, csa, pftk; commas or spaces); default: every installed "
-                        "model, each on the set-ups it covers (named models must cover every cell)")
-    g.add_argument("--sizes", "--size-packets", dest="size_packets", default=None, metavar="SIZES",
-                   help="file sizes in packets: N, a,b,c or a:b[:step] "
-                        f"({','.join(f'{s:g}' for s in d.sizes_packets)}; --quick "
-                        f"{','.join(f'{s:g}' for s in q.sizes_packets)})")
-    g.add_argument("--p", type=number, nargs="+", default=None, metavar="P",
-                   help=f"loss probabilities in [0, 1) ({' '.join(f'{v:g}' for v in d.p)}; --quick "
-                        f"{' '.join(f'{v:g}' for v in q.p)})")
-    g.add_argument("--b", type=number, nargs="+", default=None, metavar="B",
-                   help=f"delayed-ACK factors ({' '.join(str(v) for v in d.b)}; --quick "
-                        f"{' '.join(str(v) for v in q.b)})")
-    g.add_argument("--variants", nargs="+", default=None, metavar="NAME",
-                   help=f"recovery variants: {', '.join([*VARIANTS, 'size-based'])} "
-                        f"({','.join(d.variants)})")
-    g.add_argument("--w0", type=number, nargs="+", default=None, metavar="W0",
-                   help="initial windows, packets (default: the paper's 2, or the stack's)")
+    hide(add_list(g, "--models", "--model", kind="name", default=None,
+                  help="models (fluid, packet, csa, pftk); default: every installed "
+                       "model, each on the set-ups it covers (named models must cover every cell)"), "--model")
+    hide(add_list(g, "--size-packets", "--sizes", dest="size_packets", default=None, metavar="SIZES",
+                  help="file sizes in packets: N, a,b,c or a:b[:step] "
+                       f"({','.join(f'{s:g}' for s in d.sizes_packets)}; --quick "
+                       f"{','.join(f'{s:g}' for s in q.sizes_packets)})"), "--sizes")
+    add_list(g, "--p", default=None,
+             help=f"loss probabilities in [0, 1) ({','.join(f'{v:g}' for v in d.p)}; --quick "
+                  f"{','.join(f'{v:g}' for v in q.p)})")
+    add_list(g, "--b", default=None,
+             help=f"delayed-ACK factors ({','.join(str(v) for v in d.b)}; --quick "
+                  f"{','.join(str(v) for v in q.b)})")
+    hide(add_list(g, "--variants", "--variant", kind="name", default=None,
+                  help=f"recovery variants: {', '.join([*VARIANTS, 'size-based'])} "
+                       f"({','.join(d.variants)})"), "--variant")
+    add_list(g, "--w0", default=None, help="initial windows, packets (default: the paper's 2, or the stack's)")
     g.add_argument("--runs", type=number, default=None,
                    help=f"simulated transfers per cell ({d.runs}; --quick {q.runs})")
     g.add_argument("--seed", type=number, default=0, help="root seed of the simulator (%(default)s)")
@@ -259,17 +258,18 @@ def _accuracy_flags(p) -> None:
                    help="cache of the simulated cells and the model calls (DIR/.cache with --out, "
                         "else ~/.cache/latency_model)")
     p.add_argument("--force", action="store_true", help="recompute, ignoring the cache")
-    p.add_argument("--model-timeout", type=number, default=None, metavar="SECONDS",
+    hide(p.add_argument("--model-timeout-s", "--model-timeout", dest="model_timeout", type=number, default=None,
+                        metavar="SECONDS",
                    help=f"longest a model call may run ({MODEL_TIMEOUT_S:g}; --quick {QUICK_MODEL_TIMEOUT_S:g}; "
-                        "0: no limit); the cells of a call stopped there are listed as not computed")
+                        "0: no limit); the cells of a call stopped there are listed as not computed"), "--model-timeout")
     p.add_argument("--packet-max-packets", type=number, default=None, metavar="N",
                    help=f"largest size the packet model is asked for ({MODEL_MAX_PACKETS['packet']:g}; --quick "
-                        f"{QUICK_MAX_PACKETS['packet']:g}; 0: no cap, with --model-timeout 0 the whole map: its "
+                        f"{QUICK_MAX_PACKETS['packet']:g}; 0: no cap, with --model-timeout-s 0 the whole map: its "
                         "calls take minutes from 40 packets); larger cells are listed as not computed")
     p.add_argument("--engine", default="auto", help="simulator engine (auto; same results)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     g = p.add_argument_group("executor (one of)")
-    g.add_argument("--jobs", type=number, default=None, metavar="N", help="local worker processes (all cores)")
+    add_jobs_flag(g, help="local worker processes; the same results for any value (all cores)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a running dask.distributed scheduler")
     g.add_argument("--dask-local", type=number, default=None, metavar="N",
                    help="start a Dask LocalCluster of N workers")

@@ -16,11 +16,21 @@ handler. :func:`add_flags` adds the flags of the command named on the command li
 so ``latency-model thresholds`` never imports the simulator, scipy, matplotlib or numba.
 Shared TCP flags live in :func:`add_tcp_flags` and are turned into a validated
 :class:`~latency_model.params.TcpParams` by :func:`params_from_args`.
+
+One grammar for every command (``tests/test_cli_grammar.py`` walks every parser):
+- a flag that takes several values is a list flag (:func:`add_list`): items separated by
+  commas or spaces, each number item a value or an inclusive range ``a:b[:step]``
+  (``--p 0.01,0.1``, ``--p 0.01 0.1``, ``--size-packets 1:30,40``);
+- a parallel command's worker count is ``--jobs`` (:func:`add_jobs_flag`);
+- a time is in seconds and its flag ends in ``-s``, a size in bytes ends in ``-bytes``; an old
+  name stays a hidden alias (:func:`hide`: ``--rtt`` of ``--rtt-s``);
+- every command has ``--json``; a numeric flag refuses a number beyond the float range.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import os
 import re
@@ -41,6 +51,13 @@ __all__ = [
     "add_command",
     "add_flags",
     "number",
+    "integer",
+    "parse_list",
+    "ListAction",
+    "add_list",
+    "hide",
+    "hidden_aliases",
+    "add_jobs_flag",
     "add_tcp_flags",
     "add_size_flags",
     "add_link_flags",
@@ -63,8 +80,8 @@ PROG = "latency-model"
 
 # TcpParams field -> CLI flag, so that errors name what the user typed.
 FIELD_FLAGS = {
-    "mss_bytes": "--mss",
-    "rtt_s": "--rtt",
+    "mss_bytes": "--mss-bytes",
+    "rtt_s": "--rtt-s",
     "p": "--p",
     "w0": "--w0",
     "w_ss": "--wss",
@@ -72,7 +89,7 @@ FIELD_FLAGS = {
     "b": "--b",
     "dup_t": "--dup-t",
     "dup_lt": "--dup-lt",
-    "rto_s": "--rto",
+    "rto_s": "--rto-s",
     "variant": "--variant",
     "rule": "--rule",
     # simulator (SimConfig and the simulate / trace commands)
@@ -106,7 +123,7 @@ FIELD_FLAGS = {
     "drops segment index": "--drop",
     # command settings
     "engine": "--engine",
-    "workers": "--workers",
+    "workers": "--jobs",
     "jobs": "--jobs",
     "flush_interval_s": "--flush-every",
     "what": "--what",
@@ -123,17 +140,47 @@ class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
+def hidden_aliases(action) -> frozenset:
+    """The old names of a flag that work but stay out of ``--help`` (:func:`hide`): ``--rtt``
+    of ``--rtt-s``, ``--workers`` of ``--jobs``, ..."""
+    return getattr(action, "hidden_aliases", frozenset())
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help without the hidden aliases (:func:`hidden_aliases`) of a flag."""
+
+    def _format_action_invocation(self, action):
+        shown = [s for s in action.option_strings if s not in hidden_aliases(action)]
+        if shown != list(action.option_strings):
+            action = copy.copy(action)
+            action.option_strings = shown
+        return super()._format_action_invocation(action)
+
+    def _format_args(self, action, default_metavar):
+        if isinstance(action, ListAction):  # "--p LIST", not "--p LIST [LIST ...]": commas or spaces
+            return self._metavar_formatter(action, default_metavar)(1)[0]
+        return super()._format_args(action, default_metavar)
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (:class:`CliError`), and whose
     commands add their flags on demand (:func:`add_command`, :func:`add_flags`)."""
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
         self.deferred_flags = None  # function adding this command's flags, until called
         self.commands = None  # the subparsers action of a parser that holds commands
 
     def error(self, message):  # argparse would print usage and exit; we want one line
-        raise CliError(message)
+        # "argument --jobs/--workers: ..." names the flag by its shown name only
+        def name(m):
+            for action in self._actions:
+                if "/".join(action.option_strings) == m.group(1) and hidden_aliases(action):
+                    return "argument " + "/".join(s for s in action.option_strings
+                                                  if s not in hidden_aliases(action)) + ":"
+            return m.group(0)
+        raise CliError(re.sub(r"^argument (\S+?):", name, message))
 
 
 # ---------------------------------------------------------------------------
@@ -198,13 +245,30 @@ def add_flags(parser: Parser, argv: list[str] | None = None) -> None:
 # Shared flags
 
 
+def _too_large(text: str, value: int) -> str | None:
+    """Why an integer is refused: beyond the float range (every numeric setting becomes a
+    float somewhere, and ``float(10**400)`` raises OverflowError)."""
+    if abs(value) > FLOAT_MAX:
+        return f"{show(text)} is too large (beyond the float range, about {FLOAT_MAX:.1e})"
+    return None
+
+
+FLOAT_MAX = sys.float_info.max
+
+
 def number(text: str):
     """argparse type: an int when the text is one (so errors echo ``0``, not ``0.0``), else a
-    float; a non-zero number that underflows to 0 (``1e-400``) is refused."""
+    float; a non-zero number that underflows to 0 (``1e-400``) is refused, and so is an
+    integer too large for a float (``10**400``: argparse names the flag)."""
     try:
-        return int(text)
+        v = int(text)
     except ValueError:
         pass
+    else:
+        why = _too_large(text, v)
+        if why:
+            raise argparse.ArgumentTypeError(why)
+        return v
     try:
         v = float(text)
     except ValueError:
@@ -215,15 +279,146 @@ def number(text: str):
         raise argparse.ArgumentTypeError(str(exc).strip()) from None
 
 
+def integer(text: str) -> int:
+    """argparse type: a whole number written as one (``12``), no larger than a float holds."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {show(text)}") from None
+    why = _too_large(text, v)
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return v
+
+
+# ---------------------------------------------------------------------------
+# One grammar for lists: every flag that takes several values
+
+
+LIST_KINDS = ("number", "integer", "name")
+
+
+def parse_list(words, flag: str, kind: str = "number") -> list:
+    """The values of a list flag: words (spaces) of comma-separated items, each a value or,
+    for numbers, an inclusive range ``a:b`` / ``a:b:step`` (``--p 0.01,0.05 0.1``,
+    ``--size-packets 1:30,40,50:100:10``).
+
+    At most :data:`~latency_model.values.MAX_RANGE_VALUES` values in all, counted before any
+    range is expanded (``1:1e12`` is refused without being built).
+
+    Parameters
+    ----------
+    words : str or sequence of str
+        The text after the flag (argparse gives one string per word).
+    flag : str
+        The flag, named in every error.
+    kind : {"number", "integer", "name"}
+        ``number``: ints and floats; ``integer``: whole numbers; ``name``: text, no ranges.
+
+    Raises
+    ------
+    CliError
+        An empty item (``2,,10``), an empty list, a bad number or range, or too many values.
+    """
+    words = [words] if isinstance(words, str) else list(words)
+    parts = []
+    for word in words:
+        items = [t.strip() for t in str(word).split(",")]
+        if not any(items) and len(words) == 1:
+            raise CliError(f"{flag} must list at least one value, got {show(word)}")
+        if not all(items):
+            raise CliError(f"{flag} must be a comma-separated list, got '' (an empty item in {show(word)})")
+        parts += items
+    if kind == "name":
+        return parts
+    total = 0
+    for part in parts:  # count first
+        if ":" in part:
+            try:
+                total += range_count(flag, part)[3]
+            except ValueError as exc:
+                raise CliError(str(exc)) from None
+        else:
+            total += 1
+    if total > MAX_RANGE_VALUES:
+        count = f"{total:,}" if total < 1e15 else f"about {float(total):.2g}"
+        raise CliError(f"{flag} {show(' '.join(words))} gives {count} values, more than the "
+                       f"{MAX_RANGE_VALUES:,} one command may take")
+    values: list = []
+    for part in parts:
+        if ":" in part:
+            a, b, step, n = range_count(flag, part)
+            if all(isinstance(v, int) for v in (a, step)):
+                values.extend(a + i * step for i in range(n))
+            else:
+                values.extend(float(a + i * step) for i in range(n))
+            continue
+        try:
+            values.append((integer if kind == "integer" else number)(part))
+        except argparse.ArgumentTypeError as exc:
+            if str(exc).startswith("not "):
+                what = "an integer" if kind == "integer" else "a number"
+                raise CliError(f"{flag} must be {what}, list or range, got {show(part)}") from None
+            raise CliError(f"{flag}: {exc}") from None
+    if kind == "integer":
+        for v in values:
+            if v != int(v):
+                raise CliError(f"{flag} must give whole numbers, got {v:g}")
+        values = [int(v) for v in values]
+    return values
+
+
+class ListAction(argparse.Action):
+    """A flag taking several values (:func:`parse_list`): ``--p 0.01,0.1``, ``--p 0.01 0.1`` and
+    ``--p 0.01:0.1:0.01`` all work. The flag given again replaces the list, as any flag."""
+
+    def __init__(self, option_strings, dest, kind: str = "number", nargs="+", **kwargs):
+        if kind not in LIST_KINDS:
+            raise ValueError(f"kind must be one of {LIST_KINDS}, got {kind!r}")
+        super().__init__(option_strings, dest, nargs=nargs, **kwargs)
+        self.kind = kind
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, parse_list(values, self.option_strings[0], self.kind))
+
+
+def add_list(group, *flags, kind: str = "number", **kwargs):
+    """Add a list flag (:class:`ListAction`) to ``group``; returns the action."""
+    kwargs.setdefault("metavar", "NAMES" if kind == "name" else "LIST")
+    return group.add_argument(*flags, action=ListAction, kind=kind, **kwargs)
+
+
+def hide(action, *aliases: str):
+    """Keep the old names ``aliases`` of ``action`` working (already among its option strings)
+    but out of ``--help``; returns the action."""
+    missing = [a for a in aliases if a not in action.option_strings]
+    if missing:
+        raise ValueError(f"{missing} are not option strings of {action.option_strings}")
+    action.hidden_aliases = hidden_aliases(action) | frozenset(aliases)
+    return action
+
+
+JOBS_HELP = "worker processes; the same results for any value"
+
+
+def add_jobs_flag(group, default=None, help: str | None = None):
+    """``--jobs N`` (``--workers`` a hidden alias): the worker processes of a parallel command."""
+    shown = help or (f"{JOBS_HELP} (%(default)s)" if default is not None else f"{JOBS_HELP} (all CPUs)")
+    return hide(group.add_argument("--jobs", "--workers", dest="jobs", type=number, default=default,
+                                   metavar="N", help=shown), "--workers")
+
+
 def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
     """Add the TCP/path parameter flags shared by the model and simulator commands."""
     from ..params import IW_PRESETS, VARIANTS, TcpParams
 
     d = TcpParams()
     g = parser.add_argument_group("TCP parameters (paper defaults)")
-    g.add_argument("--mss", type=number, default=d.mss_bytes, help="segment size MSS, bytes (%(default)s)")
-    # None: not given (the TcpParams default; the simulator refuses an explicit --rtt it would ignore)
-    g.add_argument("--rtt", type=number, default=None, help=f"round-trip time, seconds ({d.rtt_s:g})")
+    hide(g.add_argument("--mss-bytes", "--mss", dest="mss", type=number, default=d.mss_bytes,
+                        help="segment size MSS, bytes (%(default)s)"), "--mss")
+    # None: not given (the TcpParams default; the simulator refuses an explicit --rtt-s it would ignore)
+    hide(g.add_argument("--rtt-s", "--rtt", dest="rtt", type=number, default=None,
+                        help=f"round-trip time, seconds ({d.rtt_s:g})"), "--rtt")
     g.add_argument("--p", type=number, default=d.p, help="packet loss probability in [0, 1) (%(default)s)")
     g.add_argument("--w0", type=number, default=None, help=f"initial window W0, packets ({d.w0:g})")
     g.add_argument("--iw", choices=sorted(IW_PRESETS), help="initial window preset (instead of --w0)")
@@ -232,16 +427,13 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--rwnd", type=number, default=None, help=f"receiver window M, packets ({d.rwnd:g})")
     g.add_argument("--b", type=number, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
     g.add_argument("--dup-t", type=number, default=d.dup_t, help="fast-retransmit threshold (%(default)s)")
-    g.add_argument(
-        "--variant",
-        default="newreno",
-        help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)",
-    )
+    hide(g.add_argument("--variant", "--variants", dest="variant", default="newreno",
+                        help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)"), "--variants")
     g.add_argument("--dup-lt", type=number, default=None, help="Limited Transmit threshold (overrides --variant's)")
-    g.add_argument("--rto", type=number, default=None,
+    hide(g.add_argument("--rto-s", "--rto", dest="rto", type=number, default=None,
                    help="the paper's fixed RTO (no estimator, no back-off), seconds (default max(1 s, 4 RTT)); "
                         "the packet model and the simulator run RFC 6298's timer unless it is given "
-                        "(the simulator with --rto-rule paper)")
+                        "(the simulator with --rto-rule paper)"), "--rto")
     g.add_argument("--rule", default="standard", help="window-growth rule (see `latency-model rules`)")
     g.add_argument(
         "--rule-param",
@@ -268,6 +460,9 @@ def _parse_rule_params(items: list[str]) -> dict:
             out[key] = scalar(value, f"--rule-param {key}")
         except ValueError as exc:
             raise CliError(str(exc)) from None
+        why = _too_large(value.strip(), out[key]) if type(out[key]) is int else None
+        if why:
+            raise CliError(f"--rule-param {key}: {why}")
     return out
 
 
@@ -281,41 +476,19 @@ def _rule_error(message: str) -> str:
     return "--rule-param " + message
 
 
-def parse_sizes(text: str, flag: str) -> list[float]:
-    """Sizes from ``N``, ``a,b,c`` or an inclusive range ``a:b`` / ``a:b:step`` (all > 0).
-
-    At most :data:`~latency_model.values.MAX_RANGE_VALUES` sizes in all, counted before
-    any range is expanded.
-    """
-    parts = [part.strip() for part in text.split(",")]
-    total = 0
-    for part in parts:  # count first: 1:1e12 is refused without being built
-        if ":" in part:
-            try:
-                total += range_count(flag, part)[3]
-            except ValueError as exc:
-                raise CliError(str(exc)) from None
-        else:
-            total += 1
-    if total > MAX_RANGE_VALUES:
-        count = f"{total:,}" if total < 1e15 else f"about {float(total):.2g}"
-        raise CliError(f"{flag} {show(text)} gives {count} sizes, more than the {MAX_RANGE_VALUES:,} "
-                       "one command may take")
-    values: list[float] = []
-    for part in parts:
-        if ":" in part:
-            a, b, step, n = range_count(flag, part)
-            if not a > 0:
-                raise CliError(f"{flag} range must start above 0, got {show(part)}")
-            values.extend(float(a + i * step) for i in range(n))
-        else:
-            try:
-                v = float(part)
-            except ValueError:
-                raise CliError(f"{flag} must be a number, list or range, got {show(part)}") from None
-            if not (v > 0 and math.isfinite(v)):
-                raise CliError(f"{flag} must be a finite number > 0, got {show(part)}")
-            values.append(v)
+def parse_sizes(text, flag: str) -> list[float]:
+    """Sizes from ``N``, ``a,b,c`` or an inclusive range ``a:b`` / ``a:b:step`` (all > 0), or
+    from a list already read by :class:`ListAction`; at most
+    :data:`~latency_model.values.MAX_RANGE_VALUES` sizes in all (:func:`parse_list`)."""
+    if isinstance(text, (int, float)):  # a one-size flag (trace)
+        text = [text]
+    if isinstance(text, str) or not all(isinstance(v, (int, float)) for v in text):
+        text = parse_list(text, flag)
+    values = []
+    for v in text:
+        if not (v > 0 and math.isfinite(v)):
+            raise CliError(f"{flag} must be finite numbers > 0, got {v:g}")
+        values.append(float(v))
     return values
 
 
@@ -351,9 +524,9 @@ def add_size_flags(parser: argparse.ArgumentParser, default: str | None = None) 
     the flags, ``trace`` one size or none with ``--rtts``).
     """
     shown = f" ({default})" if default is not None else ""
-    parser.add_argument("--size-packets", default=None,
-                        help=f"file sizes in packets: N, a,b,c or a:b[:step]{shown}")
-    parser.add_argument("--size-bytes", default=None, help="file sizes in bytes, same syntax")
+    add_list(parser, "--size-packets", default=None, metavar="SIZES",
+             help=f"file sizes in packets: N, a,b,c or a:b[:step]{shown}")
+    add_list(parser, "--size-bytes", default=None, metavar="SIZES", help="file sizes in bytes, same syntax")
 
 
 def flag_message(message: str) -> str:
@@ -490,7 +663,7 @@ def warn(message: str) -> None:
 def cell(value, width: int, fmt: str) -> str:
     """``value`` right-aligned in ``width`` characters with at least one space before it:
     formatted with ``fmt`` (e.g. ``".4f"``), or with ``.4g`` when that would not fit, so
-    that extreme values (``--rtt 1e12``) never fuse two columns."""
+    that extreme values (``--rtt-s 1e12``) never fuse two columns."""
     if isinstance(value, str):
         text = value
     else:
@@ -529,7 +702,7 @@ def params_from_args(
             # the preset sets W0: a --w0 given with it was silently replaced
             raise CliError(f"give --iw or --w0, not both (--iw {args.iw} sets the initial window W0)")
         if args.iw is not None:
-            mss_int = TcpParams(mss_bytes=mss).mss_bytes  # validates --mss first
+            mss_int = TcpParams(mss_bytes=mss).mss_bytes  # validates --mss-bytes first
             w0 = initial_window_bytes(args.iw, mss_int) / mss_int
         stack = getattr(args, "stack", None)
         if w0 is None and stack is not None:  # a stack's own default (Linux: IW 10)
@@ -627,7 +800,7 @@ def add_link_flags(parser) -> None:
                    help="loss recovery by name, instead of --sender/--prr/--rack-tlp: "
                         + ", ".join(RECOVERIES) + " (the stack's)")
     g.add_argument("--rto-rule", default=d.rto_rule,
-                   help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto)")
+                   help=f"timer rule: {', '.join(RTO_RULES)} (%(default)s; paper = fixed max(1 s, 4 RTT) or --rto-s)")
     # None: not given (SimConfig's default); an explicit one without Limited Transmit is refused
     g.add_argument("--lt-mode", default=None,
                    help=f"meaning of dup_lt: {', '.join(LT_MODES)} ({d.lt_mode}); needs Limited Transmit "
@@ -686,6 +859,12 @@ def _check_ns3_flags(args, name: str, values: dict) -> None:
         if values.get("rto_rule") == "paper":
             raise CliError(f"--rto-rule paper: {who} runs ns-3's own RFC 6298 timer, not the paper's fixed "
                            "RTO; drop --rto-rule paper, or choose another --stack or --sender")
+        if values.get("initial_rto_s") is not None and getattr(args, "initial_rto_s", None) is not None:
+            # sim/ns3.py Ns3Sender.__init__: the first RTO comes from the handshake's sample, as in
+            # ns-3's tcp-socket-base.cc (the SYN-ACK's RTT feeds the estimator before any data)
+            raise CliError(f"--initial-rto-s: {who} takes its first RTO from the handshake's RTT sample, as "
+                           "ns-3 does (max(SRTT + 4 RTTVAR, --min-rto-s) after the SYN-ACK), so it does not "
+                           "read it; drop --initial-rto-s, or choose another --sender")
         if values.get("lt_mode") not in (None, "rfc3042"):
             raise CliError(f"--lt-mode {values['lt_mode']}: {who} implements Limited Transmit as ns-3 does "
                            "(--lt-mode rfc3042)")
@@ -718,18 +897,18 @@ def _check_unread(args, config) -> None:
             unread.append("--rtt-sampling")
         if unread:
             them = "it" if len(unread) == 1 else "them"
-            raise CliError(f"{', '.join(unread)}: --rto-rule paper runs a fixed RTO (max(1 s, 4 RTT) or --rto) "
+            raise CliError(f"{', '.join(unread)}: --rto-rule paper runs a fixed RTO (max(1 s, 4 RTT) or --rto-s) "
                            f"with no RTT estimator, so it does not read {them}; drop {them} or give --rto-rule "
                            "rfc6298")
     rtt, delay = getattr(args, "rtt", None), getattr(args, "delay_s", None)
     if getattr(args, "pipe_packets", None) is not None:
         rtt = None  # trace --rtts --pipe-packets builds its path from --rtt (pipe_config)
     if rtt is not None and delay is not None and not math.isclose(2.0 * delay, rtt, rel_tol=1e-12, abs_tol=0.0):
-        # --delay-s wins for the path; --rtt is still read by the paper timer's default RTO
+        # --delay-s wins for the path; --rtt-s is still read by the paper timer's default RTO
         if not (config.rto_rule == "paper" and getattr(args, "rto", None) is None):
-            raise CliError(f"--rtt {rtt:g} with --delay-s {delay:g}: the simulated round trip comes from "
-                           "--delay-s (2 x --delay-s), or from --rtt when --delay-s is not given; give one "
-                           f"of them (or --rtt {2.0 * delay:g})")
+            raise CliError(f"--rtt-s {rtt:g} with --delay-s {delay:g}: the simulated round trip comes from "
+                           "--delay-s (2 x --delay-s), or from --rtt-s when --delay-s is not given; give one "
+                           f"of them (or --rtt-s {2.0 * delay:g})")
     variant = getattr(args, "variant", None)
     if getattr(args, "lt_mode", None) is not None and isinstance(variant, str):
         from ..params import VARIANTS
@@ -771,7 +950,7 @@ def config_from_args(args, stack: str | None = None) -> SimConfig:
     if getattr(args, "rto", None) is not None and config.rto_rule != "paper":
         # RFC 6298's timer reads its own bounds, never TcpParams.rto: a --rto it ignored
         # would pass silently
-        raise CliError(f"--rto is the paper timer's fixed RTO: give --rto-rule paper with it (the "
+        raise CliError(f"--rto-s is the paper timer's fixed RTO: give --rto-rule paper with it (the "
                        f"{config.rto_rule} timer's are --min-rto-s, --initial-rto-s and --max-rto-s)")
     _check_unread(args, config)
     return config

@@ -41,10 +41,13 @@ def items(flag: str, text: str, what: str) -> list[str]:
     return parts
 
 
-def names(text: str, flag: str = "--variants") -> tuple:
-    """A comma-separated list of names (variants, rules) given as ``flag``; an empty item is
-    an error (:func:`items`)."""
-    return tuple(items(flag, text, "names"))
+def names(values, flag: str = "--variants") -> tuple:
+    """Names (variants, rules) given as ``flag``: a list read by the list flag
+    (:func:`~latency_model.cli.common.add_list`), or comma-separated text; an empty item is an
+    error (:func:`items`)."""
+    if isinstance(values, str):
+        return tuple(items(flag, values, "names"))
+    return tuple(values)
 
 
 def out_dir(args) -> Path | None:
@@ -97,8 +100,26 @@ def emit(args, res, text, write) -> int:
     return 0
 
 
+def cmd_experiment_list(args) -> int:
+    """``latency-model experiment`` alone: the experiments, one line each (``--json``: a list)."""
+    rows = [{"name": a.dest, "help": a.help} for a in args.experiments_action._choices_actions]
+    if args.json:
+        print(json_text({"experiments": rows}))
+        return 0
+    width = max(len(r["name"]) for r in rows) + 2
+    print("experiments (latency-model experiment NAME --help for each one's flags):")
+    for r in rows:
+        print(f"  {r['name']:<{width}}{r['help']}")
+    return 0
+
+
 def register(sub):
     """Register the ``experiment`` group on the subparsers ``sub``; returns its subparsers,
-    on which each experiment module registers its command."""
-    p = add_command(sub, "experiment", help="the papers' multi-flow experiments on the shared bottleneck")
-    return add_commands(p, dest="experiment", metavar="NAME")
+    on which each experiment module registers its command. The group alone lists them."""
+    p = add_command(sub, "experiment", help="the papers' multi-flow experiments on the shared bottleneck "
+                    "(alone: list them)", func=cmd_experiment_list)
+    p.add_argument("--json", action="store_true", help="print the list as one JSON object")
+    exps = add_commands(p, dest="experiment", metavar="NAME")
+    exps.required = False
+    p.set_defaults(experiments_action=exps)
+    return exps

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 
-from .common import CliError, add_command, check_workers, number
-from ..values import show
-from .experiment import emit, flag_error, items, out_dir
+from .common import CliError, add_command, add_jobs_flag, add_list, check_workers, integer, number
+from .experiment import emit, flag_error, out_dir
 
 __all__ = ["register"]
 
@@ -21,12 +20,8 @@ _FLAGS = {"bottlenecks_mbps": "--bottlenecks-mbps", "queues": "--queues", "algor
           "scale": "--scale", "bins": "--bins", "rwnd": "--rwnd", "decrease": "--decrease", "jobs": "--jobs"}
 
 
-def _list(flag: str, text: str, conv) -> tuple:
-    parts = items(flag, text, "numbers")  # an empty item (5,,6) is an error, not dropped
-    try:
-        return tuple(conv(t) for t in parts)
-    except ValueError:
-        raise CliError(f"{flag} must be a comma-separated list of numbers, got {show(text)}") from None
+def _list(flag: str, values, conv) -> tuple:
+    return tuple(conv(v) for v in values)  # read by the list flag (add_list)
 
 
 def _fmt(x, spec: str) -> str:
@@ -79,7 +74,7 @@ def cmd_experiment_ass(args) -> int:
     algorithms = _list("--algorithms", args.algorithms, int)
     # --decrease and --reverse-queue-packets: None when not given; refused where nothing reads them
     if args.decrease is not None and all(a == 1 for a in algorithms):
-        raise CliError(f"--decrease is the ASS rule's (algorithms 2-4), and --algorithms {args.algorithms} runs "
+        raise CliError(f"--decrease is the ASS rule's (algorithms 2-4), and --algorithms {','.join(map(str, algorithms))} runs "
                        "only algorithm 1 (LSS, standard decrease); drop --decrease or add algorithm 2, 3 or 4")
     if args.no_reverse_queue and args.reverse_queue_packets is not None:
         raise CliError("--reverse-queue-packets: --no-reverse-queue has no reverse ACK queue to size; give one "
@@ -129,28 +124,28 @@ def _ass_flags(a) -> None:
     d = AssExperiment()
     a.add_argument("--scale", type=number, default=d.scale,
                    help="fraction of the paper's 250 s runs (%(default)s)")
-    a.add_argument("--bottlenecks-mbps", default=",".join(f"{x:g}" for x in d.bottlenecks_mbps),
-                   help="bottleneck rates, Mb/s, comma-separated (%(default)s)")
-    a.add_argument("--queues", default=",".join(map(str, d.queues)),
-                   help="router IFQ sizes, packets, comma-separated (%(default)s)")
-    a.add_argument("--algorithms", default=",".join(map(str, d.algorithms)),
-                   help="slow-start algorithms from 1-4, comma-separated (%(default)s)")
-    a.add_argument("--iw", default=",".join(map(str, d.initial_windows)),
-                   help="initial windows, packets, comma-separated; 4 = RFC 3390 at 1000 B (%(default)s)")
+    add_list(a, "--bottlenecks-mbps", default=list(d.bottlenecks_mbps),
+             help=f"bottleneck rates, Mb/s ({','.join(f'{x:g}' for x in d.bottlenecks_mbps)})")
+    add_list(a, "--queues", kind="integer", default=list(d.queues),
+             help=f"router IFQ sizes, packets ({','.join(map(str, d.queues))})")
+    add_list(a, "--algorithms", kind="integer", default=list(d.algorithms),
+             help=f"slow-start algorithms from 1-4 ({','.join(map(str, d.algorithms))})")
+    add_list(a, "--iw", kind="integer", default=list(d.initial_windows),
+             help=f"initial windows, packets; 4 = RFC 3390 at 1000 B ({','.join(map(str, d.initial_windows))})")
     a.add_argument("--access-rate-mbps", type=number, default=d.access_rate_mbps,
                    help="rate of the two access links, Mb/s (%(default)s)")
-    a.add_argument("--reverse-queue-packets", type=int, default=None,
+    a.add_argument("--reverse-queue-packets", type=integer, default=None,
                    help=f"drop-tail buffer of the reverse ACK port at the bottleneck rate ({d.reverse_queue_packets})")
     a.add_argument("--no-reverse-queue", action="store_true", help="ACKs return uncongested")
-    a.add_argument("--rwnd", type=int, default=d.rwnd, help="receiver window, packets (%(default)s)")
+    a.add_argument("--rwnd", type=integer, default=d.rwnd, help="receiver window, packets (%(default)s)")
     a.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
                    help="minimum and initial RTO, seconds (%(default)s)")
     a.add_argument("--decrease", default=None,
                    help=f"ASS decrease reading (algorithms 2-4): divide, fraction or standard ({d.decrease})")
-    a.add_argument("--bins", type=int, default=d.bins, help="time bins of the series (%(default)s)")
+    a.add_argument("--bins", type=integer, default=d.bins, help="time bins of the series (%(default)s)")
     a.add_argument("--startup-s", type=number, default=d.startup_s,
                    help="start-up window for the slow-start goodput, seconds (%(default)s)")
-    a.add_argument("--jobs", type=int, default=1, help="worker processes; same result for any value (%(default)s)")
+    add_jobs_flag(a, default=1)
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/ass.csv (per run), DIR/ass_timeseries.csv, DIR/ass.json, "

@@ -6,7 +6,7 @@ Mean mice transfer time and loss with 95% CIs over seeds for NewReno, B-TCP(4) a
 
 from __future__ import annotations
 
-from .common import add_command, number
+from .common import add_command, add_list, hide, integer, number
 from .experiment import ci_text, emit, flag_error, names, out_dir
 
 __all__ = ["register"]
@@ -82,20 +82,20 @@ def _btcp_flags(b) -> None:
     d = BtcpExperiment()
     b.add_argument("--scale", type=number, default=d.scale,
                    help="fraction of the paper's flows and run length (1 = 1000 s runs) (%(default)s)")
-    b.add_argument("--seeds", type=int, default=d.seeds, help="repetitions (paper: 50) (%(default)s)")
-    b.add_argument("--seed", type=int, default=d.seed, help="root seed (%(default)s)")
-    b.add_argument("--flows-per-node", type=int, default=d.flows_per_node,
+    b.add_argument("--seeds", type=integer, default=d.seeds, help="repetitions (paper: 50) (%(default)s)")
+    b.add_argument("--seed", type=integer, default=d.seed, help="root seed (%(default)s)")
+    b.add_argument("--flows-per-node", type=integer, default=d.flows_per_node,
                    help="flows per node at scale 1: 50 = light (250 flows), 250 = heavy (%(default)s)")
-    b.add_argument("--queue-packets", type=int, default=d.queue_packets,
+    b.add_argument("--queue-packets", type=integer, default=d.queue_packets,
                    help="router drop-tail buffer, packets (%(default)s)")
-    b.add_argument("--access-queue-packets", type=int, default=None,
+    b.add_argument("--access-queue-packets", type=integer, default=None,
                    help="drop-tail buffer of the sender access links, packets (default unlimited)")
-    b.add_argument("--rwnd", type=int, default=d.rwnd, help="receiver window, packets (%(default)s)")
+    b.add_argument("--rwnd", type=integer, default=d.rwnd, help="receiver window, packets (%(default)s)")
     b.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
                    help="minimum and initial RTO, seconds (%(default)s)")
-    b.add_argument("--b", type=int, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
-    b.add_argument("--variants", default=",".join(VARIANTS),
-                   help="comma-separated subset of newreno, btcp4, btcp8 (%(default)s)")
+    b.add_argument("--b", type=integer, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
+    hide(add_list(b, "--variants", "--variant", kind="name", default=list(VARIANTS),
+                  help=f"a subset of newreno, btcp4, btcp8 ({','.join(VARIANTS)})"), "--variant")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/btcp.csv (per variant), DIR/btcp_per_seed.csv, DIR/btcp.json, DIR/btcp.png")

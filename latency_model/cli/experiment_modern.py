@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 
 from ..values import show
-from .common import CliError, add_command, check_budget, check_workers, parse_sizes
-from .experiment import ci_text, emit, flag_error, items, names, out_dir
+from .common import CliError, add_command, add_jobs_flag, add_list, hide, integer, check_budget, check_workers, parse_sizes
+from .experiment import ci_text, emit, flag_error, out_dir
 
 __all__ = ["register"]
 
 _FLAGS = {"variants": "--variants", "variant": "--variants", "iw_packets": "--iw", "ps": "--p",
           "sizes_packets": "--size-packets", "runs": "--runs", "seed": "--seed", "prr": "--prr",
-          "lt_mode": "--lt-mode", "stack": "--stack", "workers": "--workers", "engine": "--engine"}
+          "lt_mode": "--lt-mode", "stack": "--stack", "workers": "--jobs", "engine": "--engine"}
 
 _TRANSFERS_PER_S = 25_000.0
 """Simulated transfers per CPU-second for this experiment's sizes (compiled engine, measured
@@ -26,21 +26,6 @@ on the reference VM: 14,000-22,000 40-packet transfers per second)."""
 
 def _fmt(x, spec: str) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
-
-
-def _numbers(flag: str, text: str, conv, what: str = "numbers") -> tuple:
-    parts = items(flag, text, what)  # an empty item (2,,10) is an error, not dropped
-    try:
-        return tuple(conv(t) for t in parts)
-    except ValueError:
-        raise CliError(f"{flag} must be a comma-separated list of {what}, got {show(text)}") from None
-
-
-def _int(text: str) -> int:
-    value = float(text)
-    if not value.is_integer():
-        raise ValueError(text)
-    return int(value)
 
 
 def _text(res) -> str:
@@ -94,7 +79,7 @@ def cmd_experiment_modern(args) -> int:
                                       ModernExperiment, run_modern)
     from ..studies.export import write_csv, write_json
 
-    variants = names(args.variants) if args.variants is not None else VARIANTS
+    variants = tuple(args.variants) if args.variants is not None else VARIANTS
     # Recovery options that the chosen variants cannot use: one line, before any work.
     if args.prr is not None:
         if args.prr not in PRR_MODES:
@@ -111,11 +96,10 @@ def cmd_experiment_modern(args) -> int:
     sizes = (QUICK_SIZES if args.quick and args.size_packets is None
              else parse_sizes(args.size_packets or "1:60", "--size-packets"))
     runs = args.runs if args.runs is not None else (QUICK_RUNS if args.quick else 400)
-    workers = check_workers("--workers", args.workers)
+    workers = check_workers("--jobs", args.jobs)
     try:
         ex = ModernExperiment(
-            variants=variants, iw_packets=_numbers("--iw", args.iw, _int, "whole numbers"),
-            ps=_numbers("--p", args.p, float), sizes_packets=tuple(_int_size(s) for s in sizes),
+            variants=variants, iw_packets=tuple(args.iw), ps=tuple(float(p) for p in args.p), sizes_packets=tuple(_int_size(s) for s in sizes),
             runs=runs, seed=args.seed, prr=args.prr or "ssrb", lt_mode=args.lt_mode,
             stack=args.stack, workers=workers, engine=args.engine)
     except ValueError as exc:
@@ -150,16 +134,16 @@ def _int_size(value: float) -> int:
 def _modern_flags(a) -> None:
     from ..experiments.modern import VARIANTS
 
-    a.add_argument("--variants", default=None,
-                   help=f"comma-separated subset of {', '.join(VARIANTS)} (all)")
-    a.add_argument("--iw", default="2,10", help="initial windows, packets, comma-separated (%(default)s)")
-    a.add_argument("--p", default="0.01,0.05,0.1", help="loss probabilities, comma-separated (%(default)s)")
-    a.add_argument("--size-packets", default=None, help="file sizes in packets: N, a,b,c or a:b[:step] (1:60)")
-    a.add_argument("--runs", type=int, default=None,
+    hide(add_list(a, "--variants", "--variant", kind="name", default=None,
+                  help=f"a subset of {', '.join(VARIANTS)} (all)"), "--variant")
+    add_list(a, "--iw", kind="integer", default=[2, 10], help="initial windows, packets (2,10)")
+    add_list(a, "--p", default=[0.01, 0.05, 0.1], help="loss probabilities (0.01,0.05,0.1)")
+    add_list(a, "--size-packets", default=None, metavar="SIZES",
+             help="file sizes in packets: N, a,b,c or a:b[:step] (1:60)")
+    a.add_argument("--runs", type=integer, default=None,
                    help="simulated transfers per variant, IW, p and size (400; --quick: 100)")
-    a.add_argument("--seed", type=int, default=1, help="root seed (%(default)s)")
-    a.add_argument("--workers", type=int, default=1,
-                   help="worker processes; the same result for any value (%(default)s)")
+    a.add_argument("--seed", type=integer, default=1, help="root seed (%(default)s)")
+    add_jobs_flag(a, default=1)
     a.add_argument("--quick", action="store_true",
                    help="13 sizes from 1 to 60 packets and 100 runs (a few seconds of simulation)")
     a.add_argument("--prr", default=None,

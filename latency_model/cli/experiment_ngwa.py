@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .common import CliError, add_command, number
+from .common import CliError, add_command, add_list, hide, integer, number
 from .experiment import emit, flag_error, json_safe, names, out_dir
 
 __all__ = ["register"]
@@ -114,25 +114,25 @@ def _ngwa_flags(p) -> None:
     d = NgwaExperiment()
     p.add_argument("--scale", type=number, default=d.scale,
                    help="run length as a fraction of the paper's 600 s (%(default)s)")
-    p.add_argument("--rounds", type=int, default=d.rounds, help="repetitions (paper: 30) (%(default)s)")
-    p.add_argument("--seed", type=int, default=d.seed, help="root seed (%(default)s)")
-    p.add_argument("--queue-bytes", type=int, default=d.queue_bytes,
+    p.add_argument("--rounds", type=integer, default=d.rounds, help="repetitions (paper: 30) (%(default)s)")
+    p.add_argument("--seed", type=integer, default=d.seed, help="root seed (%(default)s)")
+    p.add_argument("--queue-bytes", type=integer, default=d.queue_bytes,
                    help="router drop-tail buffer, bytes (paper: 97 KB) (%(default)s)")
-    p.add_argument("--w-max-bytes", type=int, default=d.w_max_bytes,
+    p.add_argument("--w-max-bytes", type=integer, default=d.w_max_bytes,
                    help="maximum window W_max, bytes (paper: 64 KB) (%(default)s)")
     # alpha and the source periods: None when not given; given where no run reads them, refused
     p.add_argument("--alpha", type=number, default=None,
                    help=f"smoothing constant of modes 2, 4, 6 and 8 ({d.alpha:g})")
     p.add_argument("--bottleneck-rate-bps", type=number, default=d.bottleneck_rate_bps,
                    help="bottleneck rate, bit/s (our choice; the paper's Figure 2 is not in its text) (%(default)s)")
-    p.add_argument("--sources", type=int, default=d.sources,
+    p.add_argument("--sources", type=integer, default=d.sources,
                    help="500 kb/s on-off sources feeding the router (%(default)s)")
     p.add_argument("--source-on-s", type=number, default=None,
                    help=f"on period, s, with --source-off-s > 0 ({d.source_on_s:g})")
     p.add_argument("--source-off-s", type=number, default=None,
                    help=f"off period, s; 0 = always on ({d.source_off_s:g})")
-    p.add_argument("--variants", default=",".join(VARIANTS),
-                   help="comma-separated subset of " + ", ".join(VARIANTS) + " (default: all)")
+    hide(add_list(p, "--variants", "--variant", kind="name", default=list(VARIANTS),
+                  help="a subset of " + ", ".join(VARIANTS) + " (default: all)"), "--variant")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="also write DIR/ngwa.csv (per variant), DIR/ngwa_per_round.csv, DIR/ngwa.json, DIR/ngwa.png")

@@ -6,7 +6,7 @@ Two long-lived flows with Source Quench above tau, Standard TCP against SmoothTC
 
 from __future__ import annotations
 
-from .common import CliError, add_command, number
+from .common import CliError, add_command, add_list, hide, integer, number
 from .experiment import emit, flag_error, names, out_dir
 
 __all__ = ["register"]
@@ -61,11 +61,11 @@ def _smoothtcp_flags(s) -> None:
     d = SmoothTcpExperiment()
     s.add_argument("--scale", type=number, default=d.scale,
                    help="run length as a fraction of the paper's 600 s (%(default)s)")
-    s.add_argument("--flows", type=int, default=d.flows, help="long-lived flows from t = 0 (%(default)s)")
-    s.add_argument("--queue-packets", type=int, default=d.queue_packets,
+    s.add_argument("--flows", type=integer, default=d.flows, help="long-lived flows from t = 0 (%(default)s)")
+    s.add_argument("--queue-packets", type=integer, default=d.queue_packets,
                    help="router drop-tail buffer, packets (%(default)s)")
-    s.add_argument("--tau", type=int, default=d.tau, help="Source Quench threshold, packets (%(default)s)")
-    s.add_argument("--rwnd", type=int, default=d.rwnd,
+    s.add_argument("--tau", type=integer, default=d.tau, help="Source Quench threshold, packets (%(default)s)")
+    s.add_argument("--rwnd", type=integer, default=d.rwnd,
                    help="receiver window and initial ssthresh, packets (%(default)s)")
     # None: not given (the experiment's default); given without a rule that reads it, refused
     s.add_argument("--kappa", type=number, default=None,
@@ -75,8 +75,8 @@ def _smoothtcp_flags(s) -> None:
                         "rule smoothtcp only")
     s.add_argument("--min-rto-s", type=number, default=d.min_rto_s,
                    help="minimum and initial RTO, seconds (%(default)s)")
-    s.add_argument("--rules", default=",".join(d.rules),
-                   help="comma-separated growth rules, one run each (%(default)s)")
+    hide(add_list(s, "--rules", "--rule", kind="name", default=list(d.rules),
+                  help=f"growth rules, one run each ({','.join(d.rules)})"), "--rule")
     s.add_argument("--bin-s", type=number, default=d.bin_s, help="time-series bin, seconds (%(default)s)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--out", default=None, metavar="DIR",

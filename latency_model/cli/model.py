@@ -14,7 +14,7 @@ import sys
 from ..studies.export import json_text
 from ..values import show
 from .common import (FIELD_FLAGS, STACK_HELP, CliError, add_command, add_size_flags, add_stack_flag, add_tcp_flags,
-                     cell, check_budget, check_out_dir, flag_message, number, os_error_message, params_for_size,
+                     cell, check_budget, check_out_dir, flag_message, hide, number, os_error_message, params_for_size,
                      params_from_args, sizes_from_args, warn)
 
 __all__ = ["register", "rules_table"]
@@ -60,7 +60,7 @@ def cmd_thresholds(args) -> int:
     from ..params import TcpParams
 
     # y_to and FileSize_min depend on the windows, MSS, b, dup_t and dup_lt, never on p, the
-    # RTT or the RTO: an explicit --p, --rtt or --rto is refused (after its value is checked)
+    # RTT or the RTO: an explicit --p, --rtt-s or --rto-s is refused (after its value is checked)
     unread = [flag for dest, flag in THRESHOLDS_UNREAD if getattr(args, dest) is not None]
     if args.p is None:
         args.p = TcpParams.p
@@ -237,7 +237,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
         return 0
     path = options.get("path")
     if path is not None and path.fixed_rto:
-        print(f"timer: the paper's fixed RTO of {base.rto:g} s (--rto; no estimator, no back-off)")
+        print(f"timer: the paper's fixed RTO of {base.rto:g} s (--rto-s; no estimator, no back-off)")
     if not_followed:
         print(f"stack {stack}: the model follows its sender, link, timers, quick ACKs and back-off rule, not "
               + "; ".join(not_followed))
@@ -326,7 +326,7 @@ def _levels_bar():
 LATENCY_SIZES = "1:30"
 """Sizes (packets) of ``latency`` when neither --size-packets nor --size-bytes is given."""
 
-THRESHOLDS_UNREAD = (("p", "--p"), ("rtt", "--rtt"), ("rto", "--rto"))
+THRESHOLDS_UNREAD = (("p", "--p"), ("rtt", "--rtt-s"), ("rto", "--rto-s"))
 """``thresholds`` flags (argparse dest, flag) that y_to and FileSize_min never read: refused
 when given (their default is None there)."""
 
@@ -449,9 +449,9 @@ def _latency_flags(p) -> None:
 
     add_tcp_flags(p)
     add_size_flags(p, default=LATENCY_SIZES)
-    p.add_argument("--model", choices=available_models(), default="fluid",
+    hide(p.add_argument("--model", "--models", dest="model", choices=available_models(), default="fluid",
                    help="fluid: the paper's recursion (%(default)s); packet: the packet-level sender as "
-                        "simulated; csa: Cardwell-Savage-Anderson 2000; pftk: Padhye et al. 1998")
+                        "simulated; csa: Cardwell-Savage-Anderson 2000; pftk: Padhye et al. 1998"), "--models")
     p.add_argument("--time-model", choices=TIME_MODELS, default=None,
                    help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
@@ -492,14 +492,14 @@ def _packet_options(args) -> dict:
     if stack is not None:
         given.update(_stack_setup(stack)[0])
     if args.model == "packet" and getattr(args, "rto", None) is not None:
-        # --rto is the paper's fixed timer for every model that reads it (fluid, CSA, PFTK);
+        # --rto-s is the paper's fixed timer for every model that reads it (fluid, CSA, PFTK);
         # the packet model runs it as the simulator's --rto-rule paper does, not RFC 6298's
         from ..model.packet import PathConfig
 
         try:
             given["path"] = dataclasses.replace(given.get("path", PathConfig()), fixed_rto=True)
         except ValueError as exc:
-            raise CliError(f"--rto (the paper's fixed timer): {exc}") from None
+            raise CliError(f"--rto-s (the paper's fixed timer): {exc}") from None
     return given
 
 

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 from ..studies.export import json_text
-from .common import (CliError, add_command, add_stack_flag, check_out_dir, check_out_file, check_workers,
-                     os_error_message)
+from ..values import show
+from .common import (CliError, add_command, add_jobs_flag, add_stack_flag, check_out_dir, check_out_file,
+                     check_workers, os_error_message, warn)
 
 __all__ = ["register"]
 
@@ -59,6 +60,26 @@ def _out(args) -> str:
     return check_out_dir("--out", out)  # before any work: a file, '' or an unwritable folder is refused
 
 
+def _warn_long(args, jobs) -> None:
+    """One warning line when the run is long work (most of its pieces not yet in the cache),
+    as every long command gives (:func:`~latency_model.checks.long_work`)."""
+    import dataclasses
+    import os
+
+    from ..checks import long_work
+    from ..studies.figures import DEFAULT_BUDGET, QUICK_BUDGET, reproduce_seconds
+
+    budget = QUICK_BUDGET if args.quick else DEFAULT_BUDGET
+    if budget.stack != args.stack:
+        budget = dataclasses.replace(budget, stack=args.stack)
+    seconds = reproduce_seconds(budget, Path(args.out) / ".cache", jobs=jobs or os.cpu_count() or 1,
+                                force=args.force)
+    note = long_work(f"{args.command}{' --quick' if args.quick else ''} (pieces not in {Path(args.out) / '.cache'})",
+                     seconds)
+    if note:
+        warn(note)
+
+
 def _run(args, **options) -> dict:
     """``run_reproduction`` into ``--out``: a failed run leaves no folder it made; another
     run writing there, or a write error (a full disk), is one line naming ``--out``."""
@@ -69,6 +90,7 @@ def _run(args, **options) -> dict:
     jobs = _jobs(args)
     with undo_folders(args.out if args.out is not None else "." if args.stack == "rfc" else f"stack-{args.stack}"):
         args.out = _out(args)
+        _warn_long(args, jobs)
         try:
             res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
                                    command=_command(args), stack=args.stack, **options)
@@ -86,9 +108,17 @@ def cmd_reproduce(args) -> int:
     from ..studies.validate import summary_text
 
     res = _run(args)
+    ev = res["evaluation"]
+    if args.json:
+        print(json_text({"out": str(args.out), "stack": args.stack, "quick": bool(args.quick),
+                         "files": [str(p) for p in res["paths"]], "claims": res["claims"],
+                         "validation": {"passed": ev["passed"], "known": ev["known"], "failed": ev["failed"],
+                                        "summary": summary_text(ev)},
+                         "pieces_computed": res["computed"], "pieces_cached": res["cached"],
+                         "seconds_total": res["seconds_total"]}))
+        return 0
     print(tables_text(res["tables"]))
     print()
-    ev = res["evaluation"]
     for cl in res["claims"]:
         if isinstance(cl.get("paper"), float):
             sim = cl["simulation"]
@@ -103,7 +133,7 @@ def cmd_reproduce(args) -> int:
 def cmd_validate(args) -> int:
     """Exit status 0 when every case passes or fails only as a declared known difference,
     1 on any other failure (``--strict``: on known differences too)."""
-    from ..studies.validate import exit_status, status_text, summary_text
+    from ..studies.validate import error_text, exit_status, status_text, summary_text
 
     res = _run(args, progress=not args.json)
     ev = res["evaluation"]
@@ -116,9 +146,7 @@ def cmd_validate(args) -> int:
                           "strict": bool(args.strict), "exit_status": status}))
     else:
         for c in ev["cases"]:
-            worst = c["worst_relative_error"]
-            print(f"{status_text(c):<22}{c['name']:<36} worst relative error "
-                  f"{'-' if worst is None else format(worst, '.1%')}")
+            print(f"{status_text(c):<22}{c['name']:<36} {error_text(c)}")
             if c["status"] == "n/a":
                 print(f"{'':<22}{c['why_failed'][:130]}")
             if c["status"] in ("known", "known_not_seen"):
@@ -132,19 +160,54 @@ def cmd_validate(args) -> int:
 
 
 def cmd_plot(args) -> int:
-    from ..studies.draw import draw_csv
+    from ..studies.plots import REQUIRED_COLUMNS, check_csv_rows
 
     path = Path(args.csv)
     if not path.is_file():
         raise CliError(f"csv file not found: {path}")
+    if (args.x is None) != (args.y is None):
+        raise CliError("give --x and --y together (the columns to draw)")
+    if args.x is None:
+        given = [f for f, v in (("--hue", args.hue), ("--where", args.where), ("--logx", args.logx),
+                                ("--logy", args.logy)) if v]
+        if given:
+            raise CliError(f"{', '.join(given)}: for a CSV drawn by its columns; give --x and --y with "
+                           f"{'it' if len(given) == 1 else 'them'}")
+    where = {}
+    for item in args.where:
+        column, sep, value = item.partition("=")
+        if not sep or not column.strip():
+            raise CliError(f"--where must be COLUMN=VALUE, got {show(item)}")
+        where[column.strip()] = value.strip()
+    try:
+        header = check_csv_rows(path)  # a cut or non-UTF-8 file is named before any drawing
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if args.out is not None:  # a stem: STEM.png and STEM.svg are written
         check_out_file("--out", args.out)
+    from ..studies.trace_plots import is_trace_csv
+
     try:
-        written = draw_csv(path, args.out)
+        if args.x is not None:
+            from ..studies.plots import draw_columns
+
+            written = draw_columns(path, args.x, args.y, args.hue, where, args.out, logx=args.logx, logy=args.logy)
+        elif all(c in header for c in REQUIRED_COLUMNS) or is_trace_csv(path):
+            from ..studies.draw import draw_csv
+
+            written = draw_csv(path, args.out)
+        else:
+            raise CliError(f"csv must have the columns {', '.join(REQUIRED_COLUMNS)} to be drawn as a figure of "
+                           f"reproduce; to draw any other CSV name its columns with --x and --y (and --hue, "
+                           f"--where COLUMN=VALUE); {path} has {', '.join(header)}")
     except UnicodeDecodeError:
         raise CliError(f"csv file {path} is not UTF-8 text (a figure CSV written by reproduce?)") from None
     except (ValueError, KeyError) as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(str(exc) or f"{path}: not a CSV this command can draw") from None
+    if args.json:
+        print(json_text({"csv": str(path), "x": args.x, "y": args.y, "hue": args.hue, "where": where,
+                         "written": [str(p) for p in written]}))
+        return 0
     for p in written:
         print(f"wrote {p}")
     return 0
@@ -157,8 +220,13 @@ def _run_flags(p) -> None:
                         "(. for --stack rfc, else stack-NAME)")
     add_stack_flag(p)
     p.add_argument("--quick", action="store_true", help="small budget, under a minute (used by CI)")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all CPUs)")
+    add_jobs_flag(p)
     p.add_argument("--force", action="store_true", help="recompute, ignoring the cache")
+
+
+def _reproduce_flags(p) -> None:
+    _run_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object (files written, claims, validation)")
 
 
 def _validate_flags(p) -> None:
@@ -169,14 +237,23 @@ def _validate_flags(p) -> None:
 
 
 def _plot_flags(p) -> None:
-    p.add_argument("csv", help="a figures/figN.csv written by reproduce (Figures 1-10)")
+    p.add_argument("csv", help="a tidy CSV written by latency-model: a figures/figN.csv of reproduce "
+                               "(drawn as its figure), or any other (sweep, accuracy, experiment) with --x and --y")
+    p.add_argument("--x", default=None, metavar="COLUMN", help="column on the horizontal axis (e.g. size_packets)")
+    p.add_argument("--y", default=None, metavar="COLUMN", help="column on the vertical axis (e.g. expected_latency_s)")
+    p.add_argument("--hue", default=None, metavar="COLUMN", help="one line per value of this column (e.g. variant)")
+    p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
+                   help="keep the rows with this value (repeatable), e.g. --where p=0.01")
+    p.add_argument("--logx", action="store_true", help="logarithmic x axis")
+    p.add_argument("--logy", action="store_true", help="logarithmic y axis")
     p.add_argument("--out", default=None, metavar="STEM", help="output path without extension (the CSV's)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the files written)")
 
 
 def register(sub) -> None:
     """Register ``reproduce``, ``validate`` and ``plot`` on the subparsers ``sub``."""
     add_command(sub, "reproduce", help="regenerate the paper's tables and figures (model and simulation), "
-                "and the validation report", func=cmd_reproduce, flags=_run_flags)
+                "and the validation report", func=cmd_reproduce, flags=_reproduce_flags)
     add_command(sub, "validate", help="model against simulator: run the validation cases, write "
                 "validation/REPORT.md; exit 1 if a case fails other than as a declared known difference "
                 "(--strict: any)", func=cmd_validate, flags=_validate_flags)

@@ -17,7 +17,9 @@ from ..values import show
 from .common import (
     CliError,
     add_command,
+    add_jobs_flag,
     add_link_flags,
+    add_list,
     add_size_flags,
     add_tcp_flags,
     cell,
@@ -123,7 +125,7 @@ def cmd_simulate(args) -> int:
         params = params_for_size(args, base, size_b)
         params_out = params_out or params
         summary = simulate(params, size_bytes=[size_b], runs=args.runs, seed=args.seed, config=config,
-                           engine=args.engine, workers=args.workers)
+                           engine=args.engine, workers=args.jobs)
         row = summary.results[0].to_dict()
         if args.variant == "size-based":
             row["params"] = params.to_dict()
@@ -166,7 +168,7 @@ def _short(x: float) -> str:
 
 
 def _simulate_budget(args, params, config, sizes: list) -> None:
-    """Validate --runs, --seed, --engine and --workers, then refuse a Monte Carlo that
+    """Validate --runs, --seed, --engine and --jobs, then refuse a Monte Carlo that
     cannot fit in memory and warn when it is long (:func:`~latency_model.checks.simulation_cost`)."""
     from ..checks import check_int, simulation_cost
     from ..sim.runner import ENGINES, runs_compiled
@@ -175,7 +177,7 @@ def _simulate_budget(args, params, config, sizes: list) -> None:
     check_int("seed", args.seed, low=0)
     if args.engine not in ENGINES:
         raise CliError(f"--engine must be one of {', '.join(ENGINES)}, got {show(args.engine)}")
-    workers = check_workers("--workers", args.workers)
+    workers = check_workers("--jobs", args.jobs)
     compiled = runs_compiled(args.engine, params, config)
     memory, seconds = simulation_cost(runs, max(sizes) / params.mss_bytes, params.p, len(sizes), compiled=compiled,
                                       sender=config.sender)
@@ -197,23 +199,37 @@ def cmd_single_loss(args) -> int:
                    "single-loss drops exactly the first transmission of one packet per transfer (no random "
                    "loss of data or ACKs)")
     config = config_from_args(args)
-    n = check_int("size_packets", args.size_packets, low=1)
-    params = params_for_size(args, params_from_args(args), n * args.mss)
-    # n transfers of n packets, each with one drop, on the pure-Python path
-    memory, _ = simulation_cost(1, n, 0.0)
-    check_budget(f"single-loss --size-packets {n:,}", memory, n * transfer_seconds(n, 0.0, compiled=False))
-    res = single_loss(params, size_packets=n, config=config)
-    out = {"pattern": res.pattern, "y_to_packets": res.y_to_packets,
-           "tail_timeout_packets": res.tail_timeout_packets,
-           "params": params.to_dict(), "sim_config": config.to_dict()}
+    sizes = [check_int("size_packets", v, low=1) for v in args.size_packets]
+    base = params_from_args(args)
+    # n transfers of n packets per size, each with one drop, on the pure-Python path
+    memory = max(simulation_cost(1, n, 0.0)[0] for n in sizes)
+    seconds = sum(n * transfer_seconds(n, 0.0, compiled=False) for n in sizes)
+    check_budget(f"single-loss --size-packets {_sizes_text(sizes)}", memory, seconds)
+    results = []
+    for n in sizes:
+        params = params_for_size(args, base, n * base.mss_bytes)
+        res = single_loss(params, size_packets=n, config=config)
+        row = {"size_packets": n, "pattern": res.pattern, "y_to_packets": res.y_to_packets,
+               "tail_timeout_packets": res.tail_timeout_packets}
+        if args.variant == "size-based":
+            row["params"] = params.to_dict()
+        results.append(row)
+    out = {"params": base.to_dict(), "sim_config": config.to_dict(), "variant": args.variant, "results": results}
     if args.json:
         print(json_text(out))
         return 0
-    print(f"single loss of packet i (0-based) in a {int(n)}-packet transfer: "
+    print("single loss of packet i (0-based) in an n-packet transfer: "
           "T = timeout, F = fast retransmit" + (", P = tail loss probe" if config.rack_tlp else ""))
-    print(res.pattern)
-    print(f"y_to = {res.y_to_packets} packets, tail = {res.tail_timeout_packets} packets")
+    width = len(str(max(sizes)))
+    for r in results:
+        print(f"n = {r['size_packets']:>{width}}  {r['pattern']}  (y_to = {r['y_to_packets']}, "
+              f"tail = {r['tail_timeout_packets']} packets)")
     return 0
+
+
+def _sizes_text(sizes: list) -> str:
+    """Sizes for a message: ``12``, or ``1..30 (30 sizes)``."""
+    return str(sizes[0]) if len(sizes) == 1 else f"{min(sizes):,}..{max(sizes):,} ({len(sizes):,} sizes)"
 
 
 # ---------------------------------------------------------------------------
@@ -259,7 +275,9 @@ def cmd_trace(args) -> int:
     base = params_from_args(args)
     sizes = sizes_from_args(args, base.mss_bytes, default=None, whole=True)
     if len(sizes) != 1:
-        raise CliError("trace takes one size")
+        flag = "--size-bytes" if args.size_bytes is not None else "--size-packets"
+        raise CliError(f"{flag} gives {len(sizes):,} sizes: trace follows one transfer, so give one (simulate and "
+                       "single-loss take lists and ranges)")
     size_b = sizes[0]
     params = params_for_size(args, base, size_b)
     seed = check_int("seed", args.seed, low=0)
@@ -477,7 +495,7 @@ def cmd_rule_trace(args) -> int:
     try:
         d = rule_trace(params, n, config, args.pipe_packets, args.queue_packets)
     except NotLossFree as exc:  # no loss is drawn here: only a timer shorter than the round trip
-        timer = (f"the paper's fixed RTO ({params.rto:g} s: --rto, or max(1 s, 4 RTT))"
+        timer = (f"the paper's fixed RTO ({params.rto:g} s: --rto-s, or max(1 s, 4 RTT))"
                  if config.rto_rule == "paper" else
                  f"the RTO (--initial-rto-s {config.initial_rto_s:g}, --min-rto-s {config.min_rto_s:g})")
         raise CliError(f"--rtts: the loss-free trace retransmitted ({exc.event!r} event): {timer} expired "
@@ -516,7 +534,7 @@ def _simulate_flags(p) -> None:
     p.add_argument("--runs", type=number, default=1000, help="transfers per size (%(default)s)")
     p.add_argument("--seed", type=number, default=0, help="root seed (%(default)s)")
     p.add_argument("--engine", default="auto", help=f"{', '.join(ENGINES)} (%(default)s; same results)")
-    p.add_argument("--workers", type=number, default=1, help="worker processes (%(default)s; same results)")
+    add_jobs_flag(p, default=1)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -524,14 +542,17 @@ def _single_loss_flags(p) -> None:
     add_tcp_flags(p)
     add_link_flags(p)
     _unset_defaults(p, ("p", "p_ack"))  # not read: refused when given
-    p.add_argument("--size-packets", type=number, required=True, metavar="N", help="transfer size, packets")
+    add_list(p, "--size-packets", required=True, metavar="SIZES",
+             help="transfer sizes, packets: N, a,b,c or a:b[:step] (one pattern per size)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _trace_flags(p) -> None:
     add_tcp_flags(p)
     add_link_flags(p)
-    add_size_flags(p)
+    # the shared grammar, one transfer: a list or range is refused with the count it gives
+    add_list(p, "--size-packets", default=None, metavar="N", help="transfer size, packets (one transfer: one value)")
+    add_list(p, "--size-bytes", default=None, metavar="N", help="transfer size, bytes (one transfer: one value)")
     p.add_argument("--seed", type=number, default=0, help="root seed (%(default)s)")
     p.add_argument("--run", type=number, default=0, help="which run of `simulate --seed` to trace (%(default)s)")
     p.add_argument("--drop", type=number, action="append", default=[], metavar="I",

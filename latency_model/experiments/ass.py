@@ -29,9 +29,14 @@ from ..checks import check_choice, check_int, check_real
 from ..growth import AssRule, LssRule
 from ..growth.ass import DECREASE_MODES
 from ..params import TcpParams, initial_window_bytes
+from ..results import ResultData
 from ..sim.config import SimConfig
 from ..sim.dumbbell import Dumbbell
 from ..sim.scenario import Flow, Scenario, run
+
+MIN_RATE_MBPS = 1e-6
+"""Slowest link rate, Mb/s (1 bit/s): the runs last at most 2,500 s, and rates near the float
+minimum would make a packet's transmission time infinite."""
 
 __all__ = ["AssExperiment", "AssResult", "run_ass", "ALGORITHMS", "PAPER_QUEUES", "PAPER_BOTTLENECKS_MBPS",
            "PAPER_CLAIMS", "TIE"]
@@ -153,7 +158,7 @@ class AssExperiment:
         set_(self, "scale", check_real("scale", self.scale, low=0.0, high=10.0, low_open=True))
         set_(self, "bottlenecks_mbps", _tuple_of(
             "bottlenecks_mbps", self.bottlenecks_mbps,
-            lambda v: float(check_real("bottlenecks_mbps", v, low=0.0, high=1e5, low_open=True))))
+            lambda v: float(check_real("bottlenecks_mbps", v, low=MIN_RATE_MBPS, high=1e5))))
         set_(self, "queues", _tuple_of("queues", self.queues,
                                        lambda v: check_int("queues", v, low=1, high=100000)))
         set_(self, "algorithms", _tuple_of("algorithms", self.algorithms, _algorithm))
@@ -162,7 +167,7 @@ class AssExperiment:
             "initial_windows", self.initial_windows,
             lambda v: check_int("initial_windows", v, low=1, high=self.rwnd)))
         set_(self, "access_rate_mbps",
-             check_real("access_rate_mbps", self.access_rate_mbps, low=0.0, low_open=True))
+             check_real("access_rate_mbps", self.access_rate_mbps, low=MIN_RATE_MBPS, high=1e5))
         set_(self, "link_delay_s", check_real("link_delay_s", self.link_delay_s, low=0.0, high=10.0))
         if self.reverse_queue_packets is not None:
             set_(self, "reverse_queue_packets",
@@ -285,7 +290,7 @@ SERIES_KEYS = ("time_s", "cwnd_packets", "throughput_series_kbps")
 
 
 @dataclass(frozen=True)
-class AssResult:
+class AssResult(ResultData):
     """Outcome of :func:`run_ass`.
 
     Attributes
@@ -298,6 +303,8 @@ class AssResult:
         ``{"claim", "ours", "paper", "agrees"}`` per claim of the paper that the runs cover
         (see :func:`_claims` for the rules).
     """
+
+    ROWS = "runs"  # to_frame(): one row per entry
 
     experiment: AssExperiment
     runs: list = field(default_factory=list)

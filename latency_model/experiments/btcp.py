@@ -18,6 +18,7 @@ random numbers), so the per-seed differences between variants are paired.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -27,6 +28,8 @@ from scipy import stats
 from ..checks import check_int, check_real
 from ..growth import BtcpRule, StandardRule
 from ..params import TcpParams
+from ..results import ResultData
+from ..sim._seeding import root_seed
 from ..sim.config import SimConfig
 from ..sim.dumbbell import Dumbbell
 from ..sim.scenario import Scenario, random_flows, run
@@ -207,7 +210,7 @@ def _metrics(result, mice_bytes: int) -> dict:
 
 
 @dataclass(frozen=True)
-class BtcpResult:
+class BtcpResult(ResultData):
     """Outcome of :func:`run_btcp`.
 
     Attributes
@@ -228,6 +231,8 @@ class BtcpResult:
         (see :func:`_claims` for the agreement rules).
     """
 
+    ROWS = "summary"  # to_frame(): one row per entry
+
     experiment: BtcpExperiment
     per_seed: list = field(default_factory=list)
     summary: list = field(default_factory=list)
@@ -241,7 +246,7 @@ class BtcpResult:
                 "claims": self.claims, "per_seed": self.per_seed, "paper_text": PAPER_CLAIMS}
 
 
-def run_btcp(experiment: BtcpExperiment | None = None, progress=None) -> BtcpResult:
+def run_btcp(experiment: BtcpExperiment | None = None, progress=None, *, rng=None) -> BtcpResult:
     """Run Burst TCP's experiment: every variant on the same random flows, per repetition.
 
     Parameters
@@ -250,6 +255,10 @@ def run_btcp(experiment: BtcpExperiment | None = None, progress=None) -> BtcpRes
         Settings; default ``BtcpExperiment()``.
     progress : callable, optional
         Called as ``progress(seed_index, variant)`` after each run.
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The randomness (SPEC 7), in place of the experiment's ``seed``: an int is the seed,
+        a Generator draws it (:func:`~latency_model.sim._seeding.root_seed`); the seed used
+        is in the result's experiment.
 
     Returns
     -------
@@ -258,6 +267,8 @@ def run_btcp(experiment: BtcpExperiment | None = None, progress=None) -> BtcpRes
     ex = BtcpExperiment() if experiment is None else experiment
     if not isinstance(ex, BtcpExperiment):
         raise ValueError(f"experiment must be a BtcpExperiment, got {ex!r}")
+    if rng is not None:
+        ex = dataclasses.replace(ex, seed=root_seed(rng))
     children = np.random.SeedSequence(ex.seed).spawn(ex.seeds)
     sizes = ParetoSizes(4.0, 1.2)
     topo, cfg = ex.topology(), ex.config()

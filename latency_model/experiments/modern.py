@@ -41,6 +41,7 @@ do not depend on which other cells, variants or workers were asked for.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import asdict, dataclass, field
@@ -50,6 +51,8 @@ from scipy import stats
 
 from ..checks import check_choice, check_int, check_real
 from ..params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
+from ..results import ResultData
+from ..sim._seeding import root_seed
 
 __all__ = ["VARIANTS", "LABELS", "ModernExperiment", "ModernResult", "run_modern", "sim_config",
            "model_params", "cell_seed", "PAPER_CLAIMS", "claims_from", "compact_sizes"]
@@ -338,7 +341,7 @@ def _run_piece(piece):
 
 
 @dataclass(frozen=True)
-class ModernResult:
+class ModernResult(ResultData):
     """Outcome of :func:`run_modern`.
 
     Attributes
@@ -356,6 +359,8 @@ class ModernResult:
     claims : list of dict
         ``{"claim", "model", "simulation", "paper", "agrees", "rule"}`` (see :func:`claims_from`).
     """
+
+    ROWS = "series"  # to_frame(): one row per entry
 
     experiment: ModernExperiment
     series: list = field(default_factory=list)
@@ -424,7 +429,7 @@ def _single_l1(single: dict, p: float) -> float:
     return float(np.sum(w * t) / np.sum(w))
 
 
-def run_modern(experiment: ModernExperiment | None = None, progress=None) -> ModernResult:
+def run_modern(experiment: ModernExperiment | None = None, progress=None, *, rng=None) -> ModernResult:
     """Run the experiment: model pieces, single-loss runs and the Monte Carlo of every cell.
 
     Parameters
@@ -433,6 +438,10 @@ def run_modern(experiment: ModernExperiment | None = None, progress=None) -> Mod
         Settings; default ``ModernExperiment()`` (about a minute with the compiled engine).
     progress : callable, optional
         Called as ``progress(done, total)`` after each piece.
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The randomness (SPEC 7), in place of the experiment's ``seed``: an int is the seed,
+        a Generator draws it (:func:`~latency_model.sim._seeding.root_seed`); the seed used
+        is in the result's experiment.
 
     Returns
     -------
@@ -441,6 +450,8 @@ def run_modern(experiment: ModernExperiment | None = None, progress=None) -> Mod
     ex = ModernExperiment() if experiment is None else experiment
     if not isinstance(ex, ModernExperiment):
         raise ValueError(f"experiment must be a ModernExperiment, got {ex!r}")
+    if rng is not None:
+        ex = dataclasses.replace(ex, seed=root_seed(rng))
     sizes = list(ex.sizes_packets)
     pieces = []
     for v in ex.variants:

@@ -21,12 +21,15 @@ Round ``i`` draws the four start times uniformly on ``[0, 1 s)`` and the source'
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..checks import check_int, check_real
-from ..params import TcpParams
+from ..params import MAX_WINDOW_BYTES, TcpParams
+from ..results import ResultData
+from ..sim._seeding import root_seed
 from ..sim.config import SimConfig
 from ..sim.dumbbell import Dumbbell
 from ..sim.ngwa import mode_names, ngwa_mode
@@ -115,7 +118,9 @@ class NgwaExperiment:
         set_(self, "seed", check_int("seed", self.seed, low=0))
         set_(self, "mss_bytes", check_int("mss_bytes", self.mss_bytes, low=1))
         set_(self, "queue_bytes", check_int("queue_bytes", self.queue_bytes, low=self.mss_bytes + 40))
-        set_(self, "w_max_bytes", check_int("w_max_bytes", self.w_max_bytes, low=1))
+        # the flows' receiver window is W_max in segments plus one: at most TCP's largest window
+        set_(self, "w_max_bytes", check_int("w_max_bytes", self.w_max_bytes, low=1,
+                                            high=(MAX_WINDOW_BYTES // self.mss_bytes - 1) * self.mss_bytes))
         set_(self, "alpha", check_real("alpha", self.alpha, low=0.0, high=1.0, low_open=True, high_open=True))
         for k in ("bottleneck_rate_bps", "access_rate_bps", "source_rate_bps", "source_on_s", "min_rto_s"):
             set_(self, k, check_real(k, getattr(self, k), low=0.0, low_open=True))
@@ -200,7 +205,7 @@ def _metrics(res) -> dict:
 
 
 @dataclass(frozen=True)
-class NgwaResult:
+class NgwaResult(ResultData):
     """Outcome of :func:`run_ngwa`.
 
     Attributes
@@ -222,6 +227,8 @@ class NgwaResult:
         ``{"claim", "ours", "paper", "agrees"}`` (see :func:`_claims`).
     """
 
+    ROWS = "summary"  # to_frame(): one row per entry
+
     experiment: NgwaExperiment
     per_round: list = field(default_factory=list)
     summary: list = field(default_factory=list)
@@ -234,7 +241,7 @@ class NgwaResult:
                 "claims": self.claims, "per_round": self.per_round}
 
 
-def run_ngwa(experiment: NgwaExperiment | None = None, progress=None) -> NgwaResult:
+def run_ngwa(experiment: NgwaExperiment | None = None, progress=None, *, rng=None) -> NgwaResult:
     """Run the NGWA loss experiment: every variant on the same draw, per round.
 
     Parameters
@@ -243,6 +250,10 @@ def run_ngwa(experiment: NgwaExperiment | None = None, progress=None) -> NgwaRes
         Settings; default ``NgwaExperiment()``.
     progress : callable, optional
         Called as ``progress(round, variant)`` after each run.
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The randomness (SPEC 7), in place of the experiment's ``seed``: an int is the seed,
+        a Generator draws it (:func:`~latency_model.sim._seeding.root_seed`); the seed used
+        is in the result's experiment.
 
     Returns
     -------
@@ -251,6 +262,8 @@ def run_ngwa(experiment: NgwaExperiment | None = None, progress=None) -> NgwaRes
     ex = NgwaExperiment() if experiment is None else experiment
     if not isinstance(ex, NgwaExperiment):
         raise ValueError(f"experiment must be an NgwaExperiment, got {ex!r}")
+    if rng is not None:
+        ex = dataclasses.replace(ex, seed=root_seed(rng))
     rows = []
     for i, child in enumerate(np.random.SeedSequence(ex.seed).spawn(ex.rounds)):
         for v in ex.variants:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..studies.plots import pyplot, save_figure
+from ..studies.plots import legend_below, pyplot, save_figure
 
 __all__ = ["plot_ass"]
 
@@ -55,8 +55,7 @@ def plot_ass(data: dict, path, kind: str = "cwnd") -> Path:
                 ax.set_ylabel(label, fontsize=7)
             if i == len(rows) - 1:
                 ax.set_xlabel("time, s", fontsize=7)
-    axes[0][0].legend(fontsize=6, loc="best")
     fig.suptitle(f"ASS experiment ({label}): one flow, {p['horizon_s']:g} s runs (scale {p['scale']:g})",
                  fontsize=9)
-    fig.tight_layout()
+    legend_below(fig, *axes[0][0].get_legend_handles_labels(), fontsize=6)
     return save_figure(fig, path, dpi=80)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..studies.plots import pyplot, save_figure
+from ..studies.plots import legend_below, pyplot, save_figure
 
 __all__ = ["plot_smoothtcp"]
 
@@ -58,9 +58,14 @@ def plot_smoothtcp(data: dict, path) -> Path:
         axes[1, col].set_ylabel("cwnd, packets", fontsize=8)
         axes[2, col].set_ylabel("queue, packets", fontsize=8)
         axes[2, col].set_xlabel("time, s", fontsize=8)
-        axes[0, col].legend(fontsize=7, loc="upper right")
     p = data["params"]
     fig.suptitle(f"SmoothTCP experiment: {p['flows']} flows, {p['horizon_s']:g} s, queue {p['queue_packets']}, "
                  f"tau {p['tau']}, kappa {p['kappa']:g}", fontsize=10)
-    fig.tight_layout()
+    handles, labels = [], []
+    for ax in (axes[0, 0], axes[2, 0], ax2):
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    legend_below(fig, handles, labels)
     return save_figure(fig, path, dpi=90)

@@ -32,6 +32,7 @@ from ..checks import check_choice, check_int, check_real
 from ..growth import RULES, SmoothStartRule, SmoothTcpRule, make_rule
 from ..growth.smoothtcp import SS_SIGNALS
 from ..params import TcpParams
+from ..results import ResultData
 from ..sim.config import SimConfig
 from ..sim.dumbbell import Dumbbell
 from ..sim.scenario import Flow, Scenario, run
@@ -194,7 +195,7 @@ class SmoothTcpExperiment:
 
 
 @dataclass(frozen=True)
-class SmoothTcpResult:
+class SmoothTcpResult(ResultData):
     """Outcome of :func:`run_smoothtcp`.
 
     Attributes
@@ -215,6 +216,8 @@ class SmoothTcpResult:
     claims : list of dict
         ``{"claim", "ours", "paper", "agrees"}``.
     """
+
+    ROWS = "summary"  # to_frame(): one row per entry
 
     experiment: SmoothTcpExperiment
     summary: list

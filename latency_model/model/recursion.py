@@ -165,6 +165,32 @@ class LatencyResult:
         """Number K of conditional latencies summed (k = 0 .. K-1)."""
         return self.conditional_latency_s.shape[1]
 
+    def to_dict(self) -> dict:
+        """JSON-ready dict of the arrays (as lists, shapes kept) and ``k_max``."""
+        from ..results import to_dict
+
+        return {**to_dict(self), "k_max": self.k_max}
+
+    def records(self, by: str = "size") -> list[dict]:
+        """Rows of :meth:`to_frame`: one per size (``by="size"``: expected latency, truncated
+        and raw mass), or one per size and loss count k (``by="k"``: L_k and p(k | y))."""
+        if by == "size":
+            return [{"size_bytes": float(y), "expected_latency_s": float(e), "truncated_mass": float(t),
+                     "raw_mass": float(r), "k_max": self.k_max}
+                    for y, e, t, r in zip(self.sizes_bytes, self.expected_latency_s, self.truncated_mass,
+                                          self.raw_mass)]
+        if by == "k":
+            return [{"size_bytes": float(y), "k": k, "conditional_latency_s": float(self.conditional_latency_s[i, k]),
+                     "loss_probability": float(self.loss_pmf[i, k])}
+                    for i, y in enumerate(self.sizes_bytes) for k in range(self.k_max)]
+        raise ValueError(f"by must be 'size' or 'k', got {by!r}")
+
+    def to_frame(self, by: str = "size"):
+        """A pandas DataFrame of :meth:`records` (pandas is optional: ``latency_model[pandas]``)."""
+        from ..results import to_frame
+
+        return to_frame(self.records(by))
+
 
 
 # ---------------------------------------------------------------------------

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..accel import compile_twin
 
-__all__ = ["fill_uniforms", "entropy_pools", "compiled_fill"]
+__all__ = ["fill_uniforms", "entropy_pools", "compiled_fill", "root_seed"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -224,3 +224,46 @@ def fill_uniforms(children, out: np.ndarray) -> None:
             out[j] = np.random.Generator(np.random.PCG64(child)).random(out.shape[1])
         return
     fn(pools, out, np.empty((len(children), 4), np.uint64))
+
+
+def root_seed(rng=None, seed=None, *, default: int = 0) -> int:
+    """The integer root seed of a random run, from ``rng`` (SPEC 7) or the older ``seed``.
+
+    Every random run in the package spawns its streams from ``SeedSequence(root)``; this
+    turns what a caller gave into that root, so the run is recorded (and repeated) by one
+    integer whatever was passed.
+
+    Parameters
+    ----------
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        An int is the root itself (``rng=5`` and ``seed=5`` give the same run); a
+        SeedSequence gives ``generate_state(1, uint64)[0]`` (the same every time); a
+        Generator draws the root (``integers(2**63)``), so it advances as any draw would.
+    seed : int or numpy.random.Generator, optional
+        The older keyword: the same values as ``rng``.
+    default : int
+        The root when neither is given.
+
+    Returns
+    -------
+    int
+        ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        Both given, or a value of another kind (a negative or non-integral number, a
+        BitGenerator, ``True``), naming the keyword.
+    """
+    if rng is not None and seed is not None:
+        raise ValueError(f"give rng or seed, not both (got rng={rng!r}, seed={seed!r})")
+    name, value = ("rng", rng) if rng is not None else ("seed", seed)
+    if value is None:
+        return default
+    if isinstance(value, np.random.Generator):
+        return int(value.integers(0, 2**63))
+    if isinstance(value, np.random.SeedSequence):
+        return int(value.generate_state(1, np.uint64)[0])
+    from ..checks import check_int
+
+    return check_int(name, value, low=0)  # an int, or an integral float (2.0)

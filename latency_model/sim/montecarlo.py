@@ -18,7 +18,9 @@ from scipy import stats
 
 from ..checks import check_array, check_choice, check_int, check_real, check_sizes
 from ..params import TcpParams
+from ..results import ResultData
 from .config import SimConfig
+from ._seeding import root_seed
 from .runner import ENGINES, OUT_FIELDS, run_many
 
 __all__ = ["SizeSummary", "SimSummary", "simulate", "mean_ci"]
@@ -58,7 +60,7 @@ def mean_ci(x, level: float = 0.95):
 
 
 @dataclass(frozen=True)
-class SizeSummary:
+class SizeSummary(ResultData):
     """Monte Carlo summary for one transfer size.
 
     Attributes
@@ -127,7 +129,7 @@ class SizeSummary:
 
 
 @dataclass(frozen=True)
-class SimSummary:
+class SimSummary(ResultData):
     """Result of :func:`simulate`: one :class:`SizeSummary` per requested size.
 
     Attributes
@@ -144,6 +146,9 @@ class SimSummary:
     results : list of SizeSummary
         One per requested size, in the order given (times in seconds, sizes in bytes and
         packets).
+    sizes_shape : tuple or None
+        The shape the sizes were given in (``()`` for one scalar size): :attr:`sizes_bytes`
+        and :attr:`mean_latency_s` come back in it. ``to_frame()`` has one row per size.
     """
 
     params: TcpParams
@@ -151,6 +156,25 @@ class SimSummary:
     runs: int
     seed: int
     results: list
+    sizes_shape: tuple = field(default=None, compare=False)
+
+    @property
+    def sizes_bytes(self) -> np.ndarray:
+        """The sizes simulated, bytes, in the shape they were given (a scalar size: 0-d)."""
+        return self._shaped([r.size_bytes for r in self.results])
+
+    @property
+    def mean_latency_s(self) -> np.ndarray:
+        """Mean latency per size, seconds, in the shape the sizes were given."""
+        return self._shaped([r.mean_latency_s for r in self.results])
+
+    def _shaped(self, values) -> np.ndarray:
+        a = np.asarray(values)
+        return a if self.sizes_shape is None else a.reshape(self.sizes_shape)
+
+    def records(self) -> list[dict]:
+        """One dict per size (its :meth:`SizeSummary.to_dict`), with the root seed."""
+        return [{**r.to_dict(), "seed": self.seed} for r in self.results]
 
     def to_dict(self) -> dict:
         """JSON-ready dict: parameters, settings, runs, seed and per-size results."""
@@ -202,8 +226,9 @@ def simulate(
     *positional,
     size_packets=None,
     size_bytes=None,
-    runs: int,
-    seed: int = 0,
+    runs: int = 10_000,
+    rng=None,
+    seed=None,
     config: SimConfig | None = None,
     engine: str = "auto",
     batch_size: int = 2048,
@@ -224,9 +249,14 @@ def simulate(
     size_bytes : int or sequence of int, optional
         Transfer sizes, whole bytes (> 0); give this or ``size_packets``.
     runs : int
-        Transfers per size (>= 1).
-    seed : int
-        Root of ``SeedSequence(seed).spawn(runs)`` (>= 0).
+        Transfers per size (>= 1; default 10,000).
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The randomness (SPEC 7): an int is the root seed, so run ``i`` is child ``i`` of
+        ``SeedSequence(rng).spawn(runs)``; a Generator draws that root
+        (:func:`~latency_model.sim._seeding.root_seed`), recorded in ``SimSummary.seed``.
+        Default: root seed 0.
+    seed : int or numpy.random.Generator, optional
+        The older name of ``rng`` (give one of them).
     config : SimConfig, optional
         Link, timer and rule settings.
     engine : {"auto", "python", "compiled"}
@@ -253,12 +283,13 @@ def simulate(
     if not isinstance(config, SimConfig):
         raise ValueError(f"config must be a SimConfig, got {config!r}")
     runs = check_int("runs", runs, low=1)
-    seed = check_int("seed", seed, low=0)
+    seed = root_seed(rng, seed)
     check_choice("engine", engine, ENGINES)
     batch_size = check_int("batch_size", batch_size, low=1)
     workers = check_int("workers", workers, low=1)
     mss = params.mss_bytes
     sizes_bytes = [int(s) for s in check_sizes("simulate", positional, size_bytes, size_packets, mss, whole=True)]
+    shape = np.shape(size_bytes if size_bytes is not None else size_packets)
 
     children = np.random.SeedSequence(seed).spawn(runs)
     results = []
@@ -276,4 +307,4 @@ def simulate(
                                      initargs=(os.getpid(),)) as ex:
                 samples = np.vstack(list(ex.map(_chunk_job, jobs)))
         results.append(_summarise(samples, size_b, mss))
-    return SimSummary(params=params, config=config, runs=runs, seed=seed, results=results)
+    return SimSummary(params=params, config=config, runs=runs, seed=seed, results=results, sizes_shape=shape)

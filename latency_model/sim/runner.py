@@ -21,6 +21,7 @@ from ..params import TcpParams
 from . import kernel as K
 from . import kernel_ns3 as K3
 from . import kernel_sack as KS
+from ._seeding import root_seed
 from .config import SimConfig
 from .link import block_size
 from .transfer import check_recovery, run_transfer, segments_of
@@ -203,6 +204,7 @@ def run_many(
     *,
     engine: str = "auto",
     batch_size: int = 2048,
+    rng=None,
 ) -> np.ndarray:
     """Measures of one transfer per ``SeedSequence`` child.
 
@@ -215,13 +217,18 @@ def run_many(
     children : sequence of numpy.random.SeedSequence
         One child per run; run ``i`` draws only from ``Generator(PCG64(children[i]))``.
         A non-negative integer seed may stand for a child; ``None`` (a fresh, unrepeatable
-        seed), a Generator or a BitGenerator is refused.
+        seed), a Generator or a BitGenerator is refused. An int ``N`` (not in a sequence)
+        is a count of runs: the children are ``SeedSequence(root).spawn(N)``, the root from
+        ``rng`` (as :func:`~latency_model.sim.montecarlo.simulate`'s: the same samples).
     config : SimConfig, optional
         Link and timer settings.
     engine : {"auto", "python", "compiled"}
         See :data:`ENGINES`. All engines give identical results.
     batch_size : int
         Runs per kernel call (>= 1); does not change results.
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        With a count of runs: the root seed (:func:`~latency_model.sim._seeding.root_seed`;
+        default 0). Refused with explicit children (each run draws from its own).
 
     Returns
     -------
@@ -241,6 +248,11 @@ def run_many(
     check_choice("engine", engine, ENGINES)
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    if isinstance(children, (int, np.integer)) and not isinstance(children, bool):  # a count of runs
+        children = np.random.SeedSequence(root_seed(rng)).spawn(check_int("children", children, low=0))
+    elif rng is not None:
+        raise ValueError("rng gives the runs' seeds when children is a count of runs; with explicit "
+                         "children each run draws from its own, so give one of them")
     children = _check_children(children)
     # The CLI and the sweep estimate this before starting; a direct call is checked here, so
     # a size that cannot fit is refused with the estimate instead of a MemoryError.

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..checks import check_int
 from ..params import TcpParams
+from ..results import ResultData
 from .config import SimConfig
 from .transfer import run_transfer
 
@@ -24,7 +25,7 @@ __all__ = ["SingleLossResult", "single_loss", "y_to_packets"]
 
 
 @dataclass(frozen=True)
-class SingleLossResult:
+class SingleLossResult(ResultData):
     """Outcome of :func:`single_loss`.
 
     Attributes

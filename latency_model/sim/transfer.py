@@ -13,6 +13,7 @@ import numpy as np
 
 from ..checks import check_flag, check_instance, check_int, check_memory, simulation_cost
 from ..params import TcpParams
+from ..results import ResultData
 from .config import SimConfig
 from .engine import EventQueue
 from .link import Link, RandomLoss, ScriptedLoss, UniformStream, block_size
@@ -23,7 +24,7 @@ __all__ = ["TransferResult", "TraceRow", "run_transfer", "segments_of", "check_r
 
 
 @dataclass(frozen=True)
-class TransferResult:
+class TransferResult(ResultData):
     """Measures of one transfer.
 
     Attributes
@@ -139,7 +140,7 @@ def run_transfer(
     size_packets: int | None = None,
     size_bytes: int | None = None,
     config: SimConfig | None = None,
-    rng: np.random.Generator | None = None,
+    rng=None,
     drops=None,
     trace: bool = False,
 ):
@@ -158,9 +159,10 @@ def run_transfer(
         of ``size_packets`` and ``size_bytes``.
     config : SimConfig, optional
         Link, timer and rule settings; default ``SimConfig()``.
-    rng : numpy.random.Generator, optional
+    rng : numpy.random.Generator, int or numpy.random.SeedSequence, optional
         Randomness for random losses (required when ``drops`` is None and
-        ``params.p > 0`` or ``config.p_ack > 0``).
+        ``params.p > 0`` or ``config.p_ack > 0``); an int or SeedSequence seeds
+        ``numpy.random.default_rng`` (SPEC 7).
     drops : mapping or iterable of int, optional
         Deterministic losses instead of random ones: segment index (0-based) ->
         number of its first transmissions to drop, or a list of segments whose
@@ -198,14 +200,18 @@ def run_transfer(
     check_memory(f"simulating a transfer of {n:,} packets", simulation_cost(1, n, params.p)[0])
     trace = check_flag("trace", trace)
     if rng is not None:  # checked even where no draw is needed (p = 0, or scripted drops)
-        check_instance("rng", rng, np.random.Generator, "numpy.random.Generator or None")
+        if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):
+            rng = np.random.default_rng(rng if isinstance(rng, np.random.SeedSequence)
+                                        else check_int("rng", rng, low=0))  # SPEC 7: a seed
+        check_instance("rng", rng, np.random.Generator,
+                       "numpy.random.Generator, an integer >= 0, a numpy.random.SeedSequence or None")
 
     q = EventQueue()
     if drops is not None:
         loss = ScriptedLoss(drops, n)
     else:
         if rng is None and (params.p > 0.0 or config.p_ack > 0.0):
-            raise ValueError("rng (a numpy.random.Generator) is required for random losses")
+            raise ValueError("rng (a numpy.random.Generator or a seed) is required for random losses")
         if params.p == 0.0 and config.p_ack == 0.0:
             loss = ScriptedLoss((), n)  # lossless path: draw nothing
         else:

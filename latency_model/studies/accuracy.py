@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -564,7 +565,7 @@ def _chain_seconds(model: str, sets, max_packets=None, tree: bool = False) -> fl
 
 
 def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None, max_packets=None,
-                 sim_config=None):
+                 sim_config=None, tick=None):
     """Each covered (model, parameter set)'s latencies: ``({(model, i): [seconds or None per
     point]}, computed calls, cached calls, {(model, i): reason})``.
 
@@ -608,6 +609,8 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
                 return ("timeout", None)
         outcome = yield (m, params, list(sizes), options[m])
         counts["computed"] += 1
+        if tick is not None:
+            tick(counts["computed"])
         if outcome[0] == "ok":
             cache.store(cache_dir, ok_key, outcome[1], spec={"model": m, "params": params.to_dict()})
         elif outcome[0] == "timeout":
@@ -659,6 +662,24 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
         series.sort(key=lambda s: -_chain_seconds(s[0], [groups[i] for i in s[1]], max_packets, tree))
     _Calls(jobs, timeout_s).run([chain(m, idx) for m, idx in series])
     return out, counts["computed"], counts["cached"], failures
+
+
+def _progress_line(enabled: bool):
+    """``line(text, every_s=0)``: print ``text`` on stderr with the seconds since the start;
+    a line with ``every_s`` (a tick) at most every ``every_s`` seconds after the last tick;
+    nothing when not ``enabled``."""
+    import time
+
+    t0, last = time.monotonic(), [-math.inf]
+
+    def line(text: str, every_s: float = 0.0) -> None:
+        now = time.monotonic()
+        if enabled and now - last[0] >= every_s:
+            if every_s:
+                last[0] = now
+            print(f"{text}, {now - t0:.0f} s", file=sys.stderr, flush=True)
+
+    return line
 
 
 def _not_computed_groups(result) -> dict:
@@ -778,7 +799,8 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     force : bool
         Recompute everything (the cached table and predictions are replaced).
     progress : bool
-        A progress bar for the simulation (stderr).
+        Progress on stderr: a bar for the simulation on a terminal, and a line at most every
+        5 s while the models' calls run (on a terminal or not).
     command : str, optional
         The command line, recorded in the JSON.
     model_timeout_s : float or None
@@ -823,12 +845,18 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     missing = _coverage(amap, models, groups)
     cache_dir = Path(cache_dir)
     table = sim_table_path(amap, cache_dir)
-    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress, plan=plan,
-                       command=None if command is None else command.split())
+    line = _progress_line(progress)
+    line(f"accuracy map: {plan.n_rows} simulated cells")
+    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress and sys.stderr.isatty(),
+                       plan=plan, command=None if command is None else command.split())
+    line(f"accuracy map: cells simulated ({report.rows_computed} computed, {report.rows_resumed} from the cache); "
+         f"now the models' calls ({', '.join(models)})")
     _, sim = read_rows(table)
     max_packets = dict(MODEL_MAX_PACKETS if max_packets is None else max_packets)
-    predictions, computed, cached, failures = _predictions(models, groups, missing, cache_dir, jobs, force,
-                                                           model_timeout_s, max_packets, amap.sim_config)
+    predictions, computed, cached, failures = _predictions(
+        models, groups, missing, cache_dir, jobs, force, model_timeout_s, max_packets, amap.sim_config,
+        tick=lambda n: line(f"accuracy map: {n} model calls computed", every_s=5.0))
+    line(f"accuracy map: {computed} model calls computed, {cached} from the cache")
     for (m, i), (kind, text) in failures.items():
         if kind == "value_error" and not amap.strict:
             missing[m, i] = text
@@ -868,6 +896,25 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
 # Output
 
 
+STATUS_DEFINITIONS = {
+    "within": f"|error| <= {WITHIN:.0%}, or the model inside the simulated 95% interval",
+    "unresolved": f"the simulated mean is too uncertain to grade the model: its 95% half-width is over "
+                  f"{WITHIN:.0%} of the mean, or fewer than {MIN_RUNS} transfers are behind it (more --runs "
+                  "resolve it); its error is counted but mostly noise",
+    "not covered": "a set-up the model does not describe (CSA and PFTK: the standard rule and NewReno only): "
+                   "no row",
+    "not computed": "a cell above the model's size cap or over its time limit: no row",
+}
+"""What each status of a cell means, printed with every summary (text, report, JSON)."""
+
+
+def status_lines() -> list[str]:
+    """The definitions of :data:`STATUS_DEFINITIONS`, one line each (error = (model -
+    simulation) / simulation first)."""
+    return ["error = (model - simulated mean) / simulated mean, > 0 where the model is slower"] + \
+        [f"{k}: {v}" for k, v in STATUS_DEFINITIONS.items()]
+
+
 DEFINITIONS = {
     "error": "(model - sim_mean) / sim_mean; > 0 where the model is slower than the simulation",
     "sim_se_s": "standard error of the simulated mean: 95% Student-t half-width / t(0.975, runs - 1), seconds",
@@ -875,6 +922,7 @@ DEFINITIONS = {
     "within": f"|error| <= {WITHIN:g} or the model inside the simulated 95% interval",
     "resolved": f"runs >= {MIN_RUNS} and sim_se <= {MAX_RELATIVE_SE:.5f} x sim_mean (95% half-width <= "
                 f"{WITHIN:.0%} of the mean); unresolved cells are hatched in the maps",
+    "statuses": STATUS_DEFINITIONS,
     "summary": "per model (variant 'all') and per model and variant: median, 90th percentile (linear) and "
                "max of |error|, mean signed error, cells within, unresolved cells",
     "seeds": "cell i (grid order: variant, b, w0, p, size) draws from SeedSequence(seed, spawn_key=(i,)), "
@@ -1040,7 +1088,7 @@ def _heat_map(plt, rows: list[dict], sizes: list, ps: list, vmax: float, title: 
     runs = rows[0]["runs"]
     fig.text(0.5 / width, 0.08 / height,
              f"Numbers: error in %. {runs} simulated transfers a cell, stack {rows[0]['stack']}.\n"
-             f"Hatched: 95% interval wider than +-{WITHIN:.0%} of the mean, or fewer than {MIN_RUNS} runs.\n"
+             f"Hatched: unresolved, the 95% interval wider than +-{WITHIN:.0%} of the mean, or fewer than {MIN_RUNS} runs.\n"
              "Red: model faster, blue: slower; grey: no model value (not covered, or over the time limit).",
              fontsize=6.5, color="0.3", va="bottom")
     return fig
@@ -1066,6 +1114,7 @@ def summary_text(result: dict) -> str:
         lines.append(f"{s['model']:<8} {s['variant']:<10} {s['cells']:>5} {within:>13} "
                      f"{_pct(s['median_abs_error']):>13} {_pct(s['p90_abs_error']):>10} "
                      f"{_pct(s['max_abs_error']):>10} {100 * s['mean_error']:>+8.1f}% {s['unresolved']:>10}")
+    lines += [""] + status_lines()
     for model, worst in result["worst"].items():
         if not worst:
             continue
@@ -1109,6 +1158,7 @@ def report_section(result: dict) -> list[str]:
         lines.append(f"| {s['model']} | {s['variant']} | {s['cells']} | {s['within']} ({s['within_fraction']:.0%}) | "
                      f"{_pct(s['median_abs_error'])} | {_pct(s['p90_abs_error'])} | {_pct(s['max_abs_error'])} | "
                      f"{100 * s['mean_error']:+.1f}% | {s['unresolved']} |")
+    lines += [""] + [f"- {line}" for line in status_lines()]
     lines += ["", "Worst cells per model (model and simulated mean in seconds, the simulated 95% half-width):", "",
               "| model | variant | b | p | size (packets) | model (s) | simulation (s) | +-95% (s) | error |",
               "|---|---|---|---|---|---|---|---|---|"]

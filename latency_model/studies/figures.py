@@ -30,6 +30,8 @@ from ..sim.runner import ENGINES
 from ..workers import worker_init
 
 __all__ = [
+    "REPRODUCE_SECONDS",
+    "reproduce_seconds",
     "Budget",
     "DEFAULT_BUDGET",
     "QUICK_BUDGET",
@@ -312,6 +314,25 @@ def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float 
             pass
 
     return _Lines()
+
+
+REPRODUCE_SECONDS = {"full": 120.0, "quick": 41.0}
+"""Wall seconds of ``reproduce`` (``--quick``) from an empty cache with 2 workers on the 2-core
+development machine while other work ran beside it (compute, drawing, the accuracy map:
+measured by timing each phase of ``run_reproduction``)."""
+
+
+def reproduce_seconds(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False) -> float:
+    """A rough estimate of a reproduction's wall seconds: :data:`REPRODUCE_SECONDS` times the
+    share of its pieces not in ``cache_dir`` (all of them with ``force``), for ``jobs`` workers."""
+    pieces = _pieces(budget)
+    if force:
+        missing = len(pieces)
+    else:
+        missing = sum(cache.load(cache_dir, cache.cache_key(kind, spec, cache.source_hash(
+            *(_MODEL_CODE if kind == "model" else _SIM_CODE)))) is None for kind, _, spec in pieces)
+    quick = budget.runs <= QUICK_BUDGET.runs
+    return REPRODUCE_SECONDS["quick" if quick else "full"] * missing / max(len(pieces), 1) * 2.0 / max(jobs, 1)
 
 
 def compute(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False, progress: bool = True) -> dict:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from .export import atomic_write_bytes, read_typed_csv
 
-__all__ = ["read_tidy", "read_setting", "draw", "build_figure", "pyplot", "save_figure", "REQUIRED_COLUMNS", "FEW_RUNS"]
+__all__ = ["read_tidy", "read_setting", "draw", "build_figure", "pyplot", "save_figure", "check_csv_rows",
+           "columns_rows", "draw_columns", "legend_below", "REQUIRED_COLUMNS", "FEW_RUNS"]
 
 REQUIRED_COLUMNS = ("figure", "series", "k", "source", "size_packets", "size_bytes", "value", "ci_low", "ci_high", "n")
 FEW_RUNS = 30  # a simulated mean from fewer transfers is drawn hollow (figures.FEW_RUNS)
@@ -159,10 +160,9 @@ def build_figure(rows: list[dict], title: str | None = None, setting: str | None
                         alpha=0.6 if few else 0.85, label=None if few else f"simulation (95% CI), {label}")
     for r in rows:
         if r["series"] == "filesize_min":
-            ax.axvline(r["size_packets"], color="grey", ls="--", lw=1)
-            ax.annotate(f"FileSize_min = {r['size_packets']:g} packets ({r['size_bytes']:g} B)",
-                        (r["size_packets"], 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12),
-                        textcoords="offset points", fontsize=8, color="dimgrey")
+            # named in the legend, not over the data
+            ax.axvline(r["size_packets"], color="grey", ls="--", lw=1,
+                       label=f"FileSize_min = {r['size_packets']:g} packets ({r['size_bytes']:g} B)")
     ax.set_xlabel(f"file size (packets of MSS = {mss:g} B)")
     top = ax.secondary_xaxis("top", functions=(lambda x: x * mss, lambda b: b / mss))
     top.set_xlabel("file size (bytes)", fontsize=8)
@@ -184,6 +184,14 @@ def build_figure(rows: list[dict], title: str | None = None, setting: str | None
               frameon=False)
     fig.subplots_adjust(left=0.1, right=0.98, top=0.79, bottom=0.25)  # fixed: tight_layout costs a draw
     return fig
+
+
+def legend_below(fig, handles, labels, ncol: int = 4, fontsize: float = 7) -> None:
+    """One legend for the whole figure, under its panels (never over the data), and the
+    panels laid out above it (``tight_layout`` in the rest of the figure)."""
+    rows = -(-len(labels) // ncol)
+    fig.legend(handles, labels, loc="lower center", ncol=min(ncol, len(labels)), fontsize=fontsize, frameon=False)
+    fig.tight_layout(rect=(0, (0.08 + 0.17 * rows) / fig.get_figheight(), 1, 1))
 
 
 def _mss(rows) -> float:
@@ -229,3 +237,141 @@ def _default_title(name: str) -> str:
     return FIGURES.get(name, {}).get("title", name)
 
 
+
+
+# ---------------------------------------------------------------------------
+# Any tidy CSV: one column against another, one line per value of a third
+
+
+def check_csv_rows(path) -> list[str]:
+    """The header of a CSV written by this package, every row checked whole.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: not UTF-8, empty, or a row with fewer or more fields than the header
+        (a file cut mid-row by a crash or a full disk).
+    """
+    import csv
+
+    path = Path(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if not header:
+                raise ValueError(f"{path} is empty (no header row)")
+            for row in reader:
+                if row and len(row) != len(header):
+                    raise ValueError(f"{path}, line {reader.line_num}: {len(row)} fields where the header has "
+                                     f"{len(header)} (a row cut short, e.g. by a crash or a full disk)")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text (not a CSV written by latency-model)") from None
+    except csv.Error as exc:
+        raise ValueError(f"{path}: not a readable CSV ({exc})") from None
+    return header
+
+
+def _number_or_none(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def columns_rows(csv_path, x: str, y: str, hue: str | None = None, where: dict | None = None) -> dict:
+    """The points of ``y`` against ``x`` per value of ``hue`` in a tidy CSV.
+
+    Parameters
+    ----------
+    csv_path : str or Path
+        Any tidy CSV this package writes (sweep, accuracy, experiments, figures).
+    x, y : str
+        Numeric columns (rows with an empty or non-numeric cell are left out).
+    hue : str, optional
+        Column whose values each get a line.
+    where : dict, optional
+        ``{column: value}``: keep only the rows whose cell equals ``value`` (compared as
+        numbers when both parse, else as text).
+
+    Returns
+    -------
+    dict
+        ``{hue value: [(x, y), ...]}`` sorted by x (one key ``None`` without ``hue``).
+
+    Raises
+    ------
+    ValueError
+        A column that is not in the file (the message lists the file's columns), no point
+        left, or two rows with the same hue and x (a column left free: the message names
+        the columns that differ, to fix with ``where`` or ``hue``).
+    """
+    import csv
+
+    header = check_csv_rows(csv_path)
+    where = dict(where or {})
+    for role, column in (("x", x), ("y", y), ("hue", hue), *(("where", c) for c in where)):
+        if column is not None and column not in header:
+            raise ValueError(f"{role} column {column!r} is not in {csv_path}; its columns: {', '.join(header)}")
+    with open(csv_path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+
+    def matches(row):
+        for column, want in where.items():
+            a, b = _number_or_none(row[column]), _number_or_none(want)
+            if not (a == b if a is not None and b is not None else row[column] == str(want)):
+                return False
+        return True
+
+    series: dict = {}
+    first: dict = {}
+    for row in filter(matches, rows):
+        xv, yv = _number_or_none(row[x]), _number_or_none(row[y])
+        if xv is None or yv is None:
+            continue
+        key = row[hue] if hue is not None else None
+        if (key, xv) in first:
+            free = [c for c in header if c not in (x, y, hue) and row[c] != first[key, xv][c]]
+            raise ValueError(f"{csv_path}: two rows at {x} = {xv:g}{'' if hue is None else f', {hue} = {key}'}; "
+                             f"they differ in {', '.join(free[:6]) or 'no other column'}: pick one with "
+                             f"--where COLUMN=VALUE or draw one line each with --hue")
+        first[key, xv] = row
+        series.setdefault(key, []).append((xv, yv))
+    if not series:
+        raise ValueError(f"{csv_path}: no row has numbers in both {x} and {y}"
+                         + (f" where {', '.join(f'{k}={v}' for k, v in where.items())}" if where else ""))
+    return {k: sorted(v) for k, v in series.items()}
+
+
+def draw_columns(csv_path, x: str, y: str, hue: str | None = None, where: dict | None = None,
+                 out_stem=None, logx: bool = False, logy: bool = False) -> list[Path]:
+    """Draw ``y`` against ``x``, one line per ``hue`` value, from any tidy CSV of this package
+    (:func:`columns_rows`), as ``<stem>.png`` and ``<stem>.svg``.
+
+    Every line is labelled with its hue value (the legend holds every value present); the
+    title names the file and the filters. Returns the PNG and SVG paths (written atomically).
+    """
+    series = columns_rows(csv_path, x, y, hue, where)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.8))
+    for key, pts in sorted(series.items(), key=lambda t: (_number_or_none(t[0]) is None, _number_or_none(t[0]) or 0,
+                                                          str(t[0]))):
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, lw=1.2,
+                label=None if hue is None else f"{hue} = {key}")
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    subtitle = ", ".join(f"{k} = {v}" for k, v in (where or {}).items())
+    ax.set_title(Path(csv_path).name + (f" ({subtitle})" if subtitle else ""), fontsize=9)
+    if hue is not None:
+        ax.legend(fontsize=7, title=hue, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  frameon=False)
+    fig.subplots_adjust(left=0.11, right=0.75 if hue is not None else 0.97, top=0.92, bottom=0.11)
+    stem = Path(out_stem) if out_stem is not None else Path(csv_path).with_suffix("")
+    paths = [save_figure(fig, stem.with_suffix(f".{ext}"), dpi=110, close=False) for ext in ("png", "svg")]
+    plt.close(fig)
+    return paths

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -191,6 +192,8 @@ def _reproduce(out: Path, budget, *, quick_map: bool, jobs: int, force: bool, co
         paths.extend(written)
         if force or not all(p.exists() for p in written[2:]) or cache.load(cache_dir, key) is None:
             to_draw.append((csv_path, key))
+    if progress and to_draw:
+        print(f"reproduce: drawing {len(to_draw)} figures", file=sys.stderr, flush=True)
     _draw_all(to_draw, jobs, cache_dir)
     accuracy, written = _accuracy_map(out, cache_dir, quick=quick_map, jobs=jobs, force=force, stack=budget.stack,
                                       command=command, progress=progress)
@@ -233,7 +236,7 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
     if not force:
         _check_sim_table(amap, cache_dir)
     result = run_accuracy(amap, cache_dir=cache_dir, jobs=jobs, force=force, command=command,
-                          progress=progress and os.isatty(2),
+                          progress=progress,
                           model_timeout_s=None,  # the size caps alone: the same cells on every machine
                           max_packets=QUICK_MAX_PACKETS if quick else MODEL_MAX_PACKETS)
     csv_path, json_path = write_outputs(result, out / "figures", "accuracy", draw=False)
@@ -241,6 +244,8 @@ def _accuracy_map(out: Path, cache_dir: Path, *, quick: bool, jobs: int, force: 
     key = cache.cache_key("plot", {"csv": hashlib.sha256(csv_path.read_bytes()).hexdigest(), "kind": "accuracy"},
                           cache.source_hash("studies/accuracy.py", "studies/plots.py"))
     if force or not all(p.exists() for p in images) or cache.load(cache_dir, key) is None:
+        if progress:
+            print("reproduce: drawing the accuracy heat maps", file=sys.stderr, flush=True)
         images = draw_maps(csv_path)
         cache.store(cache_dir, key, True)
     return result, [csv_path, json_path, *images]

@@ -72,8 +72,7 @@ def build_trace_figure(rows: list[dict], title: str | None = None, setting: str 
     mo = _pick(rows, "model", "offset")
     trace = _pick(rows, "simulation", "trace")
     thresholds = {r["event"]: r for r in _pick(rows, "model", "threshold")}
-    if thresholds:
-        _shade_regions(top, mw, thresholds)
+    notes = _shade_regions(top, mw, thresholds) if thresholds else []
     top.plot([r["time_s"] for r in mw], [r["value"] for r in mw], color=_MODEL, lw=1.6,
              label="model: sending rate (packets per RTT)")
     if trace:
@@ -99,14 +98,13 @@ def build_trace_figure(rows: list[dict], title: str | None = None, setting: str 
     _mark_events(top, bot, rows, trace)
     done_m = [r["time_s"] for r in _pick(rows, "model", "event", "done")]
     done_s = [r["time_s"] for r in trace if r["event"] == "done"]
-    text = []
-    if done_m:
-        text.append(f"model: done at {done_m[-1]:.3f} s")
-    if done_s:
-        text.append(f"simulation: last ACK at {done_s[-1]:.3f} s")
-    if text:
-        top.text(0.99, 0.97, "\n".join(text), transform=top.transAxes, ha="right", va="top", fontsize=7.5,
-                 bbox={"fc": "white", "ec": "0.8", "alpha": 0.9})
+    done = [f"model: done at {done_m[-1]:.3f} s" if done_m else "",
+            f"simulation: last ACK at {done_s[-1]:.3f} s" if done_s else ""]
+    if any(done):
+        notes.append("; ".join(d for d in done if d))
+    if notes:  # above the top panel, never over its curves
+        top.text(0.0, 1.02, "\n".join(notes), transform=top.transAxes, ha="left", va="bottom", fontsize=7,
+                 color="0.15", linespacing=1.3)
     top.set_ylabel("window (packets; model: rate x RTT / MSS)", fontsize=8)
     bot.set_ylabel("packets sent (file offset / MSS)", fontsize=8)
     bot.set_xlabel("time since the first packet was sent (s)")
@@ -124,7 +122,8 @@ def build_trace_figure(rows: list[dict], title: str | None = None, setting: str 
                 handles.append(h)
                 labels.append(lab)
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=6.8, frameon=False)
-    fig.subplots_adjust(left=0.11, right=0.98, top=0.82, bottom=0.19, hspace=0.08)
+    # room for the notes between the setting lines and the top panel
+    fig.subplots_adjust(left=0.11, right=0.98, top=0.82 - 0.021 * len(notes), bottom=0.19, hspace=0.08)
     return fig
 
 
@@ -149,8 +148,8 @@ def _mark_events(top, bot, rows, trace) -> None:
                 ax.axvline(r["time_s"], color=color, ls=ls, lw=1.0, label=label)
 
 
-def _shade_regions(ax, mw, thresholds) -> None:
-    """Figure 5: shade the model's rate where one loss times out, and say why."""
+def _shade_regions(ax, mw, thresholds) -> list[str]:
+    """Figure 5: shade the model's rate where one loss times out; the lines saying why."""
     t = [r["time_s"] for r in mw]
     w = [r["value"] for r in mw]
     t_yto = thresholds.get("y_to", {}).get("time_s")
@@ -172,8 +171,8 @@ def _shade_regions(ax, mw, thresholds) -> None:
         if ftab is not None:
             text += f"; {ftab:.0f} B in Table 1's count"
         text += "\na smaller file has no green stretch: any single loss times out"
-        ax.text(0.01, 0.97, text, transform=ax.transAxes, ha="left", va="top", fontsize=7,
-                bbox={"fc": "white", "ec": "0.8", "alpha": 0.9})
+        return text.split("\n")
+    return []
 
 
 def draw_trace_figure(csv_path, out_stem=None, title: str | None = None) -> list[Path]:

@@ -30,7 +30,7 @@ import numpy as np
 from .figures import MODEL_SETS, SIM_SETS, base_params
 
 __all__ = ["Case", "CASES", "MIN_N", "STATUSES", "evaluate", "exit_status", "status_text", "summary_text",
-           "paper_claims", "report_markdown"]
+           "paper_claims", "report_markdown", "tolerance_text", "error_text"]
 
 MIN_N = 30
 """Fewest simulated transfers behind a conditional mean used in a case."""
@@ -313,6 +313,26 @@ def exit_status(evaluation: dict, strict: bool = False) -> int:
     return 1 if evaluation["failed"] or (strict and evaluation["known"]) else 0
 
 
+def tolerance_text(case: dict) -> str:
+    """A case's tolerance as stated: ``10% relative`` or ``0.5 RTT per stretch`` (each plus
+    3 standard errors of the simulated mean)."""
+    if case["tolerance_kind"] == "relative":
+        return f"{case['tolerance']:.0%} relative"
+    return f"{case['tolerance']:g} RTT per stretch"
+
+
+def error_text(case: dict) -> str:
+    """The worst relative error beside what was allowed at that size: ``worst relative error
+    57.1%, allowed 62.3% there (tolerance 50% relative + 3 SE)``."""
+    rows = case.get("rows") or []
+    if not rows:
+        return f"worst relative error - (tolerance {tolerance_text(case)} + 3 SE)"
+    worst = max(rows, key=lambda r: r["relative_error"])
+    allowed = (worst["allowed_s"] + 3.0 * worst["se_s"]) / worst["sim_s"]
+    return (f"worst relative error {worst['relative_error']:.1%} at {worst['size_packets']} packets, allowed "
+            f"{allowed:.1%} there (tolerance {tolerance_text(case)} + 3 SE)")
+
+
 def status_text(case: dict) -> str:
     """Short outcome of one evaluated case: ``pass``, ``FAIL``, ``known`` or ``pass (known not seen)``."""
     return {"pass": "pass", "fail": "FAIL", "known": "known",
@@ -447,8 +467,7 @@ def report_markdown(evaluation: dict, claims: list[dict], meta: dict, accuracy: 
     lines.append("| case | model | simulator | k | sizes | worst rel. error | tolerance | result |")
     lines.append("|---|---|---|---|---|---|---|---|")
     for c in evaluation["cases"]:
-        tol = (f"{c['tolerance']:.0%} relative" if c["tolerance_kind"] == "relative"
-               else f"{c['tolerance']:g} RTT per stretch")
+        tol = tolerance_text(c)
         lines.append(f"| {c['name']} | `{c['model']}` | `{c['sim_set']}` | {'-' if c['k'] is None else c['k']} | "
                      f"{c['sizes_compared']} | {_f(c['worst_relative_error'], '{:.1%}')} | {tol} | "
                      f"{_report_status(c)} |")
