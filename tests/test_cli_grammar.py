@@ -25,11 +25,6 @@ from _cli import one_error_line, refused, run
 PARALLEL = {"simulate", "reproduce", "validate", "accuracy", "sweep", "experiment ass", "experiment modern"}
 """Commands that run worker processes."""
 
-UNIT_EXEMPT = {("sweep", "--flush-every")}
-"""Flags whose owner renames them in its own change (the sweep's rework); listed so that the
-test names what is left."""
-
-
 def commands():
     """``(name, parser)`` of every command that runs something (has a handler)."""
     out = []
@@ -66,8 +61,6 @@ def test_the_walk_sees_every_command():
 @pytest.mark.parametrize("name,parser", COMMANDS, ids=[n for n, _ in COMMANDS])
 def test_every_command_has_json(name, parser):
     flags = {s for a in parser._actions for s in a.option_strings}
-    if name == "sweep":
-        pytest.skip("sweep's --json comes with its rework (another change)")
     assert "--json" in flags, name
 
 
@@ -95,8 +88,6 @@ def test_no_flag_uses_a_bare_int_or_float_type(item):
 def test_units_are_in_the_names(item):
     name, action = item
     flag = action.option_strings[0]
-    if (name, flag) in UNIT_EXEMPT:
-        pytest.skip("renamed by its owner's change")
     text = action.help or ""
     if action.metavar == "SECONDS" or re.search(r"\bseconds\b", text.split("(")[0]):
         assert flag.endswith("-s"), f"{name} {flag}: a time in seconds"

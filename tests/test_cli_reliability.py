@@ -152,7 +152,7 @@ def test_worker_counts_are_bounded_by_the_cpus(capsys, argv, message):
     (["sweep", "--param", "p=0.1", "--out", ""], "--out must name a file, got ''"),
     (["simulate", "--size-packets", "8", "--engine", "x"], "--engine must be one of"),
     (["sweep", "--param", "p=0.1", "--engine", "x", "--out", "x.csv"], "--engine must be one of"),
-    (["sweep", "--param", "p=0.1", "--flush-every", "-1", "--out", "x.csv"], "--flush-every must be"),
+    (["sweep", "--param", "p=0.1", "--flush-every", "-1", "--out", "x.csv"], "--flush-every-s must be"),
     # dask itself judges the address; without the [dask] extra (CI) the flag is refused first
     (["sweep", "--param", "p=0.1", "--scheduler", "x", "--out", "x.csv"],
      "--scheduler 'x'" if importlib.util.find_spec("distributed") else "--scheduler and --dask-local need dask"),

@@ -161,7 +161,7 @@ def test_cli_json_on_stdout_and_with_a_file(tmp_path, capsys):
     ([], "give --out FILE"),
     (["--out", "-", "--json"], "both print the table on stdout"),
     (["--out", "-", "--force"], "--force: reads with --out FILE only"),
-    (["--json", "--flush-every", "5"], "--flush-every: reads with --out FILE only"),
+    (["--json", "--flush-every", "5"], "--flush-every-s: reads with --out FILE only"),
 ])
 def test_cli_refuses_outputs_it_would_not_write_as_named(tmp_path, capsys, monkeypatch, argv, needle):
     monkeypatch.chdir(tmp_path)

@@ -125,7 +125,7 @@ FIELD_FLAGS = {
     "engine": "--engine",
     "workers": "--jobs",
     "jobs": "--jobs",
-    "flush_interval_s": "--flush-every",
+    "flush_interval_s": "--flush-every-s",
     "what": "--what",
     "time_model": "--time-model",
     "law": "--law",

@@ -11,12 +11,11 @@ one warning line.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from ..values import show
-from .common import (CliError, add_command, add_link_flags, check_out_file, check_workers, config_from_args,
+from .common import (CliError, add_command, add_jobs_flag, hide, add_link_flags, check_out_file, check_workers, config_from_args,
                      flag_message, link_overrides, number, os_error_message, warn)
 
 
@@ -193,7 +192,7 @@ def _check_out(args) -> None:
     if args.out == "-" and args.json:
         raise CliError("--out - and --json both print the table on stdout: give one")
     if args.out in (None, "-"):  # the table is computed whole and printed: nothing to resume or rewrite
-        unread = [f for f, given in (("--force", args.force), ("--flush-every", args.flush_every != 1.0)) if given]
+        unread = [f for f, given in (("--force", args.force), ("--flush-every-s", args.flush_every != 1.0)) if given]
         if unread:
             raise CliError(f"{', '.join(unread)}: read{'s' if len(unread) == 1 else ''} with --out FILE only (a table "
                            f"printed on stdout is never resumed or rewritten); drop {'it' if len(unread) == 1 else 'them'}")
@@ -213,9 +212,7 @@ def cmd_sweep(args) -> int:
 
     _check_out(args)
     spec = _spec_from_args(args)
-    if args.workers is not None and args.jobs is not None:
-        raise CliError("--workers is another name of --jobs: give one")
-    jobs_flag, jobs_value = ("--workers", args.workers) if args.workers is not None else ("--jobs", args.jobs)
+    jobs_flag, jobs_value = "--jobs", args.jobs
     if sum(x is not None for x in (jobs_value, args.scheduler, args.dask_local)) > 1:
         raise CliError(f"give one of {jobs_flag}, --scheduler and --dask-local")
     jobs = (os.cpu_count() or 1) if jobs_value is None else check_workers(jobs_flag, jobs_value)
@@ -224,7 +221,7 @@ def cmd_sweep(args) -> int:
     try:
         check_real("flush_interval_s", args.flush_every, low=0.0)
     except ValueError as exc:
-        raise CliError(str(exc).replace("flush_interval_s", "--flush-every")) from None
+        raise CliError(str(exc).replace("flush_interval_s", "--flush-every-s")) from None
     workers = args.dask_local or (jobs if args.scheduler is None else 1)
     try:  # the cost first (cheap), then every point validated, all before any work
         note = estimate_sweep(spec).check(workers)
@@ -279,7 +276,7 @@ def _run(args, spec, plan, jobs) -> int:
                   "(the table is printed whole at the end; --out FILE saves and resumes)", file=sys.stderr)
         return 130
     except ValueError as exc:
-        raise CliError(flag_message(str(exc)).replace("flush_interval_s", "--flush-every")) from None
+        raise CliError(flag_message(str(exc)).replace("flush_interval_s", "--flush-every-s")) from None
     finally:
         if client is not None:
             client.close()
@@ -350,13 +347,12 @@ def _sweep_flags(p) -> None:
                    help="print the table as JSON on stdout (with --out FILE also written there)")
     p.add_argument("--force", action="store_true", help="start over instead of resuming from FILE")
     g = p.add_argument_group("executor (one of)")
-    g.add_argument("--jobs", type=number, default=None, metavar="N", help="local worker processes (all cores)")
-    g.add_argument("--workers", type=number, default=None, help=argparse.SUPPRESS)  # --jobs's other name
+    add_jobs_flag(g, help="local worker processes; the same results for any value (all cores)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a running dask.distributed scheduler")
     g.add_argument("--dask-local", type=number, default=None, metavar="N", help="start a Dask LocalCluster of N workers")
-    p.add_argument("--flush-every", type=number, default=1.0, metavar="SECONDS",
-                   help="rewrite FILE with the finished points at most this often (%(default)s; "
-                        "always at the end and on Ctrl-C)")
+    hide(p.add_argument("--flush-every-s", "--flush-every", dest="flush_every", type=number, default=1.0,
+                        metavar="SECONDS", help="rewrite FILE with the finished points at most this often "
+                                                "(%(default)s; always at the end and on Ctrl-C)"), "--flush-every")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_link_flags(p)
 
