@@ -20,7 +20,8 @@
  * Reports (stdout, one a line):
  *   ready
  *   ok PORT
- *   done PORT T_FIRST_NS T_DONE_NS DATA_TX RETX LOST FIRST_LOST FIN_BARE
+ *   done PORT T_FIRST_NS T_DONE_NS DATA_TX RETX LOST FIRST_LOST FIN_BARE DROPPED
+ *                                     (DROPPED: the segment of each dropped transmission, or -)
  *   stats N SUM_NS MAX_NS OVER_100US OVER_1MS
  * Optional packet log (-l FILE): t_ns,port,dir,event,seq,ack,len,flags (seq/ack relative).
  *
@@ -78,6 +79,8 @@ struct flow {
     uint64_t busy_until[2]; /* per direction, ns */
     uint64_t t_first, t_done;
     uint32_t data_tx, retx, lost, first_lost;
+    int ndropped;
+    uint32_t dropped[MAXDROPS]; /* segment of each dropped transmission, in order */
 };
 static struct flow flows[65536];
 
@@ -190,6 +193,7 @@ static void on_packet(int dir, unsigned char *d, int len, uint64_t t) {
         if (f->p > 0.0 && uniform(f->rng) < f->p) drop = 1;
         if (first) f->snd_max = end;
         if (drop) {
+            if (f->ndropped < MAXDROPS) f->dropped[f->ndropped++] = rel / f->mss;
             f->lost++;
             if (first) f->first_lost++;
         } else {
@@ -341,9 +345,11 @@ int main(int argc, char **argv) {
             if (p->done_ack && !f->done && w >= 0) {
                 f->done = 1;
                 f->t_done = tw;
-                printf("done %d %llu %llu %u %u %u %u %d\n", p->port, (unsigned long long)f->t_first,
+                printf("done %d %llu %llu %u %u %u %u %d ", p->port, (unsigned long long)f->t_first,
                        (unsigned long long)f->t_done, f->data_tx + f->lost, f->retx, f->lost, f->first_lost,
                        f->fin_bare);
+                for (int i = 0; i < f->ndropped; i++) printf(i ? ",%u" : "%u", f->dropped[i]);
+                printf(f->ndropped ? "\n" : "-\n");
                 fflush(stdout);
             }
             free(p);

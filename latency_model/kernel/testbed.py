@@ -118,7 +118,8 @@ class KernelTransfer:
 
     ``completion_s`` as the simulator's; ``lost_packets`` data transmissions the emulator
     dropped; ``timeouts`` RTO expiries (``tcpi_total_rto``); ``fin_bare``: the FIN left as
-    a bare segment before the data was all acknowledged.
+    a bare segment before the data was all acknowledged; ``dropped_segments``: the segment
+    (0-based) of each dropped transmission, in the order dropped.
     """
 
     index: int
@@ -136,6 +137,7 @@ class KernelTransfer:
     srtt_s: float
     rto_s: float
     port: int
+    dropped_segments: tuple = ()
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -371,4 +373,5 @@ def _record(spec: TransferSpec, port: int, done: list, info: dict) -> KernelTran
         completion_s=(t_done - t_first) / 1e9, lost_packets=lost, first_transmissions_lost=first_lost,
         data_packets_sent=tx, retransmissions=retx, timeouts=int(info.get("total_rto", -1)),
         fin_bare=fin_bare, total_retrans=int(info.get("total_retrans", -1)),
-        srtt_s=info.get("rtt_us", 0) / 1e6, rto_s=info.get("rto_us", 0) / 1e6, port=port)
+        srtt_s=info.get("rtt_us", 0) / 1e6, rto_s=info.get("rto_us", 0) / 1e6, port=port,
+        dropped_segments=() if done[9] == "-" else tuple(int(x) for x in done[9].split(",")))
