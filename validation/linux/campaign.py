@@ -1,0 +1,201 @@
+"""The kernel campaign: this machine's Linux TCP beside the simulator's ``--stack linux``.
+
+    sudo python validation/linux/campaign.py run [--runs 2000] [--sizes 1,3,8,20,40] \
+        [--ps 0.02,0.1] [--ccs reno,cubic] [--concurrency 16]
+    python validation/linux/campaign.py report      # tables for validation/LINUX.md
+
+``run`` measures every cell (cc x p x N) that has no results yet (interrupted work resumes):
+``results/transfers_<cc>_p<p>_n<N>.csv`` (one row per kernel transfer, with the segment of
+each dropped transmission), one row per cell in ``results/cells.csv`` (kernel beside the
+simulator, overall and given k = 0, 1, 2 lost data transmissions, and the paired replay of
+each kernel transfer's loss pattern through ``run_transfer(drops=...)``), the loss-free
+staircase in ``results/selfcheck.csv`` and the kernel release and every ``net.ipv4.tcp_*``
+sysctl in ``results/kernel.json``. Seeds: cell (cc, p, N) uses root seed ``--seed``; run i
+takes child i of ``SeedSequence(seed).spawn(runs)``, as ``simulate`` does.
+
+``report`` prints the Markdown tables of validation/LINUX.md from the committed CSVs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from latency_model.kernel.measure import CSV_COLUMNS, measure, self_check, sim_setup, simulated
+from latency_model.kernel.testbed import Testbed
+from latency_model.sim import run_transfer
+from latency_model.studies.export import atomic_write_text
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MSS, DELAY_S, RATE_BPS = 500, 0.05, 100e6
+CELL_COLUMNS = ["cc", "p", "size_packets", "runs", "kernel_mean_s", "kernel_sem_s", "kernel_timeout_fraction",
+                "kernel_fin_bare_fraction", "sim_mean_s", "sim_sem_s", "sim_timeout_fraction",
+                *[f"{who}_k{k}_{what}" for k in (0, 1, 2) for who in ("kernel", "sim") for what in ("n", "mean_s", "sem_s")],
+                "replay_mean_s", "replay_diff_mean_s", "replay_within_3ms", "late_over_1ms", "packets",
+                "late_max_ms", "load_average", "wall_s", "date"]
+
+
+def _sem(x) -> float:
+    x = np.asarray(x, dtype=float)
+    return float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
+
+
+def _cond(summary: dict, k: int):
+    c = summary["conditional"].get(k) or summary["conditional"].get(str(k))
+    return c
+
+
+def replay(transfers, cc: str) -> list:
+    """Each kernel transfer's loss pattern through the simulator: segment s dropped m times
+    in the kernel -> its first m transmissions dropped (``run_transfer(drops={s: m})``)."""
+    params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+    out = []
+    for t in transfers:
+        drops = dict(Counter(t.dropped_segments))
+        out.append(run_transfer(params, size_bytes=t.size_bytes, config=config, drops=drops).completion_s)
+    return out
+
+
+def run(args) -> int:
+    global RESULTS
+    RESULTS = Path(args.results)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    cells_path = RESULTS / "cells.csv"
+    done = set()
+    rows = []
+    if cells_path.exists():
+        with open(cells_path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        done = {(r["cc"], float(r["p"]), int(r["size_packets"])) for r in rows}
+    sizes = [int(x) for x in args.sizes.split(",")]
+    with Testbed(delay_s=DELAY_S, rate_bps=RATE_BPS, mss_bytes=MSS) as tb:
+        atomic_write_text(RESULTS / "kernel.json", json.dumps(
+            {"release": tb.kernel_release, "sched_fifo": tb.fifo, "sysctls": tb.sysctls,
+             "path": {"mss_bytes": MSS, "delay_s": DELAY_S, "link_rate_bps": RATE_BPS}}, indent=1) + "\n")
+        if not (RESULTS / "selfcheck.csv").exists():
+            lines = ["cc,size_packets,kernel_s,simulated_s,diff_ms,attempts"]
+            for cc in args.ccs.split(","):
+                chk = self_check(tb, range(1, 41), cc)
+                lines += [f"{cc},{r['size_packets']},{r['kernel_s']:.6f},{r['simulated_s']:.6f},{r['diff_ms']:.3f},{r['attempts']}"
+                          for r in chk["rows"]]
+                print(f"self-check {cc}: worst {chk['worst_ms']:.3f} ms, link {chk['link']}", flush=True)
+            atomic_write_text(RESULTS / "selfcheck.csv", "\n".join(lines) + "\n")
+        for cc in args.ccs.split(","):
+            for p in [float(x) for x in args.ps.split(",")]:
+                for n in sizes:
+                    if (cc, p, n) in done:
+                        continue
+                    cell = measure(tb, n * MSS, cc=cc, p=p, runs=args.runs, seed=args.seed,
+                                   concurrency=args.concurrency)
+                    _write_transfers(cc, p, n, cell.transfers)
+                    rows.append(_cell_row(cc, p, n, cell, args))
+                    _write_cells(cells_path, rows)
+                    r = rows[-1]
+                    print(f"{cc} p={p} N={n}: kernel {float(r['kernel_mean_s']):.4f} sim {float(r['sim_mean_s']):.4f}"
+                          f" replay {float(r['replay_mean_s']):.4f} ({cell.wall_s:.0f} s, late>1ms "
+                          f"{r['late_over_1ms']}/{r['packets']})", flush=True)
+    return 0
+
+
+def _write_transfers(cc, p, n, transfers) -> None:
+    lines = [",".join(CSV_COLUMNS)]
+    for t in transfers:
+        d = t.to_dict()
+        d["dropped_segments"] = " ".join(map(str, d["dropped_segments"]))
+        lines.append(",".join(str(d[k]) for k in CSV_COLUMNS))
+    atomic_write_text(RESULTS / f"transfers_{cc}_p{p:g}_n{n}.csv", "\n".join(lines) + "\n")
+
+
+def _cell_row(cc, p, n, cell, args) -> dict:
+    k = cell.summary
+    lat = np.array([t.completion_s for t in cell.transfers])
+    s = simulated(cc, n * MSS, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS, p=p, runs=args.runs,
+                  seed=args.seed)
+    rep = np.array(replay(cell.transfers, cc))
+    row = {"cc": cc, "p": p, "size_packets": n, "runs": args.runs,
+           "kernel_mean_s": k["mean_latency_s"], "kernel_sem_s": _sem(lat),
+           "kernel_timeout_fraction": k["timeout_fraction"], "kernel_fin_bare_fraction": k["fin_bare_fraction"],
+           "sim_mean_s": s["mean_latency_s"],
+           "sim_sem_s": (s["ci95_s"][1] - s["mean_latency_s"]) / 1.96,  # the CI's half-width / 1.96 (t ~ z here)
+           "sim_timeout_fraction": s["timeout_fraction"]}
+    lost = np.array([t.lost_packets for t in cell.transfers])
+    for kk in (0, 1, 2):
+        sel = lat[lost == kk]
+        row[f"kernel_k{kk}_n"] = int(sel.size)
+        row[f"kernel_k{kk}_mean_s"] = float(sel.mean()) if sel.size else ""
+        row[f"kernel_k{kk}_sem_s"] = _sem(sel) if sel.size > 1 else ""
+        c = _cond(s, kk)
+        row[f"sim_k{kk}_n"] = c["n"] if c else 0
+        row[f"sim_k{kk}_mean_s"] = c["mean_s"] if c else ""
+        row[f"sim_k{kk}_sem_s"] = (c["ci95_s"][1] - c["mean_s"]) / 1.96 if c and c["ci95_s"] else ""
+    row.update({"replay_mean_s": float(rep.mean()), "replay_diff_mean_s": float((rep - lat).mean()),
+                "replay_within_3ms": float(np.mean(np.abs(rep - lat) <= 3e-3)),
+                "late_over_1ms": cell.link["over_1ms"], "packets": cell.link["packets"],
+                "late_max_ms": cell.link["max_us"] / 1e3, "load_average": round(os.getloadavg()[0], 2),
+                "wall_s": round(cell.wall_s, 1), "date": time.strftime("%Y-%m-%d", time.gmtime())})
+    return row
+
+
+def _write_cells(path, rows) -> None:
+    lines = [",".join(CELL_COLUMNS)]
+    for r in rows:
+        lines.append(",".join(_fmt(r.get(c, "")) for c in CELL_COLUMNS))
+    atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.6g}"
+    return str(v)
+
+
+def report(args) -> int:
+    with open(Path(args.results) / "cells.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+
+    def num(r, c):
+        return float(r[c]) if r[c] not in ("", None) else float("nan")
+
+    print("| cc | p | N | kernel mean (s) | sim (s) | sim - kernel | within 2.5 SE + 2% | kernel k=1 | sim k=1 | "
+          "replay - kernel (mean) | replays within 3 ms | kernel P[RTO] | sim P[RTO] |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        km, sm = num(r, "kernel_mean_s"), num(r, "sim_mean_s")
+        se = math.hypot(num(r, "kernel_sem_s"), num(r, "sim_sem_s"))
+        ok = abs(sm - km) <= 2.5 * se + 0.02 * km
+        print(f"| {r['cc']} | {r['p']} | {r['size_packets']} | {km:.4f} ± {1.96 * num(r, 'kernel_sem_s'):.4f} | "
+              f"{sm:.4f} | {sm - km:+.4f} | {'yes' if ok else 'NO'} | {num(r, 'kernel_k1_mean_s'):.3f} "
+              f"(n={r['kernel_k1_n']}) | {num(r, 'sim_k1_mean_s'):.3f} | {num(r, 'replay_diff_mean_s'):+.4f} | "
+              f"{100 * num(r, 'replay_within_3ms'):.0f}% | {num(r, 'kernel_timeout_fraction'):.3f} | "
+              f"{num(r, 'sim_timeout_fraction'):.3f} |")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--runs", type=int, default=2000)
+    r.add_argument("--sizes", default="1,3,8,20,40")
+    r.add_argument("--ps", default="0.02,0.1")
+    r.add_argument("--ccs", default="reno,cubic")
+    r.add_argument("--seed", type=int, default=46)
+    r.add_argument("--concurrency", type=int, default=16)
+    r.add_argument("--results", default=str(RESULTS))
+    rep = sub.add_parser("report")
+    rep.add_argument("--results", default=str(RESULTS))
+    args = ap.parse_args(argv)
+    return run(args) if args.cmd == "run" else report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
