@@ -214,6 +214,7 @@ class Testbed:
     _port: int = PORTS[0]
 
     HEADER_BYTES = 52
+    __test__ = False  # not a pytest test class
 
     # -- lifetime -------------------------------------------------------------
     def __enter__(self) -> "Testbed":
