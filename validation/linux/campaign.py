@@ -2,6 +2,7 @@
 
     sudo python validation/linux/campaign.py run [--runs 2000] [--sizes 1,3,8,20,40] \
         [--ps 0.02,0.1] [--ccs reno,cubic] [--concurrency 16]
+    sudo python validation/linux/campaign.py single [--sizes 1,2,3,5,8,10,11,15,20,30,40]
     python validation/linux/campaign.py report      # tables for validation/LINUX.md
 
 ``run`` measures every cell (cc x p x N) that has no results yet (interrupted work resumes):
@@ -12,6 +13,9 @@ each kernel transfer's loss pattern through ``run_transfer(drops=...)``), the lo
 staircase in ``results/selfcheck.csv`` and the kernel release and every ``net.ipv4.tcp_*``
 sysctl in ``results/kernel.json``. Seeds: cell (cc, p, N) uses root seed ``--seed``; run i
 takes child i of ``SeedSequence(seed).spawn(runs)``, as ``simulate`` does.
+
+``single`` drops the first transmission of each segment i of N-segment transfers, one
+transfer per (cc, N, i), beside ``run_transfer(drops=[i])``: ``results/single_loss.csv``.
 
 ``report`` prints the Markdown tables of validation/LINUX.md from the committed CSVs.
 """
@@ -31,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from latency_model.kernel.measure import CSV_COLUMNS, measure, self_check, sim_setup, simulated
-from latency_model.kernel.testbed import Testbed
+from latency_model.kernel.testbed import Testbed, TransferSpec
 from latency_model.sim import run_transfer
 from latency_model.studies.export import atomic_write_text
 
@@ -103,6 +107,33 @@ def run(args) -> int:
                     print(f"{cc} p={p} N={n}: kernel {float(r['kernel_mean_s']):.4f} sim {float(r['sim_mean_s']):.4f}"
                           f" replay {float(r['replay_mean_s']):.4f} ({cell.wall_s:.0f} s, late>1ms "
                           f"{r['late_over_1ms']}/{r['packets']})", flush=True)
+    return 0
+
+
+def single(args) -> int:
+    """Scripted single losses: the first transmission of segment i of an N-segment transfer,
+    every i, kernel beside ``run_transfer(drops=[i])`` (``results/single_loss.csv``)."""
+    out = Path(args.results)
+    out.mkdir(parents=True, exist_ok=True)
+    sizes = [int(x) for x in args.sizes.split(",")]
+    lines = ["cc,size_packets,segment,kernel_s,sim_s,diff_ms,kernel_timeouts,sim_timeouts,sim_tlp_probes,"
+             "kernel_fin_bare,kernel_retransmissions"]
+    with Testbed(delay_s=DELAY_S, rate_bps=RATE_BPS, mss_bytes=MSS) as tb:
+        for cc in args.ccs.split(","):
+            params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+            specs = [(n, i) for n in sizes for i in range(n)]
+            got = tb.run([TransferSpec(j, n * MSS, cc, 0, 0.0, (i,)) for j, (n, i) in enumerate(specs)],
+                         concurrency=args.concurrency)
+            within = 0
+            for (n, i), k in zip(specs, got):
+                r = run_transfer(params, size_packets=n, config=config, drops=[i])
+                diff = (r.completion_s - k.completion_s) * 1e3
+                within += abs(diff) <= 3.0
+                lines.append(f"{cc},{n},{i},{k.completion_s:.6f},{r.completion_s:.6f},{diff:.3f},{k.timeouts},"
+                             f"{r.timeouts},{r.tlp_probes},{k.fin_bare},{k.retransmissions}")
+            print(f"{cc}: {within} of {len(specs)} single-loss positions within 3 ms, link {tb.link_stats().to_dict()}",
+                  flush=True)
+    atomic_write_text(out / "single_loss.csv", "\n".join(lines) + "\n")
     return 0
 
 
@@ -191,10 +222,15 @@ def main(argv=None) -> int:
     r.add_argument("--seed", type=int, default=46)
     r.add_argument("--concurrency", type=int, default=16)
     r.add_argument("--results", default=str(RESULTS))
+    sg = sub.add_parser("single")
+    sg.add_argument("--sizes", default="1,2,3,5,8,10,11,15,20,30,40")
+    sg.add_argument("--ccs", default="reno,cubic")
+    sg.add_argument("--concurrency", type=int, default=4)
+    sg.add_argument("--results", default=str(RESULTS))
     rep = sub.add_parser("report")
     rep.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
-    return run(args) if args.cmd == "run" else report(args)
+    return {"run": run, "single": single, "report": report}[args.cmd](args)
 
 
 if __name__ == "__main__":
