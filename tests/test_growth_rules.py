@@ -226,6 +226,7 @@ BAD = [
     ("smoothtcp", "ss_signal", "ecn", "ss_signal"),
     ("cubic", "beta", 1024, "beta"),
     ("cubic", "hystart", "yes", "hystart"),
+    ("cubic", "hz", 200, "hz"),
 ]
 
 

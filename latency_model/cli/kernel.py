@@ -115,7 +115,7 @@ def cmd_kernel(args) -> int:
             check = self_check(tb, [s // mss for s in sizes], args.cc, args.stack)
             cells = [measure(tb, s, cc=args.cc, p=float(args.p), runs=int(args.runs), seed=int(args.seed),
                              drops=drops, concurrency=int(args.concurrency)) for s in sizes]
-            info = {"release": tb.kernel_release, "sysctls": tb.sysctls, "sched_fifo": tb.fifo}
+            info = {"release": tb.kernel_release, "config_hz": tb.hz, "sysctls": tb.sysctls, "sched_fifo": tb.fifo}
     except Unavailable as exc:
         raise CliError(str(exc)) from None
     finally:

@@ -1,8 +1,9 @@
 """CUBIC with HyStart, as Linux runs it (``net/ipv4/tcp_cubic.c``, v2.3; RFC 9438).
 
 Linux counts its window in whole packets and its time in jiffies; this rule does the same
-arithmetic (integer, ``BICTCP_HZ`` = 10 bits of time fraction, ``HZ`` = 1000) so that a hand
-trace of the kernel's functions gives the rule's numbers:
+arithmetic (integer, ``BICTCP_HZ`` = 10 bits of time fraction, ``hz`` jiffies a second:
+250, the kernel's default ``CONFIG_HZ`` and this machine's) so that a hand trace of the
+kernel's functions gives the rule's numbers:
 
 - ``on_ack`` is ``cubictcp_cong_avoid``: below ssthresh ``tcp_slow_start`` (cwnd += acked
   packets, capped at ssthresh, no ABC limit), the rest of the ACK through ``bictcp_update``
@@ -48,7 +49,6 @@ __all__ = ["CubicRule", "CubicState", "cubic_root"]
 
 BICTCP_BETA_SCALE = 1024
 BICTCP_HZ = 10
-HZ = 1000  # jiffies per second (CONFIG_HZ=1000)
 HYSTART_MIN_SAMPLES = 8
 HYSTART_DELAY_MIN_US = 4000
 HYSTART_DELAY_MAX_US = 16000
@@ -79,7 +79,7 @@ def cubic_root(a: int) -> int:
 @dataclass(slots=True)
 class CubicState(CongestionState):
     """Congestion state plus ``struct bictcp`` (``tcp_cubic.c``); windows in packets, times
-    in jiffies (ms) or microseconds as named.
+    in jiffies (of the rule's ``hz``) or microseconds as named.
 
     ``now_s``: the caller's clock, seconds (``None``: the rule's ACK clock ``clock_s``).
     """
@@ -116,6 +116,9 @@ class CubicRule(GrowthRule):
         Multiplicative decrease, in 1/1024 (717: 0.7, RFC 9438 Section 4.6), 1..1023.
     hystart : bool
         HyStart (the module parameter ``hystart``, on by default).
+    hz : int
+        The kernel's ``CONFIG_HZ``, jiffies per second (100, 250, 300 or 1000): the
+        resolution of CUBIC's clock.
     """
 
     name = "cubic"
@@ -123,6 +126,7 @@ class CubicRule(GrowthRule):
 
     beta: int = 717
     hystart: bool = True
+    hz: int = 250
 
     # module defaults (tcp_cubic.c), fixed here
     bic_scale = 41
@@ -132,6 +136,8 @@ class CubicRule(GrowthRule):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", check_int("beta", self.beta, low=1, high=BICTCP_BETA_SCALE - 1))
+        if self.hz not in (100, 250, 300, 1000) or isinstance(self.hz, bool):
+            raise ValueError(f"hz must be one of 100, 250, 300, 1000 (CONFIG_HZ), got {self.hz!r}")
         if not isinstance(self.hystart, bool):
             raise ValueError(f"hystart must be one of True, False (a bool), got {self.hystart!r}")
 
@@ -167,7 +173,7 @@ class CubicRule(GrowthRule):
         return int((st.clock_s if st.now_s is None else st.now_s) * 1e6)
 
     def _jiffies(self, st: CubicState) -> int:
-        return self._now_us(st) * HZ // 1_000_000
+        return self._now_us(st) * self.hz // 1_000_000
 
     def _hystart_reset(self, st: CubicState, window_pkts: float) -> None:
         """``bictcp_hystart_reset``: a new round (its end: one window from now)."""
@@ -180,7 +186,7 @@ class CubicRule(GrowthRule):
         """``cubictcp_acked``: ``delay_min`` and HyStart (``hystart_update``)."""
         st.srtt_s = rtt_s if st.srtt_s == 0.0 else 0.875 * st.srtt_s + 0.125 * rtt_s
         now_j = self._jiffies(st)
-        if st.epoch_start and now_j - (st.epoch_start - 1) < HZ:
+        if st.epoch_start and now_j - (st.epoch_start - 1) < self.hz:
             return  # discard delay samples right after fast recovery
         delay = max(int(rtt_s * 1e6), 1)
         if st.delay_min_us == 0 or st.delay_min_us > delay:
@@ -244,7 +250,7 @@ class CubicRule(GrowthRule):
         """``bictcp_update``: ``st.cnt``, the ACKs per one-packet increase."""
         now = self._jiffies(st)
         st.ack_cnt += acked
-        if st.last_cwnd == cwnd and now - st.last_time <= HZ // 32:
+        if st.last_cwnd == cwnd and now - st.last_time <= self.hz // 32:
             return
         if not (st.epoch_start and now == st.last_time):
             st.last_cwnd = cwnd
@@ -259,8 +265,8 @@ class CubicRule(GrowthRule):
                 else:
                     st.bic_k = cubic_root(self.cube_factor * (st.last_max_cwnd - cwnd))
                     st.bic_origin_point = st.last_max_cwnd
-            t = now - (st.epoch_start - 1) + -(-st.delay_min_us * HZ // 1_000_000)  # usecs_to_jiffies
-            t = (t << BICTCP_HZ) // HZ
+            t = now - (st.epoch_start - 1) + -(-st.delay_min_us * self.hz // 1_000_000)  # usecs_to_jiffies
+            t = (t << BICTCP_HZ) // self.hz
             offs = st.bic_k - t if t < st.bic_k else t - st.bic_k
             delta = ((self.cube_rtt_scale * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) & _U32
             target = ((st.bic_origin_point - delta) if t < st.bic_k else (st.bic_origin_point + delta)) & _U32

@@ -65,6 +65,21 @@ def machine_problem() -> str | None:
     return None
 
 
+def config_hz() -> int | None:
+    """The running kernel's ``CONFIG_HZ`` (its timers' tick, jiffies a second) from
+    ``/proc/config.gz``, or ``None`` when the kernel does not expose its configuration."""
+    import gzip
+
+    try:
+        with gzip.open("/proc/config.gz", "rt") as f:
+            for line in f:
+                if line.startswith("CONFIG_HZ="):
+                    return int(line.split("=", 1)[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def _child_setup(new_netns: bool):
     """preexec_fn: die with the parent; optionally enter a new network namespace."""
     def setup():
@@ -209,6 +224,7 @@ class Testbed:
     packet_log: str | None = None
     sysctls: dict = field(default_factory=dict)
     kernel_release: str = ""
+    hz: int | None = None
     fifo: bool = False
     _procs: dict = field(default_factory=dict)
     _port: int = PORTS[0]
@@ -237,6 +253,7 @@ class Testbed:
         except RuntimeError as exc:
             raise Unavailable(str(exc)) from None
         self.kernel_release = os.uname().release
+        self.hz = config_hz()
         py = [sys.executable, "-m", "latency_model.kernel.endpoint"]
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}

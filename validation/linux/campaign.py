@@ -84,7 +84,7 @@ def run(args) -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
     with Testbed(delay_s=DELAY_S, rate_bps=RATE_BPS, mss_bytes=MSS) as tb:
         atomic_write_text(RESULTS / "kernel.json", json.dumps(
-            {"release": tb.kernel_release, "sched_fifo": tb.fifo, "sysctls": tb.sysctls,
+            {"release": tb.kernel_release, "config_hz": tb.hz, "sched_fifo": tb.fifo, "sysctls": tb.sysctls,
              "path": {"mss_bytes": MSS, "delay_s": DELAY_S, "link_rate_bps": RATE_BPS}}, indent=1) + "\n")
         if not (RESULTS / "selfcheck.csv").exists():
             lines = ["cc,size_packets,kernel_s,simulated_s,diff_ms,attempts"]
