@@ -73,8 +73,8 @@ def test_the_simulator_beside_the_kernel_is_the_linux_profile_with_the_matching_
 
 @pytest.mark.parametrize("argv, needles", [
     (["--cc", "bbr"], ["--cc must be one of reno, cubic"]),
-    (["--drop", "3", "--p", "0.1"], ["--drop", "--p 0"]),
-    (["--drop", "12", "--p", "0"], ["--drop 12", "segments 0..9"]),
+    (["--drop", "3", "--p", "0.1"], ["--drop", "--p 0.1"]),
+    (["--drop", "12"], ["--drop 12", "segments 0..9"]),
     (["--p", "1"], ["--p"]),
     (["--concurrency", "0"], ["--concurrency"]),
     (["--rtt", "0.2", "--delay-s", "0.05"], ["--rtt", "--delay-s"]),

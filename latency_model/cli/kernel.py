@@ -41,15 +41,15 @@ def _flags(p) -> None:
     g.add_argument("--rtt", type=number, default=None, help="round-trip time, seconds (default 2 x --delay-s)")
     g.add_argument("--delay-s", type=number, default=None, help="one-way propagation delay d, seconds (0.05)")
     g.add_argument("--link-rate-bps", type=number, default=100e6, help="link rate C, bit/s (%(default)g)")
-    g.add_argument("--p", type=number, default=d.p, help="loss probability of each data packet in [0, 1) "
-                   "(%(default)s); SYNs, pure ACKs and pure FINs are never dropped")
+    g.add_argument("--p", type=number, default=None, help=f"loss probability of each data packet in [0, 1) "
+                   f"({d.p:g}; 0 with --drop); SYNs, pure ACKs and pure FINs are never dropped")
     add_size_flags(p)
     p.add_argument("--runs", type=number, default=200, help="transfers per size (%(default)s)")
     p.add_argument("--seed", type=number, default=0, help="root seed of the loss streams (%(default)s)")
     k = p.add_argument_group("kernel testbed")
     k.add_argument("--cc", default="reno", help=f"congestion control: {', '.join(CCS)} (%(default)s)")
     k.add_argument("--drop", type=number, action="append", default=[], metavar="I",
-                   help="drop the first transmission of segment I (0-based; repeatable; with --p 0)")
+                   help="drop the first transmission of segment I (0-based; repeatable; no random loss)")
     k.add_argument("--concurrency", type=number, default=16,
                    help="transfers at once, each on its own emulated link (%(default)s; same results)")
     k.add_argument("--compare", action="store_true", help="run the simulator beside the kernel on the same cells")
@@ -63,7 +63,10 @@ def _flags(p) -> None:
 def _check(args):
     """Validated (delay_s, sizes) and checked flags; every error names its flag."""
     from ..checks import check_int, check_real
+    from ..params import TcpParams
 
+    if args.p is None:
+        args.p = 0.0 if args.drop else TcpParams.p
     try:
         mss = check_int("--mss", args.mss, low=40, high=1400)
         if args.delay_s is not None and args.rtt is not None and abs(2 * args.delay_s - args.rtt) > 1e-12:
@@ -81,7 +84,7 @@ def _check(args):
     if args.cc not in CCS:
         raise CliError(f"--cc must be one of {', '.join(CCS)}, got {args.cc!r}")
     if drops and args.p != 0:
-        raise CliError("--drop scripts the losses: give --p 0 with it (or drop --drop)")
+        raise CliError(f"--drop scripts the losses: --p {args.p:g} would add random ones; give one of them")
     from ..sim.profiles import STACK_NAMES
 
     if args.stack not in STACK_NAMES:

@@ -5,9 +5,10 @@
     sudo python validation/linux/campaign.py single [--sizes 1,2,3,5,8,10,11,15,20,30,40]
     python validation/linux/campaign.py report      # tables for validation/LINUX.md
     python validation/linux/campaign.py mechanisms  # paired replays grouped by repair path
+    python validation/linux/campaign.py resim       # simulated columns again, after a simulator change
 
 ``run`` measures every cell (cc x p x N) that has no results yet (interrupted work resumes):
-``results/transfers_<cc>_p<p>_n<N>.csv`` (one row per kernel transfer, with the segment of
+``results/transfers_<cc>_p<p>_n<N>.csv.gz`` (one row per kernel transfer, with the segment of
 each dropped transmission), one row per cell in ``results/cells.csv`` (kernel beside the
 simulator, overall and given k = 0, 1, 2 lost data transmissions, and the paired replay of
 each kernel transfer's loss pattern through ``run_transfer(drops=...)``), the loss-free
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import json
 import math
 import os
@@ -38,7 +40,7 @@ import numpy as np
 from latency_model.kernel.measure import CSV_COLUMNS, measure, self_check, sim_setup, simulated
 from latency_model.kernel.testbed import Testbed, TransferSpec
 from latency_model.sim import run_transfer
-from latency_model.studies.export import atomic_write_text
+from latency_model.studies.export import atomic_write_bytes, atomic_write_text
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MSS, DELAY_S, RATE_BPS = 500, 0.05, 100e6
@@ -138,6 +140,65 @@ def single(args) -> int:
     return 0
 
 
+def resim(args) -> int:
+    """Recompute every simulated column (cells.csv: simulator and paired replays, from the
+    committed per-transfer CSVs; single_loss.csv: the simulator's times) with the code as it
+    is now, keeping the kernel's columns: the simulator is deterministic, so this is how the
+    committed data follow a change of the simulator without measuring the kernel again."""
+    global RESULTS
+    RESULTS = Path(args.results)
+    with open(RESULTS / "cells.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        cc, p, n, runs = r["cc"], float(r["p"]), int(r["size_packets"]), int(r["runs"])
+        ts = _read_transfers(_transfers_path(RESULTS, cc, p, n))
+        s = simulated(cc, n * MSS, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS, p=p, runs=runs,
+                      seed=int(args.seed))
+        r["sim_mean_s"], r["sim_timeout_fraction"] = s["mean_latency_s"], s["timeout_fraction"]
+        r["sim_sem_s"] = (s["ci95_s"][1] - s["mean_latency_s"]) / 1.96
+        for k in (0, 1, 2):
+            c = _cond(s, k)
+            r[f"sim_k{k}_n"] = c["n"] if c else 0
+            r[f"sim_k{k}_mean_s"] = c["mean_s"] if c else ""
+            r[f"sim_k{k}_sem_s"] = (c["ci95_s"][1] - c["mean_s"]) / 1.96 if c and c["ci95_s"] else ""
+        params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+        lat = np.array([float(t["completion_s"]) for t in ts])
+        rep = np.array([run_transfer(params, size_bytes=int(t["size_bytes"]), config=config,
+                                     drops=dict(Counter(int(x) for x in t["dropped_segments"].split()))).completion_s
+                        for t in ts])
+        r["replay_mean_s"], r["replay_diff_mean_s"] = float(rep.mean()), float((rep - lat).mean())
+        r["replay_within_3ms"] = float(np.mean(np.abs(rep - lat) <= 3e-3))
+        for key, v in list(r.items()):
+            if isinstance(v, str) and v not in ("",) and key not in ("cc", "date"):
+                try:
+                    r[key] = float(v) if any(ch in v for ch in ".e") or key.endswith("_s") else int(v)
+                except ValueError:
+                    pass
+        print(f"{cc} p={p:g} N={n}: sim {r['sim_mean_s']:.4f} replay {r['replay_mean_s']:.4f}", flush=True)
+    _write_cells(RESULTS / "cells.csv", rows)
+    single_path = RESULTS / "single_loss.csv"
+    if single_path.exists():
+        with open(single_path, newline="") as f:
+            srows = list(csv.DictReader(f))
+        header = list(srows[0])
+        for r in srows:
+            params, config = sim_setup(r["cc"], MSS, DELAY_S, RATE_BPS, 0.0)
+            sim = run_transfer(params, size_packets=int(r["size_packets"]), config=config, drops=[int(r["segment"])])
+            r["sim_s"] = f"{sim.completion_s:.6f}"
+            r["diff_ms"] = f"{(sim.completion_s - float(r['kernel_s'])) * 1e3:.3f}"
+            r["sim_timeouts"], r["sim_tlp_probes"] = sim.timeouts, sim.tlp_probes
+        atomic_write_text(single_path, "\n".join([",".join(header)] + [",".join(str(r[h]) for h in header)
+                                                                      for r in srows]) + "\n")
+    return 0
+
+
+def _cell_key(path) -> tuple:
+    """(p, N) from ``transfers_<cc>_p<p>_n<N>.csv[.gz]``."""
+    stem = Path(path).name.split(".csv")[0]
+    p, n = stem.split("_p")[1].split("_n")
+    return float(p), int(n)
+
+
 def repair_class(n: int, kernel: dict, sim) -> str:
     """Which mechanism a paired replay exercises, from how each side repaired the losses:
 
@@ -171,13 +232,12 @@ def mechanisms(args) -> int:
     folder = Path(args.results)
     print("| cc | p | N | class | transfers | mean sim - kernel (ms) | within 3 ms |")
     print("|---|---|---|---|---|---|---|")
-    for path in sorted(folder.glob("transfers_*.csv")):
-        with open(path, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if int(r["lost_packets"]) > 0]
+    for path in sorted(folder.glob("transfers_*.csv*"), key=lambda q: (q.name.split("_")[1], _cell_key(q))):
+        rows = [r for r in _read_transfers(path) if int(r["lost_packets"]) > 0]
         if not rows:
             continue
         cc, n = rows[0]["cc"], int(rows[0]["size_bytes"]) // MSS
-        p = path.stem.split("_p")[1].split("_n")[0]
+        p = _cell_key(path)[0]
         params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
         groups: dict = {}
         for r in rows:
@@ -197,7 +257,20 @@ def _write_transfers(cc, p, n, transfers) -> None:
         d = t.to_dict()
         d["dropped_segments"] = " ".join(map(str, d["dropped_segments"]))
         lines.append(",".join(str(d[k]) for k in CSV_COLUMNS))
-    atomic_write_text(RESULTS / f"transfers_{cc}_p{p:g}_n{n}.csv", "\n".join(lines) + "\n")
+    text = ("\n".join(lines) + "\n").encode()
+    atomic_write_bytes(RESULTS / f"transfers_{cc}_p{p:g}_n{n}.csv.gz", gzip.compress(text, mtime=0))
+
+
+def _read_transfers(path) -> list:
+    """Rows of a per-transfer CSV (gzipped as committed, or plain)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _transfers_path(folder, cc, p, n) -> Path:
+    gz = Path(folder) / f"transfers_{cc}_p{p:g}_n{n}.csv.gz"
+    return gz if gz.exists() else gz.with_suffix("")
 
 
 def _cell_row(cc, p, n, cell, args) -> dict:
@@ -325,12 +398,16 @@ def main(argv=None) -> int:
     sg.add_argument("--ccs", default="reno,cubic")
     sg.add_argument("--concurrency", type=int, default=4)
     sg.add_argument("--results", default=str(RESULTS))
+    rs = sub.add_parser("resim")
+    rs.add_argument("--seed", type=int, default=46)
+    rs.add_argument("--results", default=str(RESULTS))
     mech = sub.add_parser("mechanisms")
     mech.add_argument("--results", default=str(RESULTS))
     rep = sub.add_parser("report")
     rep.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
-    return {"run": run, "single": single, "report": report, "mechanisms": mechanisms}[args.cmd](args)
+    return {"run": run, "single": single, "report": report, "mechanisms": mechanisms,
+            "resim": resim}[args.cmd](args)
 
 
 if __name__ == "__main__":
