@@ -64,6 +64,15 @@ def test_the_emulator_builds_once_into_the_cache_and_never_into_the_package(tmp_
     assert not any(p.name.startswith("link_emulator-") for p in emulator.SOURCE.parent.iterdir())
 
 
+@pytest.mark.parametrize("kw, name", [({"delay_s": -1}, "delay_s"), ({"rate_bps": 10}, "rate_bps"),
+                                      ({"mss_bytes": 9000}, "mss_bytes")])
+def test_testbed_parameters_are_checked_before_anything_starts(kw, name):
+    from latency_model.kernel.testbed import Testbed
+
+    with pytest.raises(ValueError, match=name):
+        Testbed(**kw)
+
+
 def test_the_simulator_beside_the_kernel_is_the_linux_profile_with_the_matching_rule():
     params, config = sim_setup("cubic", 500, 0.05, 100e6, 0.1)
     assert params.rule.name == "cubic" and params.w0 == 10 and params.rtt_s == 0.1 and params.p == 0.1

@@ -216,6 +216,20 @@ class Testbed:
         timestamps 12), so Linux's MSS with timestamps is ``mss_bytes``.
     packet_log : path, optional
         The emulator's packet log (CSV).
+
+    Attributes
+    ----------
+    kernel_release, hz, sysctls
+        ``uname -r``, ``CONFIG_HZ`` (None if not exposed) and every ``net.ipv4.tcp_*``
+        sysctl of the sender's namespace, filled in by :meth:`start`.
+    fifo : bool
+        Whether the emulator got SCHED_FIFO.
+
+    Raises
+    ------
+    ValueError
+        For a delay outside [0, 10] s, a rate outside [1e5, 1e10] bit/s or an MSS outside
+        [40, 1400] bytes.
     """
 
     delay_s: float = 0.05
@@ -231,6 +245,13 @@ class Testbed:
 
     HEADER_BYTES = 52
     __test__ = False  # not a pytest test class
+
+    def __post_init__(self) -> None:
+        from ..checks import check_int, check_real
+
+        self.delay_s = check_real("delay_s", self.delay_s, low=0.0, high=10.0)
+        self.rate_bps = check_real("rate_bps", self.rate_bps, low=1e5, high=1e10)
+        self.mss_bytes = check_int("mss_bytes", self.mss_bytes, low=40, high=1400)
 
     # -- lifetime -------------------------------------------------------------
     def __enter__(self) -> "Testbed":

@@ -204,8 +204,8 @@ def repair_class(n: int, kernel: dict, sim) -> str:
 
     - ``fin``: the sender's write fit in the initial window (N <= 10: the FIN left bare,
       ``tcp_send_fin``) and the simulator needed a probe or a timeout;
-    - ``sim-timeout``: the simulator timed out, the kernel did not (RACK on SACKed
-      retransmissions, the probe's timing);
+    - ``sim-timeout``: the simulator timed out, the kernel did not (the rescue
+      retransmission, RACK on SACKed retransmissions);
     - ``kernel-timeout``: the kernel timed out, the simulator did not;
     - ``both-timeout``;
     - ``probe``: the simulator repaired with a tail loss probe and no timeout (N > 10);
