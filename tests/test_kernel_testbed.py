@@ -63,3 +63,48 @@ def test_testbed_link_staircase_losses_and_cleanup(tmp_path):
             ser_ns = size * 8 / RATE * 1e9
             # delivered one delay plus at least its own serialisation after it entered
             assert int(r["t_ns"]) - t_in >= DELAY_S * 1e9 + ser_ns - 1, r
+
+
+def _children(pid: int) -> list:
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(name))
+    return out
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+def test_the_command_leaves_nothing_behind_when_stopped(sig):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root}
+    proc = subprocess.Popen([sys.executable, "-m", "latency_model", "kernel", "--size-packets", "20", "--runs", "5000"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    kids = []
+    for _ in range(100):  # until the testbed runs (client, server, emulator)
+        time.sleep(0.1)
+        kids = _children(proc.pid)
+        if len(kids) >= 3:
+            break
+    assert len(kids) >= 3, kids
+    time.sleep(0.5)
+    proc.send_signal(getattr(signal, sig))
+    code = proc.wait(timeout=20)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    if sig == "SIGTERM":  # the clean exit, as Ctrl-C
+        assert code == 130 and err.strip() == "latency-model: interrupted", (code, err)
+    deadline = time.time() + 5
+    while any(_alive(k) for k in kids) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(k) for k in kids)  # PR_SET_PDEATHSIG even after SIGKILL
