@@ -10,20 +10,13 @@ import os
 import pytest
 
 from latency_model.kernel.measure import self_check
+from test_sweep_orphans import _children, _running as _alive  # /proc helpers
 from latency_model.kernel.testbed import Testbed, TransferSpec, machine_problem, transfer_seeds
 
 PROBLEM = machine_problem()
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or "")]
 
 MSS, DELAY_S, RATE = 500, 0.05, 100e6
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_testbed_link_staircase_losses_and_cleanup(tmp_path):
@@ -63,20 +56,6 @@ def test_testbed_link_staircase_losses_and_cleanup(tmp_path):
             ser_ns = size * 8 / RATE * 1e9
             # delivered one delay plus at least its own serialisation after it entered
             assert int(r["t_ns"]) - t_in >= DELAY_S * 1e9 + ser_ns - 1, r
-
-
-def _children(pid: int) -> list:
-    out = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except (FileNotFoundError, ProcessLookupError, IndexError):
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(name))
-    return out
 
 
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
