@@ -66,7 +66,7 @@ def test_thresholds_json(capsys):
         (["thresholds", "--w0", "40"], "latency-model: error: --w0 must be <= --rwnd (30 packets), got 40"),
         (["thresholds", "--rtt", "nan"], "latency-model: error: --rtt-s must be a finite number in (0, 3600], got nan"),
         (["thresholds", "--variant", "reno"], "latency-model: error: --variant must be one of"),
-        (["thresholds", "--rule", "cubic"], "latency-model: error: --rule must be one of"),
+        (["thresholds", "--rule", "vegas"], "latency-model: error: --rule must be one of"),
         (["thresholds", "--rule-param", "x"], "latency-model: error: --rule-param must be KEY=VALUE"),
         (["thresholds", "--b", "x"], "latency-model: error: argument --b: not a number: 'x'"),
         (["tables", "--nope"], "latency-model: error: unrecognized arguments: --nope"),

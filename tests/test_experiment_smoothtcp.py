@@ -120,7 +120,7 @@ def test_cli_experiment_smoothtcp_json_contract_and_export(capsys, tmp_path, sma
 @pytest.mark.parametrize("argv, needle", [
     (["--queue-packets", "0"], "--queue-packets"),
     (["--flows", "0"], "--flows"),
-    (["--rules", "standard,cubic"], "--rules"),
+    (["--rules", "standard,vegas"], "--rules"),
     (["--rules", ","], "--rules"),
     (["--ss-signal", "sometimes"], "--ss-signal"),
     (["--scale", "0"], "--scale"),
@@ -136,7 +136,7 @@ def test_cli_experiment_smoothtcp_errors_are_one_line(capsys, argv, needle):
 
 def test_api_errors_name_the_parameter():
     for kwargs, word in (({"queue_packets": 0}, "queue_packets"), ({"flows": 0}, "flows"),
-                         ({"rules": ("cubic",)}, "rules"), ({"rules": ()}, "rules"),
+                         ({"rules": ("vegas",)}, "rules"), ({"rules": ()}, "rules"),
                          ({"rules": ("standard", "standard")}, "rules"), ({"bin_s": 0}, "bin_s"),
                          ({"tau": -1}, "tau"), ({"rwnd": 0}, "rwnd"), ({"min_rto_s": 0}, "min_rto_s"),
                          ({"packet_bytes": 0}, "packet_bytes")):

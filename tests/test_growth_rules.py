@@ -224,6 +224,9 @@ BAD = [
       for c, bad in (("a", 1e4), ("b", -0.5), ("c", float("nan")), ("m", 2e6))],
     ("smoothtcp", "alpha", 0, "alpha"),
     ("smoothtcp", "ss_signal", "ecn", "ss_signal"),
+    ("cubic", "beta", 1024, "beta"),
+    ("cubic", "hystart", "yes", "hystart"),
+    ("cubic", "hz", 200, "hz"),
 ]
 
 
@@ -247,7 +250,7 @@ def test_every_parameter_of_every_rule_has_a_validation_test():
 
 def test_unknown_rule_and_parameter_name_the_valid_ones():
     with pytest.raises(ValueError, match="btcp.*smooth-start"):
-        make_rule("cubic")
+        make_rule("vegas")
     with pytest.raises(ValueError, match="valid: f, mice_t"):
         make_rule("btcp", beta=2)
 
@@ -347,7 +350,7 @@ def test_cli_rules_lists_every_rule_with_params_and_source(capsys):
 @pytest.mark.parametrize(
     "argv, needle",
     [
-        (["thresholds", "--rule", "cubic"], ", ".join(sorted(RULES))),
+        (["thresholds", "--rule", "vegas"], ", ".join(sorted(RULES))),
         (["thresholds", "--rule", "btcp", "--rule-param", "g=2"], "valid: f, mice_t"),
         (["thresholds", "--rule", "lss", "--rule-param", "max_ssthresh=0"], "max_ssthresh must be"),
     ],

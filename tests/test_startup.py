@@ -70,7 +70,7 @@ def _commands(parser, path=()):
 
 def test_a_command_gets_the_same_flags_alone_as_in_the_full_parser():
     full = dict(_commands(build_parser()))
-    assert len(full) == 17  # 12 commands and 5 experiments
+    assert len(full) == 18  # 13 commands and 5 experiments
     for path, parser in full.items():
         alone = dict(_commands(build_parser([*path, "--json"])))[path]
         assert alone.format_help() == parser.format_help(), path

@@ -21,7 +21,7 @@ import os
 import sys
 
 from . import (accuracy, experiment, experiment_ass, experiment_btcp, experiment_modern, experiment_ngwa,
-               experiment_smoothtcp, model, repro, sim, sweep)
+               experiment_smoothtcp, kernel, model, repro, sim, sweep)
 from ..values import SHOW_CHARS
 from .common import PROG, CliError, Parser, add_commands, add_flags, flag_message, os_error_message
 
@@ -50,6 +50,7 @@ def build_parser(argv: list[str] | None = None) -> Parser:
         module.register(exps)
     sweep.register(sub)  # sweep
     accuracy.register(sub)  # accuracy
+    kernel.register(sub)  # kernel
     add_flags(parser, argv)
     return parser
 

@@ -11,6 +11,7 @@ from ..checks import check_choice
 from .base import CongestionState, ContinuousLaw, GrowthRule
 from .ass import AssRule
 from .btcp import BtcpRule
+from .cubic import CubicRule
 from .generalized import GeneralizedRule
 from .lss import LssRule
 from .smooth import SmoothStartRule
@@ -41,6 +42,7 @@ RULES: dict[str, type[GrowthRule]] = {
     AssRule.name: AssRule,
     SmoothStartRule.name: SmoothStartRule,
     SmoothTcpRule.name: SmoothTcpRule,
+    CubicRule.name: CubicRule,
 }
 """Registry: rule name -> rule class."""
 

@@ -1,0 +1,414 @@
+"""The kernel campaign: this machine's Linux TCP beside the simulator's ``--stack linux``.
+
+    sudo python validation/linux/campaign.py run [--runs 2000] [--sizes 1,3,8,20,40] \
+        [--ps 0.02,0.1] [--ccs reno,cubic] [--concurrency 16]
+    sudo python validation/linux/campaign.py single [--sizes 1,2,3,5,8,10,11,15,20,30,40]
+    python validation/linux/campaign.py report      # tables for validation/LINUX.md
+    python validation/linux/campaign.py mechanisms  # paired replays grouped by repair path
+    python validation/linux/campaign.py resim       # simulated columns again, after a simulator change
+
+``run`` measures every cell (cc x p x N) that has no results yet (interrupted work resumes):
+``results/transfers_<cc>_p<p>_n<N>.csv.gz`` (one row per kernel transfer, with the segment of
+each dropped transmission), one row per cell in ``results/cells.csv`` (kernel beside the
+simulator, overall and given k = 0, 1, 2 lost data transmissions, and the paired replay of
+each kernel transfer's loss pattern through ``run_transfer(drops=...)``), the loss-free
+staircase in ``results/selfcheck.csv`` and the kernel release and every ``net.ipv4.tcp_*``
+sysctl in ``results/kernel.json``. Seeds: cell (cc, p, N) uses root seed ``--seed``; run i
+takes child i of ``SeedSequence(seed).spawn(runs)``, as ``simulate`` does.
+
+``single`` drops the first transmission of each segment i of N-segment transfers, one
+transfer per (cc, N, i), beside ``run_transfer(drops=[i])``: ``results/single_loss.csv``.
+
+``report`` prints the Markdown tables of validation/LINUX.md from the committed CSVs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+import math
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from latency_model.kernel.measure import CSV_COLUMNS, measure, self_check, sim_setup, simulated
+from latency_model.kernel.testbed import Testbed, TransferSpec
+from latency_model.sim import run_transfer
+from latency_model.studies.export import atomic_write_bytes, atomic_write_text
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MSS, DELAY_S, RATE_BPS = 500, 0.05, 100e6
+CELL_COLUMNS = ["cc", "p", "size_packets", "runs", "kernel_mean_s", "kernel_sem_s", "kernel_timeout_fraction",
+                "kernel_fin_bare_fraction", "sim_mean_s", "sim_sem_s", "sim_timeout_fraction",
+                *[f"{who}_k{k}_{what}" for k in (0, 1, 2) for who in ("kernel", "sim") for what in ("n", "mean_s", "sem_s")],
+                "replay_mean_s", "replay_diff_mean_s", "replay_within_3ms", "late_over_1ms", "packets",
+                "late_max_ms", "load_average", "wall_s", "date"]
+
+
+def _sem(x) -> float:
+    x = np.asarray(x, dtype=float)
+    return float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
+
+
+def _cond(summary: dict, k: int):
+    c = summary["conditional"].get(k) or summary["conditional"].get(str(k))
+    return c
+
+
+def replay(transfers, cc: str) -> list:
+    """Each kernel transfer's loss pattern through the simulator: segment s dropped m times
+    in the kernel -> its first m transmissions dropped (``run_transfer(drops={s: m})``)."""
+    params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+    out = []
+    for t in transfers:
+        drops = dict(Counter(t.dropped_segments))
+        out.append(run_transfer(params, size_bytes=t.size_bytes, config=config, drops=drops).completion_s)
+    return out
+
+
+def run(args) -> int:
+    global RESULTS
+    RESULTS = Path(args.results)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    cells_path = RESULTS / "cells.csv"
+    done = set()
+    rows = []
+    if cells_path.exists():
+        with open(cells_path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        done = {(r["cc"], float(r["p"]), int(r["size_packets"])) for r in rows}
+    sizes = [int(x) for x in args.sizes.split(",")]
+    with Testbed(delay_s=DELAY_S, rate_bps=RATE_BPS, mss_bytes=MSS) as tb:
+        atomic_write_text(RESULTS / "kernel.json", json.dumps(
+            {"release": tb.kernel_release, "config_hz": tb.hz, "sched_fifo": tb.fifo, "sysctls": tb.sysctls,
+             "path": {"mss_bytes": MSS, "delay_s": DELAY_S, "link_rate_bps": RATE_BPS}}, indent=1) + "\n")
+        if not (RESULTS / "selfcheck.csv").exists():
+            lines = ["cc,size_packets,kernel_s,simulated_s,diff_ms,attempts"]
+            for cc in args.ccs.split(","):
+                chk = self_check(tb, range(1, 41), cc)
+                lines += [f"{cc},{r['size_packets']},{r['kernel_s']:.6f},{r['simulated_s']:.6f},{r['diff_ms']:.3f},{r['attempts']}"
+                          for r in chk["rows"]]
+                print(f"self-check {cc}: worst {chk['worst_ms']:.3f} ms, link {chk['link']}", flush=True)
+            atomic_write_text(RESULTS / "selfcheck.csv", "\n".join(lines) + "\n")
+        for cc in args.ccs.split(","):
+            for p in [float(x) for x in args.ps.split(",")]:
+                for n in sizes:
+                    if (cc, p, n) in done:
+                        continue
+                    cell = measure(tb, n * MSS, cc=cc, p=p, runs=args.runs, seed=args.seed,
+                                   concurrency=args.concurrency)
+                    _write_transfers(cc, p, n, cell.transfers)
+                    rows.append(_cell_row(cc, p, n, cell, args))
+                    _write_cells(cells_path, rows)
+                    r = rows[-1]
+                    print(f"{cc} p={p} N={n}: kernel {float(r['kernel_mean_s']):.4f} sim {float(r['sim_mean_s']):.4f}"
+                          f" replay {float(r['replay_mean_s']):.4f} ({cell.wall_s:.0f} s, late>1ms "
+                          f"{r['late_over_1ms']}/{r['packets']})", flush=True)
+    return 0
+
+
+def single(args) -> int:
+    """Scripted single losses: the first transmission of segment i of an N-segment transfer,
+    every i, kernel beside ``run_transfer(drops=[i])`` (``results/single_loss.csv``)."""
+    out = Path(args.results)
+    out.mkdir(parents=True, exist_ok=True)
+    sizes = [int(x) for x in args.sizes.split(",")]
+    lines = ["cc,size_packets,segment,kernel_s,sim_s,diff_ms,kernel_timeouts,sim_timeouts,sim_tlp_probes,"
+             "kernel_fin_bare,kernel_retransmissions"]
+    with Testbed(delay_s=DELAY_S, rate_bps=RATE_BPS, mss_bytes=MSS) as tb:
+        for cc in args.ccs.split(","):
+            params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+            specs = [(n, i) for n in sizes for i in range(n)]
+            got = tb.run([TransferSpec(j, n * MSS, cc, 0, 0.0, (i,)) for j, (n, i) in enumerate(specs)],
+                         concurrency=args.concurrency)
+            within = 0
+            for (n, i), k in zip(specs, got):
+                r = run_transfer(params, size_packets=n, config=config, drops=[i])
+                diff = (r.completion_s - k.completion_s) * 1e3
+                within += abs(diff) <= 3.0
+                lines.append(f"{cc},{n},{i},{k.completion_s:.6f},{r.completion_s:.6f},{diff:.3f},{k.timeouts},"
+                             f"{r.timeouts},{r.tlp_probes},{k.fin_bare},{k.retransmissions}")
+            print(f"{cc}: {within} of {len(specs)} single-loss positions within 3 ms, link {tb.link_stats().to_dict()}",
+                  flush=True)
+    atomic_write_text(out / "single_loss.csv", "\n".join(lines) + "\n")
+    return 0
+
+
+def resim(args) -> int:
+    """Recompute every simulated column (cells.csv: simulator and paired replays, from the
+    committed per-transfer CSVs; single_loss.csv: the simulator's times) with the code as it
+    is now, keeping the kernel's columns: the simulator is deterministic, so this is how the
+    committed data follow a change of the simulator without measuring the kernel again."""
+    global RESULTS
+    RESULTS = Path(args.results)
+    with open(RESULTS / "cells.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        cc, p, n, runs = r["cc"], float(r["p"]), int(r["size_packets"]), int(r["runs"])
+        ts = _read_transfers(_transfers_path(RESULTS, cc, p, n))
+        s = simulated(cc, n * MSS, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS, p=p, runs=runs,
+                      seed=int(args.seed))
+        r["sim_mean_s"], r["sim_timeout_fraction"] = s["mean_latency_s"], s["timeout_fraction"]
+        r["sim_sem_s"] = (s["ci95_s"][1] - s["mean_latency_s"]) / 1.96
+        for k in (0, 1, 2):
+            c = _cond(s, k)
+            r[f"sim_k{k}_n"] = c["n"] if c else 0
+            r[f"sim_k{k}_mean_s"] = c["mean_s"] if c else ""
+            r[f"sim_k{k}_sem_s"] = (c["ci95_s"][1] - c["mean_s"]) / 1.96 if c and c["ci95_s"] else ""
+        params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+        lat = np.array([float(t["completion_s"]) for t in ts])
+        rep = np.array([run_transfer(params, size_bytes=int(t["size_bytes"]), config=config,
+                                     drops=dict(Counter(int(x) for x in t["dropped_segments"].split()))).completion_s
+                        for t in ts])
+        r["replay_mean_s"], r["replay_diff_mean_s"] = float(rep.mean()), float((rep - lat).mean())
+        r["replay_within_3ms"] = float(np.mean(np.abs(rep - lat) <= 3e-3))
+        for key, v in list(r.items()):
+            if isinstance(v, str) and v not in ("",) and key not in ("cc", "date"):
+                try:
+                    r[key] = float(v) if any(ch in v for ch in ".e") or key.endswith("_s") else int(v)
+                except ValueError:
+                    pass
+        print(f"{cc} p={p:g} N={n}: sim {r['sim_mean_s']:.4f} replay {r['replay_mean_s']:.4f}", flush=True)
+    _write_cells(RESULTS / "cells.csv", rows)
+    single_path = RESULTS / "single_loss.csv"
+    if single_path.exists():
+        with open(single_path, newline="") as f:
+            srows = list(csv.DictReader(f))
+        header = list(srows[0])
+        for r in srows:
+            params, config = sim_setup(r["cc"], MSS, DELAY_S, RATE_BPS, 0.0)
+            sim = run_transfer(params, size_packets=int(r["size_packets"]), config=config, drops=[int(r["segment"])])
+            r["sim_s"] = f"{sim.completion_s:.6f}"
+            r["diff_ms"] = f"{(sim.completion_s - float(r['kernel_s'])) * 1e3:.3f}"
+            r["sim_timeouts"], r["sim_tlp_probes"] = sim.timeouts, sim.tlp_probes
+        atomic_write_text(single_path, "\n".join([",".join(header)] + [",".join(str(r[h]) for h in header)
+                                                                      for r in srows]) + "\n")
+    return 0
+
+
+def _cell_key(path) -> tuple:
+    """(p, N) from ``transfers_<cc>_p<p>_n<N>.csv[.gz]``."""
+    stem = Path(path).name.split(".csv")[0]
+    p, n = stem.split("_p")[1].split("_n")
+    return float(p), int(n)
+
+
+def repair_class(n: int, kernel: dict, sim) -> str:
+    """Which mechanism a paired replay exercises, from how each side repaired the losses:
+
+    - ``fin``: the sender's write fit in the initial window (N <= 10: the FIN left bare,
+      ``tcp_send_fin``) and the simulator needed a probe or a timeout;
+    - ``sim-timeout``: the simulator timed out, the kernel did not (the rescue
+      retransmission, RACK on SACKed retransmissions);
+    - ``kernel-timeout``: the kernel timed out, the simulator did not;
+    - ``both-timeout``;
+    - ``probe``: the simulator repaired with a tail loss probe and no timeout (N > 10);
+    - ``fast``: both repaired without a timeout and the simulator without a probe (implicit
+      Limited Transmit, PRR, the timers' granularity and the delayed ACK).
+    """
+    k_to, s_to = int(kernel["timeouts"]) > 0, sim.timeouts > 0
+    if n <= 10 and int(kernel["fin_bare"]) and (s_to or sim.tlp_probes) and not k_to:
+        return "fin"
+    if s_to and k_to:
+        return "both-timeout"
+    if s_to:
+        return "sim-timeout"
+    if k_to:
+        return "kernel-timeout"
+    if sim.tlp_probes:
+        return "probe"
+    return "fast"
+
+
+def mechanisms(args) -> int:
+    """Paired replays of every lossy kernel transfer, grouped by :func:`repair_class`: count,
+    mean (sim - kernel) and the share within 3 ms, per cc, p and N."""
+    folder = Path(args.results)
+    print("| cc | p | N | class | transfers | mean sim - kernel (ms) | within 3 ms |")
+    print("|---|---|---|---|---|---|---|")
+    for path in sorted(folder.glob("transfers_*.csv*"), key=lambda q: (q.name.split("_")[1], _cell_key(q))):
+        rows = [r for r in _read_transfers(path) if int(r["lost_packets"]) > 0]
+        if not rows:
+            continue
+        cc, n = rows[0]["cc"], int(rows[0]["size_bytes"]) // MSS
+        p = _cell_key(path)[0]
+        params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+        groups: dict = {}
+        for r in rows:
+            drops = dict(Counter(int(x) for x in r["dropped_segments"].split()))
+            sim = run_transfer(params, size_bytes=int(r["size_bytes"]), config=config, drops=drops)
+            groups.setdefault(repair_class(n, r, sim), []).append((sim.completion_s - float(r["completion_s"])) * 1e3)
+        for cls in ("fin", "fast", "probe", "sim-timeout", "kernel-timeout", "both-timeout"):
+            if cls in groups:
+                d = np.array(groups[cls])
+                print(f"| {cc} | {p} | {n} | {cls} | {d.size} | {d.mean():+.1f} | {100 * np.mean(abs(d) <= 3):.0f}% |")
+    return 0
+
+
+def _write_transfers(cc, p, n, transfers) -> None:
+    lines = [",".join(CSV_COLUMNS)]
+    for t in transfers:
+        d = t.to_dict()
+        d["dropped_segments"] = " ".join(map(str, d["dropped_segments"]))
+        lines.append(",".join(str(d[k]) for k in CSV_COLUMNS))
+    text = ("\n".join(lines) + "\n").encode()
+    atomic_write_bytes(RESULTS / f"transfers_{cc}_p{p:g}_n{n}.csv.gz", gzip.compress(text, mtime=0))
+
+
+def _read_transfers(path) -> list:
+    """Rows of a per-transfer CSV (gzipped as committed, or plain)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _transfers_path(folder, cc, p, n) -> Path:
+    gz = Path(folder) / f"transfers_{cc}_p{p:g}_n{n}.csv.gz"
+    return gz if gz.exists() else gz.with_suffix("")
+
+
+def _cell_row(cc, p, n, cell, args) -> dict:
+    k = cell.summary
+    lat = np.array([t.completion_s for t in cell.transfers])
+    s = simulated(cc, n * MSS, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS, p=p, runs=args.runs,
+                  seed=args.seed)
+    rep = np.array(replay(cell.transfers, cc))
+    row = {"cc": cc, "p": p, "size_packets": n, "runs": args.runs,
+           "kernel_mean_s": k["mean_latency_s"], "kernel_sem_s": _sem(lat),
+           "kernel_timeout_fraction": k["timeout_fraction"], "kernel_fin_bare_fraction": k["fin_bare_fraction"],
+           "sim_mean_s": s["mean_latency_s"],
+           "sim_sem_s": (s["ci95_s"][1] - s["mean_latency_s"]) / 1.96,  # the CI's half-width / 1.96 (t ~ z here)
+           "sim_timeout_fraction": s["timeout_fraction"]}
+    lost = np.array([t.lost_packets for t in cell.transfers])
+    for kk in (0, 1, 2):
+        sel = lat[lost == kk]
+        row[f"kernel_k{kk}_n"] = int(sel.size)
+        row[f"kernel_k{kk}_mean_s"] = float(sel.mean()) if sel.size else ""
+        row[f"kernel_k{kk}_sem_s"] = _sem(sel) if sel.size > 1 else ""
+        c = _cond(s, kk)
+        row[f"sim_k{kk}_n"] = c["n"] if c else 0
+        row[f"sim_k{kk}_mean_s"] = c["mean_s"] if c else ""
+        row[f"sim_k{kk}_sem_s"] = (c["ci95_s"][1] - c["mean_s"]) / 1.96 if c and c["ci95_s"] else ""
+    row.update({"replay_mean_s": float(rep.mean()), "replay_diff_mean_s": float((rep - lat).mean()),
+                "replay_within_3ms": float(np.mean(np.abs(rep - lat) <= 3e-3)),
+                "late_over_1ms": cell.link["over_1ms"], "packets": cell.link["packets"],
+                "late_max_ms": cell.link["max_us"] / 1e3, "load_average": round(os.getloadavg()[0], 2),
+                "wall_s": round(cell.wall_s, 1), "date": time.strftime("%Y-%m-%d", time.gmtime())})
+    return row
+
+
+def _write_cells(path, rows) -> None:
+    lines = [",".join(CELL_COLUMNS)]
+    for r in rows:
+        lines.append(",".join(_fmt(r.get(c, "")) for c in CELL_COLUMNS))
+    atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.6g}"
+    return str(v)
+
+
+def report(args) -> int:
+    """Markdown tables of validation/LINUX.md from the committed CSVs."""
+    folder = Path(args.results)
+    with open(folder / "cells.csv", newline="") as f:
+        rows = sorted(csv.DictReader(f), key=lambda r: (r["cc"], float(r["p"]), int(r["size_packets"])))
+
+    def num(r, c):
+        return float(r[c]) if r.get(c) not in ("", None) else float("nan")
+
+    def within(km, ks, sm, ss):
+        return abs(sm - km) <= 2.5 * math.hypot(ks, ss) + 0.02 * km
+
+    print("Overall (mean completion time, s; ± is the kernel's 95% CI half-width):\n")
+    print("| cc | p | N | kernel | `--stack linux` | sim - kernel | within 2.5 SE + 2% | kernel P[RTO] | sim P[RTO] "
+          "| late > 1 ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        km, sm = num(r, "kernel_mean_s"), num(r, "sim_mean_s")
+        ok = within(km, num(r, "kernel_sem_s"), sm, num(r, "sim_sem_s"))
+        print(f"| {r['cc']} | {r['p']} | {r['size_packets']} | {km:.4f} ± {1.96 * num(r, 'kernel_sem_s'):.4f} | "
+              f"{sm:.4f} | {sm - km:+.4f} | {'yes' if ok else '**no**'} | {num(r, 'kernel_timeout_fraction'):.3f} | "
+              f"{num(r, 'sim_timeout_fraction'):.3f} | {100 * num(r, 'late_over_1ms') / num(r, 'packets'):.2f}% |")
+    print("\nGiven k lost data transmissions (mean s, n; sim beside):\n")
+    print("| cc | p | N | k=0 kernel | k=0 sim | k=1 kernel | k=1 sim | k=1 within | k=2 kernel | k=2 sim | k=2 within |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        cells = []
+        for k in (0, 1, 2):
+            km, sm = num(r, f"kernel_k{k}_mean_s"), num(r, f"sim_k{k}_mean_s")
+            kn = r[f"kernel_k{k}_n"]
+            text = [f"{km:.3f} (n={kn})" if kn not in ("0", "") else "-", f"{sm:.3f}" if not math.isnan(sm) else "-"]
+            if k:
+                ks, ss = num(r, f"kernel_k{k}_sem_s"), num(r, f"sim_k{k}_sem_s")
+                ok = (not math.isnan(km) and not math.isnan(sm) and not math.isnan(ks)
+                      and within(km, ks, sm, 0.0 if math.isnan(ss) else ss))
+                text.append("yes" if ok else ("**no**" if not math.isnan(ks) else "-"))
+            cells += text
+        print(f"| {r['cc']} | {r['p']} | {r['size_packets']} | " + " | ".join(cells) + " |")
+    print("\nPaired replays (each kernel transfer's dropped segments through run_transfer(drops=...)):\n")
+    print("| cc | p | N | kernel | replay | replay - kernel (mean) | replays within 3 ms |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['cc']} | {r['p']} | {r['size_packets']} | {num(r, 'kernel_mean_s'):.4f} | "
+              f"{num(r, 'replay_mean_s'):.4f} | {num(r, 'replay_diff_mean_s'):+.4f} | "
+              f"{100 * num(r, 'replay_within_3ms'):.0f}% |")
+    single_path = folder / "single_loss.csv"
+    if single_path.exists():
+        with open(single_path, newline="") as f:
+            single_rows = list(csv.DictReader(f))
+        print("\nScripted single losses (segment i of N, every i; diff = sim - kernel):\n")
+        print("| cc | N | positions | within 3 ms | sim faster by > 3 ms | sim slower by > 3 ms | worst diff (ms) |")
+        print("|---|---|---|---|---|---|---|")
+        groups: dict = {}
+        for r in single_rows:
+            groups.setdefault((r["cc"], int(r["size_packets"])), []).append(float(r["diff_ms"]))
+        for (cc, n), d in sorted(groups.items()):
+            d = np.array(d)
+            print(f"| {cc} | {n} | {d.size} | {int((abs(d) <= 3).sum())} | {int((d < -3).sum())} | "
+                  f"{int((d > 3).sum())} | {d[np.argmax(abs(d))]:+.1f} |")
+        for cc in sorted({c for c, _ in groups}):
+            d = np.concatenate([v for (c, _), v in groups.items() if c == cc])
+            print(f"\n{cc}: {int((abs(d) <= 3).sum())} of {d.size} positions within 3 ms "
+                  f"({100 * np.mean(abs(d) <= 3):.0f}%)")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--runs", type=int, default=2000)
+    r.add_argument("--sizes", default="1,3,8,20,40")
+    r.add_argument("--ps", default="0.02,0.1")
+    r.add_argument("--ccs", default="reno,cubic")
+    r.add_argument("--seed", type=int, default=46)
+    r.add_argument("--concurrency", type=int, default=16)
+    r.add_argument("--results", default=str(RESULTS))
+    sg = sub.add_parser("single")
+    sg.add_argument("--sizes", default="1,2,3,5,8,10,11,15,20,30,40")
+    sg.add_argument("--ccs", default="reno,cubic")
+    sg.add_argument("--concurrency", type=int, default=4)
+    sg.add_argument("--results", default=str(RESULTS))
+    rs = sub.add_parser("resim")
+    rs.add_argument("--seed", type=int, default=46)
+    rs.add_argument("--results", default=str(RESULTS))
+    mech = sub.add_parser("mechanisms")
+    mech.add_argument("--results", default=str(RESULTS))
+    rep = sub.add_parser("report")
+    rep.add_argument("--results", default=str(RESULTS))
+    args = ap.parse_args(argv)
+    return {"run": run, "single": single, "report": report, "mechanisms": mechanisms,
+            "resim": resim}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
