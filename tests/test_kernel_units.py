@@ -86,7 +86,7 @@ def test_the_simulator_beside_the_kernel_is_the_linux_profile_with_the_matching_
     (["--drop", "12"], ["--drop 12", "segments 0..9"]),
     (["--p", "1"], ["--p"]),
     (["--concurrency", "0"], ["--concurrency"]),
-    (["--rtt", "0.2", "--delay-s", "0.05"], ["--rtt", "--delay-s"]),
+    (["--rtt", "0.2", "--delay-s", "0.05"], ["--rtt-s", "--delay-s"]),
     (["--stack", "bsd"], ["--stack must be one of"]),
 ])
 def test_bad_flags_are_one_line_before_any_testbed(capsys, argv, needles):

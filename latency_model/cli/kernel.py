@@ -21,6 +21,7 @@ from .common import (
     add_size_flags,
     cell,
     check_out_file,
+    hide,
     number,
     os_error_message,
     sizes_from_args,
@@ -37,8 +38,10 @@ def _flags(p) -> None:
 
     d = TcpParams()
     g = p.add_argument_group("path and loss (as simulate's)")
-    g.add_argument("--mss", type=number, default=d.mss_bytes, help="segment payload MSS, bytes (%(default)s)")
-    g.add_argument("--rtt", type=number, default=None, help="round-trip time, seconds (default 2 x --delay-s)")
+    hide(g.add_argument("--mss-bytes", "--mss", dest="mss", type=number, default=d.mss_bytes,
+                        help="segment payload MSS, bytes (%(default)s)"), "--mss")
+    hide(g.add_argument("--rtt-s", "--rtt", dest="rtt", type=number, default=None,
+                        help="round-trip time, seconds (default 2 x --delay-s)"), "--rtt")
     g.add_argument("--delay-s", type=number, default=None, help="one-way propagation delay d, seconds (0.05)")
     g.add_argument("--link-rate-bps", type=number, default=100e6, help="link rate C, bit/s (%(default)g)")
     g.add_argument("--p", type=number, default=None, help=f"loss probability of each data packet in [0, 1) "
@@ -68,11 +71,11 @@ def _check(args):
     if args.p is None:
         args.p = 0.0 if args.drop else TcpParams.p
     try:
-        mss = check_int("--mss", args.mss, low=40, high=1400)
+        mss = check_int("--mss-bytes", args.mss, low=40, high=1400)
         if args.delay_s is not None and args.rtt is not None and abs(2 * args.delay_s - args.rtt) > 1e-12:
-            raise CliError(f"--rtt {args.rtt:g} with --delay-s {args.delay_s:g}: give one of them")
+            raise CliError(f"--rtt-s {args.rtt:g} with --delay-s {args.delay_s:g}: give one of them")
         delay = args.delay_s if args.delay_s is not None else (args.rtt / 2 if args.rtt is not None else 0.05)
-        check_real("--delay-s" if args.rtt is None else "--rtt", delay, low=0.0, high=10.0)
+        check_real("--delay-s" if args.rtt is None else "--rtt-s", delay, low=0.0, high=10.0)
         check_real("--link-rate-bps", args.link_rate_bps, low=1e5, high=1e10)
         check_real("--p", args.p, low=0.0, high=1.0, high_open=True)
         check_int("--runs", args.runs, low=1)
