@@ -847,7 +847,7 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     table = sim_table_path(amap, cache_dir)
     line = _progress_line(progress)
     line(f"accuracy map: {plan.n_rows} simulated cells")
-    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress and sys.stderr.isatty(),
+    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress,
                        plan=plan, command=None if command is None else command.split())
     line(f"accuracy map: cells simulated ({report.rows_computed} computed, {report.rows_resumed} from the cache); "
          f"now the models' calls ({', '.join(models)})")
