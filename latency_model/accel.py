@@ -147,7 +147,7 @@ def uncounted(arrays):
     Pure Python: ``arrays`` itself. Compiled (:func:`compile_twins` puts an intrinsic in its
     place): the same arrays with a null meminfo, so that passing them to a helper, or taking a
     row of them, costs no atomic increment and decrement (numba's ``NRT_incref`` and
-    ``NRT_decref`` skip a null meminfo). Measured (docs/model.md section 5.2): those atomics
+    ``NRT_decref`` skip a null meminfo). Measured (docs/packet-model.md, its cost): those atomics
     were half the packet model's time, as every helper call increments and decrements each
     array it is given. The views must not outlive what owns the memory: a kernel's arguments
     (held by its caller) or a local array kept referenced past the views' last use

@@ -413,7 +413,7 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     with an initial window of ``w0`` packets and an ACK every ``b`` segments, asked for
     ``n_sizes`` distinct sizes (None: every size up to the largest).
 
-    Measured (docs/model.md, section 5.2; this machine, within a factor of about 3): the
+    Measured (docs/packet-model.md, its cost; this machine, within a factor of about 3): the
     level DP costs up to about 0.6 s per level (one level per packet) once a level holds
     its thousands of states, and stops at the level where its distribution turns
     stationary, some 120-340 packets in at p = 0.05-0.2 (sizes beyond are
@@ -425,12 +425,12 @@ def packet_model_seconds(p: float, max_size_packets: float, w0: float = 2.0, b: 
     segment: the validation runs (``validation/packet/results*.csv``, ``model_time_s``)
     took about (2 + W0) / 4 times as long, twice that with b = 1 (W0 = 10, p = 0.2,
     b = 1, 40 and 100 packets: 528-730 s; b = 2: 266-381 s); since a level's size is
-    bounded (docs/model.md section 4) such calls take less than that (240-333 s with
+    bounded (``max_states``) such calls take less than that (240-333 s with
     b = 1, 151-213 s with b = 2 at 16,000: ``results_ms16k.csv``), so this errs long
     there. Most of a call is the file-end tails of the sizes asked
-    for (76 % for sizes 1..300 at p = 0.1: docs/model.md section 5.2), so with
+    for (76 % for sizes 1..300 at p = 0.1), so with
     ``n_sizes`` below the levels run, the levels' quarter stays and the tails' share
-    shrinks in proportion (on the 48 single-size cells of docs/model.md section 6.5 that
+    shrinks in proportion (on 48 single-size validation cells that
     took over 10 s, the time taken was 0.16-2.9 times this estimate, 0.95 at the median;
     0.04-0.8 times the all-sizes one). It only decides whether to warn.
     """
@@ -456,7 +456,7 @@ def packet_tree_seconds(p: float, sizes_packets) -> float:
     ``TREE_EXT_MAX_STATES``), about 4.5 s a level there. Each size runs its own
     private frontier, so a call costs about the sum of its sizes' single-size costs.
     Measured (the ``linux`` profile, 2026-11-27, ``model_time_s`` of
-    ``validation/packet/results_random_linux*.csv`` and docs/model.md 6.9; within a
+    ``validation/packet/results_random_linux*.csv``; within a
     factor of about 2 on the ten single-size calls that took over a second, 1.1-272 s,
     W0 1-10, b 1 and 2, p 0.001-0.18; sizes 1-20 together at p = 0.1: about 230 s,
     this gives 200 s). It only decides whether to warn.
@@ -470,7 +470,7 @@ def packet_tree_seconds(p: float, sizes_packets) -> float:
 
 PACKET_LEVEL_SHARE = 0.25
 """Share of a 1..N packet-model call that is not the sizes' tails (the levels and their
-folding; docs/model.md section 5.2 measured 19-24 %), for :func:`packet_model_seconds`."""
+folding; measured 19-24 %: docs/packet-model.md, its cost), for :func:`packet_model_seconds`."""
 
 
 def model_cost(p: float, mss_bytes: float, max_size_bytes: float, n_sizes: int) -> tuple[float, float]:

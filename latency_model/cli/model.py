@@ -200,7 +200,7 @@ def _latency_other_model(args, base, sizes: list) -> int:
             why = ("--p90 computes" if args.p90 else
                    f"an rwnd above {MAX_RWND} packets with files longer than that computes")
             warn(f"{why} every size with the tree DP, whose states multiply with the length: "
-                 f"{top:g} packets may take minutes or more (docs/model.md section 5.1)")
+                 f"{top:g} packets may take minutes or more (docs/packet-model.md)")
     groups: dict = {}
     for i, size in enumerate(sizes):
         groups.setdefault(params_for_size(args, base, size), []).append(i)
@@ -299,7 +299,7 @@ def _check_model_reads(model: str, args, params, prefix: str | None = None) -> N
 
 class _LevelsBar:
     """The packet model's levels (one per packet) as a tqdm bar on stderr: its calls take
-    minutes from about 40 packets (docs/model.md 5.2). A callable ``progress(done, total)``;
+    minutes from about 40 packets (docs/packet-model.md). A callable ``progress(done, total)``;
     the bar appears at the first call, when the total is known."""
 
     def __init__(self):
@@ -336,7 +336,7 @@ TABLES_STACK = "rfc"
 P90_QUICK_PACKETS = 20
 """Largest size (packets) ``latency --model packet --p90`` answers without a warning: the
 tree DP takes seconds up to 20 packets (1..20 in one call: 1.2-21 s CPU at p = 0.01-0.2,
-docs/model.md section 5.1) and minutes from about 40."""
+docs/packet-model.md) and minutes from about 40."""
 
 
 def _latency_budget(args, params, sizes: list) -> None:
@@ -455,7 +455,7 @@ def _latency_flags(p) -> None:
     p.add_argument("--time-model", choices=TIME_MODELS, default=None,
                    help="fluid or per-round (default: fluid, or rounds for a rule without a continuous law)")
     p.add_argument("--law", choices=["paper", "exact"], default="paper", help="loss-count law (%(default)s)")
-    g = p.add_argument_group("packet model (--model packet; docs/model.md sections 4 and 5.2)")
+    g = p.add_argument_group("packet model (--model packet; method, accuracy and cost: docs/packet-model.md)")
     g.add_argument("--eps", type=number, default=None,
                    help="truncation, 0 < EPS < 1 (default 1e-7): larger is faster, needs less memory and "
                         "errs lower")
@@ -468,11 +468,11 @@ def _latency_flags(p) -> None:
                    help=f"the packet model set up as a simulated stack profile ({STACK_HELP}): its link, "
                         "timers, quick ACKs and back-off rule, its sender and RTT sampling, and its W0 unless "
                         "--w0 (Linux: 10); ns3's sender runs NewReno and LT only; linux's (SACK, PRR, RACK-TLP, "
-                        "timestamps) runs on the tree DP, minutes a call from about 20 packets (docs/model.md 6.9)")
+                        "timestamps) runs on the tree DP, minutes a call from about 20 packets (docs/packet-model.md)")
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "
-                        "and which takes minutes from about 40 packets (docs/model.md sections 3 and 6.7)")
+                        "and which takes minutes from about 40 packets (docs/packet-model.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

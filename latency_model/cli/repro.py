@@ -219,7 +219,9 @@ def _run_flags(p) -> None:
                    help="output root: DIR/tables, DIR/figures, DIR/validation, DIR/.cache "
                         "(. for --stack rfc, else stack-NAME)")
     add_stack_flag(p)
-    p.add_argument("--quick", action="store_true", help="small budget, under a minute (used by CI)")
+    p.add_argument("--quick", action="store_true",
+                   help="the same code on a smaller budget (11 simulated sizes x 200 runs, the quick accuracy "
+                        "map; used by CI)")
     add_jobs_flag(p)
     p.add_argument("--force", action="store_true", help="recompute, ignoring the cache")
 

@@ -7,7 +7,7 @@ times): the run is deterministic and independent of payloads, and two events due
 same instant in exact arithmetic (a delayed-ACK timer and a data arrival, say) keep their
 scheduling order however the floating-point sums that gave their times were rounded
 (ordered by the float times, they ran in the order of that rounding's last bit:
-docs/model.md section 6.10). The times themselves stay floats: only the order uses ticks.
+docs/packet-model.md, exact serialisation). The times themselves stay floats: only the order uses ticks.
 Timers are cancelled lazily (a cancelled entry is skipped when popped), which keeps
 push and pop at O(log n).
 """

@@ -98,7 +98,7 @@ MODEL_TIMEOUT_S = 10.0
 MODEL_MAX_PACKETS = {"packet": 20}
 """Largest file size, packets, a model is asked for on the map (deterministic, unlike the time
 limit): the packet model's level DP takes up to a few seconds for sizes up to 20 packets
-and minutes to 200 packets (docs/model.md sections 5.2 and 6.2).
+and minutes to 200 packets (docs/packet-model.md, its cost).
 Cells above are reported in ``not_computed`` with this reason."""
 
 QUICK_MAX_PACKETS = {"packet": 8}
@@ -398,7 +398,7 @@ class _Calls:
     that runs its calls in turn (:func:`_worker`), so what a model keeps between calls
     serves the next call as it does in one process: the fluid model's tables do not depend
     on p, and the map's 30 fluid calls took 31 s of CPU in a process each against 8 s in
-    six (docs/model.md 5.2). A call stopped at the time limit or ended by an error ends its
+    six. A call stopped at the time limit or ended by an error ends its
     child; the chain's next call starts a new one. Children are forked where the platform
     allows, after the model's kernels are loaded here (:func:`latency_model.model.registry.warm`):
     loading them once per child cost the map's 30 packet-model calls nearly as much CPU as
@@ -810,7 +810,7 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
         series and a quarter of that for the next (its tables do not depend on p, and a
         series' calls run in one process: :class:`_Calls`); the packet model's level DP up
         to a few seconds a call to 20 packets, minutes from about 40 packets at p = 0.2
-        (docs/model.md 5.2).
+        (docs/packet-model.md).
     max_packets : dict, optional
         ``{model: largest size, packets}`` asked of a model (default :data:`MODEL_MAX_PACKETS`);
         the cells above are reported in ``not_computed``. Unlike the time limit it does not
@@ -847,7 +847,7 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     table = sim_table_path(amap, cache_dir)
     line = _progress_line(progress)
     line(f"accuracy map: {plan.n_rows} simulated cells")
-    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress and sys.stderr.isatty(),
+    report = run_sweep(spec, table, jobs=jobs, client=client, force=force, progress=progress,
                        plan=plan, command=None if command is None else command.split())
     line(f"accuracy map: cells simulated ({report.rows_computed} computed, {report.rows_resumed} from the cache); "
          f"now the models' calls ({', '.join(models)})")
@@ -877,7 +877,7 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
     def why(m, pt):
         if pt.cells["size_packets"] > max_packets.get(m, math.inf):
             return (f"above the {m} model's size cap of {max_packets[m]:g} packets (its calls take minutes "
-                    "from about 40 packets at p >= 0.05; docs/model.md 5.2; --packet-max-packets)")
+                    "from about 40 packets at p >= 0.05: docs/packet-model.md; --packet-max-packets)")
         return f"the model call ran over the {model_timeout_s:g} s limit"
 
     not_computed = [{**setup(m, i), "size_packets": pt.cells["size_packets"], "reason": why(m, pt)}

@@ -285,21 +285,22 @@ def _pieces(budget: Budget) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float = 5.0):
-    """A tqdm bar on a terminal; otherwise a plain line on ``stream`` (stderr) at most every
-    ``every_s`` seconds and at the end, so that a log shows the run is alive; nothing when
-    ``enabled`` is False."""
+def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float = 5.0, *,
+              noun: str = "pieces computed", initial: int = 0):
+    """A tqdm bar on a terminal; otherwise a plain line ``desc: done/total noun, T s`` on
+    ``stream`` (stderr) at most every ``every_s`` seconds and at the end, so that a log shows
+    the run is alive; nothing when ``enabled`` is False. ``initial``: done before the start."""
     stream = sys.stderr if stream is None else stream
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency
         tqdm = None
     if tqdm is not None and enabled and stream.isatty():
-        return tqdm(total=total, desc=desc, unit="piece", file=stream, leave=False)
+        return tqdm(total=total, initial=initial, desc=desc, unit="piece", file=stream, leave=False)
 
     class _Lines:
         def __init__(self):
-            self.done = 0
+            self.done = initial
             self.t0 = self.last = time.monotonic()
 
         def update(self, n=1):
@@ -307,7 +308,7 @@ def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float 
             now = time.monotonic()
             if enabled and (now - self.last >= every_s or self.done == total):
                 self.last = now
-                print(f"{desc}: {self.done}/{total} pieces computed, {now - self.t0:.0f} s",
+                print(f"{desc}: {self.done}/{total} {noun}, {now - self.t0:.0f} s",
                       file=stream, flush=True)
 
         def close(self):

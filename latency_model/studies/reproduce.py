@@ -110,7 +110,7 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
     command : str
         The command line recorded in the metadata.
     progress : bool
-        Progress bar on a terminal.
+        Progress on stderr: bars on a terminal, else a line every 5 s and one per step.
     budget : Budget, optional
         Overrides ``quick`` (tests); the accuracy map is then the quick one.
     stack : {"rfc", "ns3", "linux"}

@@ -1,5 +1,5 @@
 """The packet model's two approximations on one cell: truncation (``eps``, ``tail_eps``)
-and folding (``max_states``), each varied alone (issue 18; docs/model.md section 4).
+and folding (``max_states``), each varied alone (docs/packet-model.md).
 
 Usage::
 

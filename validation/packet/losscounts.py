@@ -1,5 +1,5 @@
 """Where the packet model's error sits: P(k losses) and L_k = E[T | k losses], model
-against the simulator, for one cell (issue 18; docs/model.md section 4).
+against the simulator, for one cell (docs/packet-model.md).
 
 Usage::
 
@@ -12,8 +12,8 @@ simulator (rfc profile, compiled engine, seed 7; the loss count of a run is its
 latencies and both contributions P(k) x L_k to E[T]. L_k close but P(k) short at large k
 means that the model's approximations lose *later losses* (truncation and folding finish or
 continue an improbable path as a less damaged one); L_k off at small k would mean a
-mechanism differs. The model's P(k) of a folded state is its signature's (docs/model.md
-section 2), so P(k) is approximate where much is folded; E[T] is not.
+mechanism differs. The model's P(k) of a folded state is its signature's
+(docs/packet-model.md), so P(k) is approximate where much is folded; E[T] is not.
 """
 
 from __future__ import annotations

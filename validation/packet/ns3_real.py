@@ -1,4 +1,4 @@
-"""The packet model with ns-3's sender against ns-3.37 itself (docs/model.md section 6.9).
+"""The packet model with ns-3's sender against ns-3.37 itself (docs/packet-model.md).
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""The packet model's 90th percentile against the simulator's (rfc profile; issue 18).
+"""The packet model's 90th percentile against the simulator's (rfc profile).
 
 Usage::
 
@@ -11,7 +11,7 @@ Usage::
 The model's p90 comes from the tree DP with ``quantiles=True``
 (:func:`latency_model.model.packet.expected_latency`: the level DP gives no distribution),
 the mean time of the first ``bin_s`` = 1 ms bin where the (truncated) distribution it
-carries reaches 0.9 (each bin keeps its paths' mean time: docs/model.md section 6.7;
+carries reaches 0.9 (each bin keeps its paths' mean time: docs/packet-model.md;
 ``--serialisation rounds``, the time model of the runs of 2026-11-27, adds the loss-free
 transfer's serialisation). The simulator's is the same definition on its transfers
 (``numpy.quantile(..., method="inverted_cdf")``), with a distribution-free 95 %
@@ -21,7 +21,7 @@ trips, the delayed-ACK timer, RTO multiples), so the two agree to the millisecon
 by a whole atom; a cell *agrees* when the model's p90 is inside the CI widened by
 ``SLACK_S`` = 2 ms: one 1 ms bin (paths within a bin share their mean time), plus the
 serialisation the rounds time model moves (the loss-free transfer's is added to every
-path: at most transmissions x 43 us, about 1 ms at 20 packets; docs/model.md section 3),
+path: at most transmissions x 43 us, about 1 ms at 20 packets; docs/packet-model.md),
 kept for both time models so that their runs compare.
 
 Grids: ``core`` (NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.01, 0.05, 0.2

@@ -1,4 +1,4 @@
-"""The packet model against the simulator on paths other than the paper's (docs/model.md 6.10).
+"""The packet model against the simulator on paths other than the paper's (docs/packet-model.md).
 
 The grids of ``validate.py`` keep the paper's path (RTT 0.1 s, MSS 500 B, rwnd = W_SS = 30
 packets, 100 Mb/s); this draws the path too: RTT log-uniform on [0.01, 0.5] s, MSS 500,

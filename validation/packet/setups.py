@@ -1,4 +1,4 @@
-"""Packet-level model against the simulator on set-ups other than the paper's defaults (issue 18).
+"""Packet-level model against the simulator on set-ups other than the paper's defaults.
 
 Usage::
 

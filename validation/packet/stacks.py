@@ -1,4 +1,4 @@
-"""The packet model beside the simulator's other stack profiles (docs/model.md section 6.9).
+"""The packet model beside the simulator's other stack profiles (docs/packet-model.md).
 
 Usage::
 

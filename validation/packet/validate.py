@@ -1,11 +1,11 @@
-"""Packet-level model against the simulator (rfc profile), cell by cell (issue 18).
+"""Packet-level model against the simulator (rfc profile), cell by cell.
 
 Usage::
 
     .venv/bin/python validation/packet/validate.py [--runs 10000] [--grid core]
     .venv/bin/python validation/packet/validate.py --runs 10000 --grid long
     .venv/bin/python validation/packet/validate.py --summary   # only read the CSV and summarise
-    .venv/bin/python validation/packet/validate.py --table     # docs/model.md 6.2's table
+    .venv/bin/python validation/packet/validate.py --table     # the error table: a row per band and p
 
 Resumable: cells already in the CSV (``--out``, default validation/packet/results.csv) are
 skipped. The model is called once per (variant, b, W0, p) with all the missing sizes of
@@ -19,9 +19,9 @@ the cells OLD.csv has (with the same ``--runs``) are reused, as the simulator an
 cell's seed are fixed, so a new run would give the same numbers. ``--max-states N`` runs the
 model with that ``max_states`` instead of its default (name ``--out`` after it). ``--stack
 ns3`` (or ``linux``) simulates that profile and gives the model its link, timers, receiver
-and back-off rule (``studies/packet_setup.packet_options``; docs/model.md 6.9).
+and back-off rule (``studies/packet_setup.packet_options``; docs/packet-model.md).
 
-Grids (issue 18's accuracy grid as far as the model's speed allows):
+Grids (the accuracy grid: 1-200 packets, p = 0.001-0.2, as far as the model's speed allows):
 
 * ``core``: NewReno, LT, proposal, ER x b = 1, 2 x W0 = 1, 4, 10 x p = 0.001, 0.01, 0.05,
   0.2 x n = 1, 2, 3, 5, 10, 20 packets;
@@ -44,7 +44,7 @@ Grids (issue 18's accuracy grid as far as the model's speed allows):
   the error on cells nobody chose.
 
 The tree DP's run of 2026-11-25 (the ``core`` grid and 40-60 packets at p <= 0.01) is kept
-in results_tree.csv and summary_tree.txt; docs/model.md section 6 reports both.
+in results_tree.csv and summary_tree.txt; docs/packet-model.md reports both.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ RANDOM_VARIANTS = ("newreno", "lt", "proposal", "er")
 
 def random_cells(count: int, seed: int, sizes: str = "log", p_range=(0.001, 0.2),
                  size_range=(1, 200)) -> list:
-    """``count`` cells drawn independently and uniformly from issue 18's whole accuracy
+    """``count`` cells drawn independently and uniformly from the whole accuracy
     domain, as a stand-in for the cells it keeps unshared: variant (NewReno, LT, proposal,
     ER), b = 1, 2 and W0 = 1..10 uniform, p log-uniform on [0.001, 0.2] (3 significant
     digits), n log-uniform on [1, 200] packets (rounded; ``sizes="linear"``: uniform on
@@ -284,7 +284,7 @@ BANDS = [
 
 
 def table(out: str) -> None:
-    """docs/model.md section 6.2's table: one markdown row per band and per p."""
+    """The error table: one markdown row per band and per p."""
     with open(out) as fh:
         rows = list(csv.DictReader(fh))
     key = [(int(r["size_packets"]), float(r["w0"]), int(r["b"]), float(r["p"])) for r in rows]
@@ -323,9 +323,9 @@ if __name__ == "__main__":
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--stack", default="rfc", choices=("rfc", "ns3", "linux"),
                     help="the simulator's stack profile; the model follows its link, timers and receiver "
-                         "(studies/packet_setup.py; docs/model.md 6.9). Default rfc")
+                         "(studies/packet_setup.py; docs/packet-model.md). Default rfc")
     ap.add_argument("--table", action="store_true",
-                    help="print docs/model.md section 6.2's markdown table of --out, only")
+                    help="print the markdown table of --out's errors (a row per size band and p), only")
     ap.add_argument("--sims-from", default=None,
                     help="a results CSV whose simulated columns are reused for the cells it "
                          "has with the same --runs (re-running only the model)")

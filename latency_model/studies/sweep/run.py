@@ -336,7 +336,8 @@ def run_sweep(
         ``row_crc32`` matches their cells) are kept and only the missing tasks run; a
         damaged row is recomputed and listed in :attr:`SweepReport.damaged`.
     progress : bool
-        Show a tqdm bar on stderr (points done / total, rate, ETA).
+        Show progress on stderr: a tqdm bar on a terminal (points done / total, rate, ETA),
+        else a line ``sweep: 120/720 points, 14 s`` every 5 s and at the end.
     command : list of str, optional
         Command line recorded in the sidecar.
     flush_interval_s : float
@@ -393,13 +394,22 @@ def _shape(grid) -> tuple:
     return (*[len(a.values) for a in others], len(size_axis.values))
 
 
-def _bar(spec, plan, resumed, progress):
+def _bar(spec, plan, resumed, progress, every_s: float = 5.0):
+    """The progress shown while tasks finish: a tqdm bar on a terminal; on a log (stderr not a
+    terminal) a line ``sweep: 120/720 points, 14 s`` at most every ``every_s`` seconds and at
+    the end; None without ``progress``."""
     if not progress:
         return None
+    one = plan.n_rows == plan.n_points  # one row per point
+    if not sys.stderr.isatty():
+        from ..figures import _progress
+
+        return _progress(plan.n_rows, True, "sweep", sys.stderr, every_s, initial=resumed,
+                         noun="points" if one else "rows (points x sources)")
     from tqdm import tqdm
 
     return tqdm(total=plan.n_rows, initial=resumed, unit="pt", file=sys.stderr, dynamic_ncols=True,
-                desc="sweep" if len(spec.sources) == 1 else "sweep (points x sources)")
+                desc="sweep" if one else "sweep (points x sources)")
 
 
 def _execute(todo, jobs, client, on_done) -> None:
