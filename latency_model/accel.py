@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 
-__all__ = ["numba_available", "numba_cache_dir", "compile_twin", "compile_twins", "uncounted", "held"]
+__all__ = ["numba_available", "numba_cache_dir", "compile_twin", "compile_twins", "inline", "uncounted", "held"]
 
 
 def numba_available() -> bool:
@@ -78,8 +78,19 @@ def compile_twins(namespace: dict, helpers, entries):
         if ns.get(name) is globals()[name]:
             ns[name] = intrinsic
     for name in helpers:
-        ns[name] = _fresh(numba.njit(cache=True, nogil=True)(_rebind(namespace[name], ns)), stamp)
+        fn = namespace[name]
+        options = {"inline": "always"} if getattr(fn, "inline_compiled", False) else {}
+        ns[name] = _fresh(numba.njit(cache=True, nogil=True, **options)(_rebind(fn, ns)), stamp)
     return tuple(_fresh(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)), stamp) for entry in entries)
+
+
+def inline(fn):
+    """Mark ``fn`` (a helper of :func:`compile_twins`) to be inlined where it is called
+    (numba's ``inline="always"``, at the level of numba's IR); interpreted, nothing changes.
+    For small helpers called from many places: a call that LLVM does not inline passes
+    each array argument as a struct of seven or more fields."""
+    fn.inline_compiled = True
+    return fn
 
 
 def _sources_stamp(namespace: dict, entries) -> str:
