@@ -13,6 +13,7 @@ clears it by moving the head to the tail). Run compiled or interpreted by :mod:`
 
 from __future__ import annotations
 
+from ..accel import inline
 from .flat import *  # noqa: F403 (the layout and the shared pieces)
 
 
@@ -24,6 +25,7 @@ def n3_start(I):
     I[STATE] = OPEN
 
 
+@inline
 def n3_pipe(I, PI, S):
     # Ns3Sender._pipe: outstanding - sacked - lost + retransmitted, bytes.
     b = 0
@@ -33,6 +35,7 @@ def n3_pipe(I, PI, S):
     return b
 
 
+@inline
 def n3_add_reno_sack(I, S):
     for k in range(I[UNA] + 1, I[MAX]):
         if S[S_SACKED, k] == 0:
@@ -40,6 +43,7 @@ def n3_add_reno_sack(I, S):
             return
 
 
+@inline
 def n3_mark_head_lost(I, S):
     h = I[UNA]
     if h < I[MAX]:
@@ -50,12 +54,14 @@ def n3_mark_head_lost(I, S):
 
 # Timer -------------------------------------------------------------------------------
 
+@inline
 def n3_rto_from_estimator(F, PF):
     """ns-3's RTO: ``max(SRTT + max(G, 4 RTTVAR), MinRto)``, no upper bound."""
     rto = rto_estimate(F, PF)
     return rto if rto > PF[Q_MINRTO] else PF[Q_MINRTO]
 
 
+@inline
 def n3_estimate_rtt(ack, now, I, F, PF, S, SF):
     # EstimateRtt: a sample from the oldest history entry only, then the covered ones go.
     m = 0.0
@@ -72,6 +78,7 @@ def n3_estimate_rtt(ack, now, I, F, PF, S, SF):
         F[RTO] = n3_rto_from_estimator(F, PF)
 
 
+@inline
 def n3_new_ack_timer(now, restart, I, F, PF):
     I[BACKOFF] = 0
     if restart:
@@ -81,6 +88,7 @@ def n3_new_ack_timer(now, restart, I, F, PF):
 
 # Transmission ------------------------------------------------------------------------
 
+@inline
 def n3_transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
     # Ns3Sender._transmit: a retransmission marks the segment and its history entry, a
     # first transmission appends an entry; then Sender._transmit.
@@ -104,6 +112,7 @@ def n3_transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
     transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
+@inline
 def n3_next_seg(I, PI, PF, S):
     for k in range(I[UNA], I[MAX]):
         if S[S_LOST, k] != 0 and S[S_RFLAG, k] == 0 and S[S_SACKED, k] == 0:
@@ -140,6 +149,7 @@ def n3_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 # Window growth -----------------------------------------------------------------------
 
+@inline
 def n3_increase_window(segs, F, PI):
     mss = PI[P_MSS]
     if F[CWND] < F[SSTH] and segs >= 1:
@@ -175,6 +185,7 @@ def n3_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
     n3_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
+@inline
 def n3_discard_up_to(ack, I, S):
     for k in range(I[UNA], ack):
         S[S_SACKED, k] = 0

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..accel import inline
 from .flat import *  # noqa: F403 (the layout and the shared pieces)
 
 WC_DEL_ACK_T_S = 0.2
@@ -25,6 +26,7 @@ EPS_S = 1e-9
 
 # Scoreboard ------------------------------------------------------------
 
+@inline
 def sk_is_lost(seg, I, PI, PF, S):
     thresh = dup_thresh(I, PI, PF)
     count = 0
@@ -36,6 +38,7 @@ def sk_is_lost(seg, I, PI, PF, S):
     return False
 
 
+@inline
 def sk_pipe(I, PI, PF, S):
     # SetPipe(), bytes.
     mss = PI[P_MSS]
@@ -65,6 +68,7 @@ def sk_pipe(I, PI, PF, S):
     return total
 
 
+@inline
 def sk_update(ack, blk, nb, I, S):
     """RFC 6675 Update(): mark SACKed the segments of the ACK's blocks at or above ``ack``;
     returns how many are newly SACKed (they are listed, by position, in row ``S_NEW``)."""
@@ -261,6 +265,7 @@ def sk_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
         rk_timers(now, 0.0, False, I, F, PI, PF, S)
 
 
+@inline
 def sk_cumulative_ack(ack, now, acked, I, F, PI):
     """After a new cumulative ACK (``SackSender._cumulative_ack``): the RTO recovery ends
     past ``recover``; fast recovery ends there with cwnd = ssthresh (step A); outside
@@ -354,6 +359,7 @@ def rk_next_seg(I, PI, PF, S):
     return -1, 0
 
 
+@inline
 def rk_segs_sacked(I, S):
     c = 0
     for k in range(I[UNA], I[HSACK]):
@@ -362,6 +368,7 @@ def rk_segs_sacked(I, S):
     return c
 
 
+@inline
 def rk_update(now, tsecr, I, F, S, SF, PI):
     # SackSender._rack_update over the NNEW segments in row S_NEW (RFC 8985 6.2 steps 1-3).
     m = I[NNEW]
@@ -399,6 +406,7 @@ def rk_update(now, tsecr, I, F, S, SF, PI):
         I[RK_END] = best + 1
 
 
+@inline
 def rk_reo_wnd(I, F, PI, S):
     if I[RK_REORD] == 0 and (I[INREC] != 0 or I[LOSS] != 0
                              or rk_segs_sacked(I, S) >= PI[P_DUPT]):
@@ -435,11 +443,13 @@ def rk_detect(now, I, F, S, SF, PI):
     return wait, newly
 
 
+@inline
 def rk_tlp_open(I, S):
     return (I[MAX] > I[UNA] and I[INREC] == 0 and I[LOSS] == 0
             and rk_segs_sacked(I, S) == 0)
 
 
+@inline
 def rk_pto(I, F):
     if F[SRTT] > 0.0:
         pto = 2.0 * F[SRTT]
@@ -449,6 +459,7 @@ def rk_pto(I, F):
     return 1.0
 
 
+@inline
 def rk_arm(when, mode, I, F):
     F[RK_T] = when
     I[RK_SEQ] = I[SEQ]
@@ -537,6 +548,7 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
     I[SENT_NEW] = 0
 
 
+@inline
 def rk_tlp_process_ack(ack, fl, I, F, PI):
     # SackSender._tlp_process_ack.
     if I[TLP_END] < 0 or ack < I[TLP_END]:
