@@ -1,10 +1,9 @@
 """Optional numba compilation, shared by the solver and the simulator.
 
-numba is a regular dependency (it installs as a wheel with the README's command); where it
-is missing or switched off the pure twins run. Every
-compiled kernel has a pure-Python/numpy twin that gives bit-identical results: the
-kernels repeat the same floating-point operations in the same order (numba compiles
-without fast-math, so nothing is reassociated or fused). Setting the environment
+numba is a regular dependency (it installs as a wheel with the README's command). A kernel
+is plain Python over numpy arrays that :func:`compile_twins` compiles as it is; where numba
+is missing or switched off the same functions run interpreted, with bit-identical results
+(numba compiles without fast-math, so nothing is reassociated or fused). Setting the environment
 variable ``LATENCY_MODEL_NO_NUMBA=1`` forces the pure path (used to test the default
 install).
 """

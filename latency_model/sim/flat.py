@@ -467,6 +467,17 @@ def dup_thresh(I, PI, PF):
 
 
 @inline
+def send_next(now, I, F, S, SF, PI, PF, u, QI, QF):
+    """Transmit segment ``snd_nxt`` and move ``snd_nxt`` (and ``snd_max``) past it."""
+    transmit(I[NXT], now, I, F, S, SF, PI, PF, u, QI, QF)
+    if I[FAIL] != 0:
+        return
+    I[NXT] += 1
+    if I[NXT] > I[MAX]:
+        I[MAX] = I[NXT]
+
+
+@inline
 def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
     """Send every new segment that cwnd (+ Limited Transmit credit) and the receiver window
     admit; one may always leave when nothing is in flight."""
@@ -479,12 +490,9 @@ def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
             break
         if fl > 0 and fl + ln > PF[Q_RWNDB]:
             break
-        transmit(I[NXT], now, I, F, S, SF, PI, PF, u, QI, QF)
+        send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
         if I[FAIL] != 0:
             return
-        I[NXT] += 1
-        if I[NXT] > I[MAX]:
-            I[MAX] = I[NXT]
 
 
 # Events --------------------------------------------------------------------------------

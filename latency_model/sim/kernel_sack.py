@@ -41,8 +41,6 @@ def sk_is_lost(seg, I, PI, PF, S):
 @inline
 def sk_pipe(I, PI, PF, S):
     # SetPipe(), bytes.
-    mss = PI[P_MSS]
-    size = PI[P_SIZE]
     if PI[P_RACK] != 0:  # SackSender._rack_pipe
         total = 0
         for s in range(I[UNA], I[MAX]):
@@ -88,8 +86,6 @@ def sk_update(ack, blk, nb, I, S):
 
 def sk_next_seg(I, PI, PF, S):
     # NextSeg(): (segment, rule) or (-1, 0).
-    mss = PI[P_MSS]
-    size = PI[P_SIZE]
     if PI[P_RACK] != 0:
         return rk_next_seg(I, PI, PF, S)
     start = I[HRXT] if I[HRXT] > I[UNA] else I[UNA]
@@ -125,8 +121,6 @@ def sk_next_seg(I, PI, PF, S):
 
 def sk_loss_send(now, I, F, S, SF, PI, PF, u, QI, QF):
     # SackSender._loss_send: the slow start after a timeout skips SACKed segments.
-    mss = PI[P_MSS]
-    size = PI[P_SIZE]
     n = PI[P_N]
     cw = F[CWND]
     rw = PF[Q_RWNDB]
@@ -144,13 +138,10 @@ def sk_loss_send(now, I, F, S, SF, PI, PF, u, QI, QF):
         if out > 0 and (out + length > limit
                         or seg_end(s + 1, PI) - seg_end(I[UNA], PI) > rw):
             break
-        transmit(s, now, I, F, S, SF, PI, PF, u, QI, QF)
+        send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
         if I[FAIL] != 0:
             return
         out += length
-        I[NXT] += 1
-        if I[NXT] > I[MAX]:
-            I[MAX] = I[NXT]
 
 
 def sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF):
@@ -206,18 +197,14 @@ def sk_prr_update(delivered, I, F, PI, PF, S):
 def sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF):
     # RFC 6675 Section 5 step (3).
     mss = PI[P_MSS]
-    size = PI[P_SIZE]
     n = PI[P_N]
     I[HRXT] = I[UNA]
     while (I[NXT] < n and can_send_new(I, PI, PF)
            and F[CWND] - sk_pipe(I, PI, PF, S) >= mss):
         sent_end = seg_end(I[NXT], PI)
-        transmit(I[NXT], now, I, F, S, SF, PI, PF, u, QI, QF)
+        send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
         if I[FAIL] != 0:
             return
-        I[NXT] += 1
-        if I[NXT] > I[MAX]:
-            I[MAX] = I[NXT]
         I[LTB] += seg_end(I[NXT], PI) - sent_end
 
 
@@ -339,8 +326,6 @@ def sk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
 
 def rk_next_seg(I, PI, PF, S):
     # SackSender._rack_next_seg.
-    mss = PI[P_MSS]
-    size = PI[P_SIZE]
     for s in range(I[UNA], I[MAX]):
         if S[S_LOST, s] != 0 and S[S_RTXO, s] == 0 and S[S_SACKED, s] == 0:
             return s, 1
@@ -529,12 +514,9 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
         I[TLP_RETX] = 0
         if I[NXT] < n and can_send_new(I, PI, PF):
             seg = I[NXT]
-            transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF)
+            send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
             if I[FAIL] != 0:
                 return
-            I[NXT] += 1
-            if I[NXT] > I[MAX]:
-                I[MAX] = I[NXT]
         else:
             seg = I[MAX] - 1
             transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF)
