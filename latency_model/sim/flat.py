@@ -498,6 +498,14 @@ def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
 # Events --------------------------------------------------------------------------------
 
 @inline
+def earlier(kind, t, s, best, bt, bs):
+    """The event ``(t, s)`` of ``kind`` if it runs before the best so far ``(bt, bs)``."""
+    if best == EV_NONE or before(t, s, bt, bs):
+        return kind, t, s
+    return best, bt, bs
+
+
+@inline
 def next_event(I, F, QI, QF):
     """The next event ``(kind, time_s)``: the earliest ``(tick, seq)`` among the heads of the
     data and ACK queues and the armed timers (``EV_NONE`` when nothing is pending)."""
@@ -505,36 +513,15 @@ def next_event(I, F, QI, QF):
     bt = np.inf
     bs = 0
     if I[DQN] > 0:
-        kind = EV_DATA
-        bt = QF[QF_DT, I[DQH]]
-        bs = QI[QI_DS, I[DQH]]
+        kind, bt, bs = EV_DATA, QF[QF_DT, I[DQH]], QI[QI_DS, I[DQH]]
     if I[AQN] > 0:
-        t = QF[QF_AT, I[AQH]]
-        s = QI[QI_AS, I[AQH]]
-        if kind == EV_NONE or before(t, s, bt, bs):
-            kind = EV_ACK
-            bt = t
-            bs = s
+        kind, bt, bs = earlier(EV_ACK, QF[QF_AT, I[AQH]], QI[QI_AS, I[AQH]], kind, bt, bs)
     if I[RTO_ON] != 0:
-        t = F[RTO_T]
-        s = I[RTO_SEQ]
-        if kind == EV_NONE or before(t, s, bt, bs):
-            kind = EV_RTO
-            bt = t
-            bs = s
+        kind, bt, bs = earlier(EV_RTO, F[RTO_T], I[RTO_SEQ], kind, bt, bs)
     if I[DL_ON] != 0:
-        t = F[DL_T]
-        s = I[DL_SEQ]
-        if kind == EV_NONE or before(t, s, bt, bs):
-            kind = EV_DELACK
-            bt = t
-            bs = s
+        kind, bt, bs = earlier(EV_DELACK, F[DL_T], I[DL_SEQ], kind, bt, bs)
     if I[RK_ON] != 0:
-        t = F[RK_T]
-        s = I[RK_SEQ]
-        if kind == EV_NONE or before(t, s, bt, bs):
-            kind = EV_RACK
-            bt = t
+        kind, bt, bs = earlier(EV_RACK, F[RK_T], I[RK_SEQ], kind, bt, bs)
     return kind, bt
 
 
