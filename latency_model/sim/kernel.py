@@ -85,43 +85,53 @@ def pack_params(params, size_bytes: int, config):
     else:
         from .sender import Sender as cls  # noqa: PLC0415
     snd = cls(EventQueue(), None, params, config, size_bytes)
-    PI = np.zeros(N_PI, np.int64)
-    PI[P_SENDER] = _SENDERS[config.sender]
-    PI[P_N] = snd.n
-    PI[P_SIZE] = snd.size
-    PI[P_MSS] = snd.mss
-    PI[P_B] = params.b
-    PI[P_DUPT] = snd.dup_t
-    PI[P_LTLO] = snd.lt_lo
-    PI[P_LTHI] = snd.lt_hi
-    PI[P_LT] = int(params.dup_lt is not None)
-    PI[P_TAIL] = int(snd.tail)
-    PI[P_ER] = int(snd.er)
-    PI[P_FIXED] = int(snd.fixed_rto)
-    PI[P_ABC] = 0 if params.rule.abc_l is None else params.rule.abc_l
-    PI[P_HDR] = config.header_bytes
-    PI[P_QUICK] = config.quick_acks
-    PI[P_FIN] = int(config.fin)
-    PI[P_TS] = int(snd.timestamps)
-    PI[P_SACK] = int(config.sender == "sack")
-    PI[P_PRR] = _PRR[config.prr]
-    PI[P_RACK] = int(config.sender == "sack" and config.rack_tlp)
-    PF = np.zeros(N_PF, np.float64)
-    PF[Q_RWNDB] = snd.rwnd_bytes
-    PF[Q_MINRTO] = snd.min_rto
-    PF[Q_MAXRTO] = snd.max_rto
-    PF[Q_G] = snd.g
-    PF[Q_DELACK] = config.delack_timeout_s
-    PF[Q_RATE] = config.link_rate_bps
-    PF[Q_DELAY] = config.one_way_delay(params.rtt_s)
-    PF[Q_P] = params.p
-    PF[Q_PACK] = config.p_ack
-    PF[Q_CWND0] = snd.st.cwnd
-    PF[Q_SSTH0] = snd.st.ssthresh
-    PF[Q_RTO0] = snd.rto
-    PF[Q_SRTT0] = snd.srtt
-    PF[Q_RTTVAR0] = snd.rttvar
+    PI = _filled(np.int64, N_PI, {
+        P_SENDER: _SENDERS[config.sender],
+        P_N: snd.n,
+        P_SIZE: snd.size,
+        P_MSS: snd.mss,
+        P_B: params.b,
+        P_DUPT: snd.dup_t,
+        P_LTLO: snd.lt_lo,
+        P_LTHI: snd.lt_hi,
+        P_LT: int(params.dup_lt is not None),
+        P_TAIL: int(snd.tail),
+        P_ER: int(snd.er),
+        P_FIXED: int(snd.fixed_rto),
+        P_ABC: 0 if params.rule.abc_l is None else params.rule.abc_l,
+        P_HDR: config.header_bytes,
+        P_QUICK: config.quick_acks,
+        P_FIN: int(config.fin),
+        P_TS: int(snd.timestamps),
+        P_SACK: int(config.sender == "sack"),
+        P_PRR: _PRR[config.prr],
+        P_RACK: int(config.sender == "sack" and config.rack_tlp),
+    })
+    PF = _filled(np.float64, N_PF, {
+        Q_RWNDB: snd.rwnd_bytes,
+        Q_MINRTO: snd.min_rto,
+        Q_MAXRTO: snd.max_rto,
+        Q_G: snd.g,
+        Q_DELACK: config.delack_timeout_s,
+        Q_RATE: config.link_rate_bps,
+        Q_DELAY: config.one_way_delay(params.rtt_s),
+        Q_P: params.p,
+        Q_PACK: config.p_ack,
+        Q_CWND0: snd.st.cwnd,
+        Q_SSTH0: snd.st.ssthresh,
+        Q_RTO0: snd.rto,
+        Q_SRTT0: snd.srtt,
+        Q_RTTVAR0: snd.rttvar,
+    })
     return PI, PF
+
+
+def _filled(dtype, size: int, values: dict) -> np.ndarray:
+    """An array of ``size`` zeros of ``dtype`` with ``values`` (slot -> value) set."""
+    a = np.zeros(size, dtype)
+    for slot, value in values.items():
+        a[slot] = value
+    return a
 
 
 def start(I, F, S, SF, PI, PF, u, QI, QF):
