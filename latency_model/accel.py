@@ -1,10 +1,9 @@
 """Optional numba compilation, shared by the solver and the simulator.
 
-numba is a regular dependency (it installs as a wheel with the README's command); where it
-is missing or switched off the pure twins run. Every
-compiled kernel has a pure-Python/numpy twin that gives bit-identical results: the
-kernels repeat the same floating-point operations in the same order (numba compiles
-without fast-math, so nothing is reassociated or fused). Setting the environment
+numba is a regular dependency (it installs as a wheel with the README's command). A kernel
+is plain Python over numpy arrays that :func:`compile_twins` compiles as it is; where numba
+is missing or switched off the same functions run interpreted, with bit-identical results
+(numba compiles without fast-math, so nothing is reassociated or fused). Setting the environment
 variable ``LATENCY_MODEL_NO_NUMBA=1`` forces the pure path (used to test the default
 install).
 """
@@ -14,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 
-__all__ = ["numba_available", "numba_cache_dir", "compile_twin", "compile_twins", "uncounted", "held"]
+__all__ = ["numba_available", "numba_cache_dir", "compile_twin", "compile_twins", "inline", "uncounted", "held"]
 
 
 def numba_available() -> bool:
@@ -78,8 +77,19 @@ def compile_twins(namespace: dict, helpers, entries):
         if ns.get(name) is globals()[name]:
             ns[name] = intrinsic
     for name in helpers:
-        ns[name] = _fresh(numba.njit(cache=True, nogil=True)(_rebind(namespace[name], ns)), stamp)
+        fn = namespace[name]
+        options = {"inline": "always"} if getattr(fn, "inline_compiled", False) else {}
+        ns[name] = _fresh(numba.njit(cache=True, nogil=True, **options)(_rebind(fn, ns)), stamp)
     return tuple(_fresh(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)), stamp) for entry in entries)
+
+
+def inline(fn):
+    """Mark ``fn`` (a helper of :func:`compile_twins`) to be inlined where it is called
+    (numba's ``inline="always"``, at the level of numba's IR); interpreted, nothing changes.
+    For small helpers called from many places: a call that LLVM does not inline passes
+    each array argument as a struct of seven or more fields."""
+    fn.inline_compiled = True
+    return fn
 
 
 def _sources_stamp(namespace: dict, entries) -> str:

@@ -7,17 +7,17 @@ from hypothesis import given, settings, strategies as st
 
 from latency_model import TcpParams
 from latency_model.sim import OUT_FIELDS, SimConfig, run_transfer
-from latency_model.sim import kernel_ns3 as N
+from latency_model.sim import kernel as N
 from latency_model.sim.link import block_size
 
 from _kernel_twin import KernelTwin, reference
 
 MSS = 500
-COMPILED = N.compiled_run_batch_ns3()
-KERNELS = [N.run_batch_ns3] + ([COMPILED] if COMPILED is not None else [])
+COMPILED = N.compiled_run_batch()
+KERNELS = [N.run_batch] + ([COMPILED] if COMPILED is not None else [])
 
 
-TWIN = KernelTwin(N.pack_params_ns3, N)
+TWIN = KernelTwin(N.pack_params, N)
 run_kernel, check_identical = TWIN.run_kernel, TWIN.check_identical
 
 
@@ -124,20 +124,10 @@ def test_ns3_kernel_lossless_and_ack_loss():
             assert (status == 0).all()
 
 
-def test_ns3_kernel_columns_are_the_rfc_kernels():
-    # The runner stores both kernels' rows in one array.
-    from latency_model.sim import kernel as K
-
-    assert N.OUT_FIELDS == K.OUT_FIELDS == tuple(OUT_FIELDS)
-    assert (N.FAIL_UNIFORMS, N.FAIL_QUEUE, N.FAIL_STALL) == (K.FAIL_UNIFORMS, K.FAIL_QUEUE, K.FAIL_STALL)
-
-
-def test_pack_params_ns3_refuses_other_stacks():
+def test_pack_params_ns3_refuses_what_ns3_does_not_run():
     params = TcpParams(p=0.1)
-    with pytest.raises(ValueError, match="sender 'ns3'"):
-        N.pack_params_ns3(params, 5000, SimConfig())
     with pytest.raises(ValueError, match="drop-tail"):
-        N.pack_params_ns3(params, 5000, SimConfig.profile("ns3", queue_packets=10))
+        N.pack_params(params, 5000, SimConfig.profile("ns3", queue_packets=10))
     with pytest.raises(ValueError):  # ns-3 has no tail retransmission
-        N.pack_params_ns3(params.replace(dup_lt=1, tail_retransmit=True), 5000,
+        N.pack_params(params.replace(dup_lt=1, tail_retransmit=True), 5000,
                           SimConfig.profile("ns3"))

@@ -10,17 +10,17 @@ from latency_model import TcpParams
 from latency_model.growth import StandardRule
 from latency_model.params import apply_variant
 from latency_model.sim import OUT_FIELDS, SimConfig, run_transfer
-from latency_model.sim import kernel_sack as K
+from latency_model.sim import kernel as K
 from latency_model.sim.link import block_size
 
 from _kernel_twin import KernelTwin, reference
 
 MSS = 500
-COMPILED = K.compiled_run_batch_sack()
-KERNELS = [K.run_batch_sack] + ([COMPILED] if COMPILED is not None else [])
+COMPILED = K.compiled_run_batch()
+KERNELS = [K.run_batch] + ([COMPILED] if COMPILED is not None else [])
 
 
-TWIN = KernelTwin(K.pack_params_sack, K)
+TWIN = KernelTwin(K.pack_params, K)
 run_kernel, check_identical = TWIN.run_kernel, TWIN.check_identical
 
 
@@ -159,22 +159,11 @@ def test_sack_kernel_linux_profile(variant, rack_tlp):
             check_identical(fn, params, 30 * MSS + 1, config, children, ref)
 
 
-def test_sack_kernel_columns_are_the_rfc_kernels():
-    # The runner stores every kernel's rows in one array.
-    from latency_model.sim import kernel as K1
-
-    assert K.OUT_FIELDS == K1.OUT_FIELDS == tuple(OUT_FIELDS)
-    assert (K.FAIL_UNIFORMS, K.FAIL_QUEUE, K.FAIL_STALL) == (
-        K1.FAIL_UNIFORMS, K1.FAIL_QUEUE, K1.FAIL_STALL)
-
-
-def test_pack_params_sack_refuses_other_stacks():
+def test_pack_params_refuses_what_the_engine_does_not_run():
     from latency_model.growth import AssRule
 
     params = TcpParams(p=0.1)
-    with pytest.raises(ValueError, match="sender 'sack'"):
-        K.pack_params_sack(params, 5000, SimConfig())
     with pytest.raises(ValueError, match="drop-tail"):
-        K.pack_params_sack(params, 5000, SimConfig(sender="sack", queue_packets=10))
+        K.pack_params(params, 5000, SimConfig(sender="sack", queue_packets=10))
     with pytest.raises(ValueError, match="standard rule"):
-        K.pack_params_sack(params.replace(rule=AssRule()), 5000, SimConfig(sender="sack"))
+        K.pack_params(params.replace(rule=AssRule()), 5000, SimConfig(sender="sack"))

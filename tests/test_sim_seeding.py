@@ -17,8 +17,6 @@ from latency_model import TcpParams
 from latency_model.sim import SimConfig, run_many
 from latency_model.sim import _seeding as S
 from latency_model.sim import kernel as K
-from latency_model.sim import kernel_ns3 as K3
-from latency_model.sim import kernel_sack as KS
 from latency_model.sim.link import block_size
 from latency_model.sim.runner import _python_row, pack_params
 
@@ -158,24 +156,20 @@ def test_fill_uniforms_rejects_bad_output_arrays():
 # --- run_many: outputs unchanged -------------------------------------------------------
 
 PARAMS = TcpParams(mss_bytes=500, rtt_s=0.1, p=0.1, w0=2, w_ss=30, rwnd=30, b=1)
-PACK = {"rfc": (pack_params, K, K.compiled_run_batch),
-        "ns3": (K3.pack_params_ns3, K3, K3.compiled_run_batch_ns3),
-        "sack": (KS.pack_params_sack, KS, KS.compiled_run_batch_sack)}
 
 
 def old_run_many(params, size_bytes, children, config, batch_size):
     """run_many's compiled branch as it was: numpy's Generator per child, then the kernel."""
-    pack, mod, compiled = PACK[config.sender]
-    PI, PF = pack(params, size_bytes, config)
-    k0 = block_size(int(PI[mod.P_N]), params.p, config.p_ack)
-    out = np.zeros((len(children), mod.N_OUT))
+    PI, PF = pack_params(params, size_bytes, config)
+    k0 = block_size(int(PI[K.P_N]), params.p, config.p_ack)
+    out = np.zeros((len(children), K.N_OUT))
     for lo in range(0, len(children), batch_size):
         chunk = children[lo:lo + batch_size]
         U = np.empty((len(chunk), k0))
         for j, child in enumerate(chunk):
             U[j] = np.random.Generator(np.random.PCG64(child)).random(k0)
         status = np.zeros(len(chunk), np.int64)
-        compiled()(U, PI, PF, out[lo:lo + len(chunk)], status)
+        K.compiled_run_batch()(U, PI, PF, out[lo:lo + len(chunk)], status)
         for j in np.flatnonzero(status):
             out[lo + j] = _python_row(params, size_bytes, config, chunk[j])
     return out

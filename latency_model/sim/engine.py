@@ -28,7 +28,7 @@ def before(t: float, s: int, bt: float, bs: int) -> bool:
     """Event ``(t, s)`` (time in seconds, scheduling ``seq``) runs before event ``(bt, bs)``:
     an earlier :func:`tick`, or the same tick and scheduled earlier. The order of
     :class:`EventQueue`, for the array kernels that keep their events in queues of their own
-    (:mod:`.kernel`, :mod:`.kernel_ns3`, :mod:`.kernel_sack` compile it as a helper)."""
+    (:mod:`.flat` compiles it as a helper)."""
     a = tick(t)
     b = tick(bt)
     return a < b or (a == b and s < bs)

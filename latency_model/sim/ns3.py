@@ -318,9 +318,7 @@ class Ns3Sender(Sender):
             self.bytes_not_processed -= mss
         self.dupacks = 0
         if ack >= self.n:
-            self.completion_s = now
-            self.timer.cancel()
-            self._note("done", now, ack)
+            self._finish(now, ack)
             return
         if self.state == RECOVERY and ack < self.recover:  # partial ACK
             self._mark_head_lost()

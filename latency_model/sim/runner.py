@@ -2,11 +2,11 @@
 
 Two interchangeable paths give bit-identical measures for the same children:
 the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
-and, for :class:`~latency_model.growth.StandardRule` without a drop-tail buffer, an array
-kernel compiled with numba: :mod:`~latency_model.sim.kernel` for the ``rfc`` sender,
-:mod:`~latency_model.sim.kernel_ns3` for the ``ns3`` sender, :mod:`~latency_model.sim.kernel_sack`
-for the ``sack`` sender (with PRR and RACK-TLP). Runs the kernel cannot finish (rare: more
-uniforms than one block) are redone on the reference path from the same child.
+and, for :class:`~latency_model.growth.StandardRule` without a drop-tail buffer, the
+flat-array engine compiled with numba (:mod:`~latency_model.sim.kernel`: every sender, rfc,
+ns3 and sack with PRR and RACK-TLP, over the shared pieces of :mod:`~latency_model.sim.flat`).
+Runs the kernel cannot finish (rare: more uniforms than one block) are redone on the
+reference path from the same child.
 """
 
 from __future__ import annotations
@@ -19,12 +19,10 @@ from ..checks import check_choice, check_instance, check_int, check_memory, simu
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
-from . import kernel_ns3 as K3
-from . import kernel_sack as KS
 from ._seeding import root_seed
 from .config import SimConfig
 from .link import block_size
-from .transfer import check_recovery, run_transfer, segments_of
+from .transfer import check_recovery, run_transfer
 
 __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "runs_compiled", "OUT_FIELDS"]
 
@@ -102,41 +100,9 @@ def runs_compiled(engine: str, params: TcpParams, config: SimConfig | None = Non
 
 
 def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
-    """Integer and float parameter arrays of the kernel for one transfer size."""
-    mss = params.mss_bytes
-    n = segments_of(size_bytes, mss)
-    lt_lo, lt_hi = config.limited_transmit_window(params.dup_lt, params.dup_t)
-    fixed = config.rto_rule == "paper"
-    PI = np.zeros(K.N_PI, np.int64)
-    PI[K.P_N] = n
-    PI[K.P_SIZE] = size_bytes
-    PI[K.P_MSS] = mss
-    PI[K.P_B] = params.b
-    PI[K.P_DUPT] = params.dup_t
-    PI[K.P_LTLO] = lt_lo
-    PI[K.P_LTHI] = lt_hi
-    PI[K.P_TAIL] = int(params.tail_retransmit)
-    PI[K.P_ER] = int(params.early_retransmit)
-    PI[K.P_FIXED] = int(fixed)
-    PI[K.P_ABC] = 0 if params.rule.abc_l is None else params.rule.abc_l
-    PI[K.P_HDR] = config.header_bytes
-    PI[K.P_QUICK] = config.quick_acks
-    PI[K.P_FIN] = int(config.fin)
-    PI[K.P_TS] = int(config.rtt_sampling == "timestamps")
-    PF = np.zeros(K.N_PF, np.float64)
-    PF[K.Q_RWNDB] = params.rwnd * mss
-    PF[K.Q_MINRTO] = config.min_rto_s
-    PF[K.Q_MAXRTO] = config.max_rto_s
-    PF[K.Q_G] = config.clock_granularity_s
-    PF[K.Q_DELACK] = config.delack_timeout_s
-    PF[K.Q_RATE] = config.link_rate_bps
-    PF[K.Q_DELAY] = config.one_way_delay(params.rtt_s)
-    PF[K.Q_P] = params.p
-    PF[K.Q_PACK] = config.p_ack
-    PF[K.Q_CWND0] = params.w0 * mss
-    PF[K.Q_SSTH0] = params.w_ss * mss
-    PF[K.Q_RTO0] = params.rto if fixed else config.initial_rto_s
-    return PI, PF
+    """Integer and float parameter arrays of the kernel for one transfer size
+    (:func:`~latency_model.sim.kernel.pack_params`)."""
+    return K.pack_params(params, size_bytes, config)
 
 
 def _python_row(params, size_bytes, config, child) -> np.ndarray:
@@ -149,14 +115,7 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     if engine == "python":
         return None
     supported = fast_path_supported(params, config)
-    compiled = None
-    if supported:
-        if config.sender == "ns3":
-            compiled = K3.compiled_run_batch_ns3()
-        elif config.sender == "sack":
-            compiled = KS.compiled_run_batch_sack()
-        else:
-            compiled = K.compiled_run_batch()
+    compiled = K.compiled_run_batch() if supported else None
     if engine == "compiled":
         if not supported:
             raise ValueError(
@@ -267,15 +226,8 @@ def run_many(
         for i, child in enumerate(children):
             out[i] = _python_row(params, size_bytes, config, child)
         return out
-    if config.sender == "ns3":
-        PI, PF = K3.pack_params_ns3(params, size_bytes, config)
-        n = int(PI[K3.P_N])
-    elif config.sender == "sack":
-        PI, PF = KS.pack_params_sack(params, size_bytes, config)
-        n = int(PI[KS.P_N])
-    else:
-        PI, PF = pack_params(params, size_bytes, config)
-        n = int(PI[K.P_N])
+    PI, PF = pack_params(params, size_bytes, config)
+    n = int(PI[K.P_N])
     from ._seeding import fill_uniforms  # only the compiled engines need it
 
     k0 = block_size(n, params.p, config.p_ack)

@@ -320,12 +320,9 @@ class SackSender(Sender):
             self._sack_dup_ack(now, new_sacked)
 
     def _new_sack_ack(self, ack: int, now: float, tsecr, delivered: int) -> None:
-        acked = self._end(ack) - self._end(self.snd_una)
-        self._advance(ack, now, tsecr)
+        acked = self._advance(ack, now, tsecr)
         if ack >= self.n:
-            self.completion_s = now
-            self.timer.cancel()
-            self._note("done", now, ack)
+            self._finish(now, ack)
             return
         if self._cumulative_ack(ack, now, acked):  # (B), (C)
             self._prr_update(delivered)
@@ -353,10 +350,7 @@ class SackSender(Sender):
             self.lt_bytes = 0
             self.rule.on_ack(st, acked)
             self._note("ack", now, ack)
-        if self.snd_nxt > self.snd_una:  # RFC 6298 (5.3)
-            self.timer.arm(now + self.rto)
-        else:  # (5.2)
-            self.timer.cancel()
+        self._restart_timer(now)
         return partial
 
     def _sack_dup_ack(self, now: float, new_sacked: int) -> None:
@@ -386,8 +380,9 @@ class SackSender(Sender):
             self.snd_max = max(self.snd_max, self.snd_nxt)
             self.lt_bytes += self._end(self.snd_nxt) - before
 
-    def _enter_recovery(self, now: float, delivered: int) -> None:
-        """RFC 6675 Section 5 step (4), PRR initialisation (RFC 6937 Section 3)."""
+    def _enter_recovery(self, now: float, delivered: int, seg: int | None = None) -> None:
+        """RFC 6675 Section 5 step (4), PRR initialisation (RFC 6937 Section 3); the fast
+        retransmission is ``seg`` (default ``snd_una``; RACK's lowest marked segment)."""
         st = self.st
         flight = self._flight() - self.lt_bytes  # LT data excluded (RFC 5681 3.2 step 2)
         st.ssthresh = self.rule.ssthresh_after_loss(st, flight)
@@ -400,9 +395,10 @@ class SackSender(Sender):
         self.recover_fs = self.snd_nxt - self.snd_una
         self.prr_delivered = 0
         self.prr_out = 1
-        self._note("fast_retransmit", now, self.snd_una)
-        self._transmit(self.snd_una, now)  # (4.3)
-        self.high_rxt = self.snd_una + 1
+        seg = self.snd_una if seg is None else seg
+        self._note("fast_retransmit", now, seg)
+        self._transmit(seg, now)  # (4.3)
+        self.high_rxt = seg + 1
         if self.prr == "off":
             st.cwnd = st.ssthresh  # (4.2)
         else:
@@ -696,29 +692,11 @@ class SackSender(Sender):
     def _rack_enter_recovery(self, now: float, delivered: int) -> None:
         """RFC 6675 Section 5 step (4) entered on RACK's loss marks; the fast retransmission
         is the lowest segment marked lost (usually ``snd_una``); PRR as without RACK."""
-        st = self.st
-        flight = self._flight() - self.lt_bytes  # LT data excluded (RFC 5681 3.2 step 2)
-        st.ssthresh = self.rule.ssthresh_after_loss(st, flight)
-        self.rule.on_congestion_event(st, "fast_retransmit")
-        self.recover = self.snd_max - 1
-        self.in_recovery = True
-        self.fast_retransmits += 1
-        self.lt_bytes = 0
-        self.rescue_rxt = -1
-        self.recover_fs = self.snd_nxt - self.snd_una
-        self.prr_delivered = 0
-        self.prr_out = 1
         self.tlp_end = -1  # the loss gets its cwnd reduction here (Linux tcp_init_cwnd_reduction)
+        self.rescue_rxt = -1
         self.high_rxt = self.snd_una
         seg, _rule = self._rack_next_seg()
-        self._note("fast_retransmit", now, seg)
-        self._transmit(seg, now)
-        self.high_rxt = seg + 1
-        if self.prr == "off":
-            st.cwnd = st.ssthresh
-        else:
-            self._prr_update(delivered)
-        self._recovery_send(now)
+        self._enter_recovery(now, delivered, seg)
 
     def _rack_on_ack(self, ack: int, now: float, tsecr, sack) -> None:
         """An ACK with RACK-TLP: scoreboard, RACK update, the RFC 6298 sample and cumulative
@@ -736,14 +714,11 @@ class SackSender(Sender):
         flight_before = self._flight()
         self._rack_update(newly, now, tsecr)
         if acked_new:
-            acked = self._end(ack) - self._end(old_una)
-            self._advance(ack, now, tsecr)
+            acked = self._advance(ack, now, tsecr)
             self._tlp_process_ack(ack, now, flight_before)  # before "done": visible in traces
             if ack >= self.n:
-                self.completion_s = now
-                self.timer.cancel()
                 self.rack_timer.cancel()
-                self._note("done", now, ack)
+                self._finish(now, ack)
                 self._busy = False
                 return
             self._cumulative_ack(ack, now, acked)  # PRR's step comes with RACK's marks below

@@ -237,11 +237,12 @@ class Sender:
         elif ack == self.snd_una and self.snd_max > self.snd_una:
             self._dup_ack(now)
 
-    def _advance(self, ack: int, now: float, tsecr: float | None) -> None:
+    def _advance(self, ack: int, now: float, tsecr: float | None) -> int:
         """A new cumulative ACK for ``ack`` segments: the RTT sample it gives (timestamps, or
         Karn's rule), then ``snd_una`` moves and the back-off count ends. Shared by every
-        sender built on this one."""
+        sender built on this one. Returns the bytes newly acknowledged."""
         st = self.st
+        acked = self._end(ack) - self._end(self.snd_una)
         if self.timestamps or self._karn_valid(ack):
             r = now - (tsecr if self.timestamps else self.sent_at[ack - 1])
             if self.rtt_log is not None:
@@ -252,15 +253,27 @@ class Sender:
         if self.snd_nxt < ack:
             self.snd_nxt = ack
         self.backoff = 0
+        return acked
+
+    def _finish(self, now: float, ack: int) -> None:
+        """The ACK for the last segment arrived at ``now``: the transfer is complete."""
+        self.completion_s = now
+        self.timer.cancel()
+        self._note("done", now, ack)
+
+    def _restart_timer(self, now: float) -> None:
+        """On a new ACK: restart the timer while data is outstanding (RFC 6298 (5.3)), else
+        stop it (5.2)."""
+        if self.snd_nxt > self.snd_una:
+            self.timer.arm(now + self.rto)
+        else:
+            self.timer.cancel()
 
     def _new_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
         st = self.st
-        acked = self._end(ack) - self._end(self.snd_una)
-        self._advance(ack, now, tsecr)
+        acked = self._advance(ack, now, tsecr)
         if ack >= self.n:
-            self.completion_s = now
-            self.timer.cancel()
-            self._note("done", now, ack)
+            self._finish(now, ack)
             return
         if self.in_recovery:
             if ack > self.recover:  # full ACK: deflate (RFC 6582 step 5, option 1)
@@ -269,10 +282,7 @@ class Sender:
                 self.in_recovery = False
                 self.dupacks = 0
                 self._note("recovery_exit", now, ack)
-                if self.snd_nxt > self.snd_una:  # RFC 6298 (5.3)
-                    self.timer.arm(now + self.rto)
-                else:  # (5.2)
-                    self.timer.cancel()
+                self._restart_timer(now)
             else:  # partial ACK: retransmit the next hole, partial deflation
                 self._transmit(ack, now)
                 # Floored at 0 as in ns-3 (SafeSubtraction): RFC 6582 sets no floor, and a
@@ -290,10 +300,7 @@ class Sender:
             self.lt_bytes = 0
             self.rule.on_ack(st, acked)
             self._note("ack", now, ack)
-            if self.snd_nxt > self.snd_una:  # RFC 6298 (5.3)
-                self.timer.arm(now + self.rto)
-            else:  # (5.2)
-                self.timer.cancel()
+            self._restart_timer(now)
         self.send_allowed(now)
 
     def _dup_ack(self, now: float) -> None:

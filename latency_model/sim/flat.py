@@ -1,0 +1,575 @@
+"""The flat-array engine's shared pieces: state layout, link, receiver, timers, RTT estimator.
+
+The compiled Monte Carlo engine (:mod:`.kernel`) runs one transfer at a time over a handful
+of flat arrays, so that numba can compile it; without numba the very same functions run
+interpreted. This module holds what every sender of that engine shares, written once:
+
+* the state layout: named slots of the integer and float state (``I[UNA]``, ``F[CWND]``),
+  of the parameters (``PI[P_MSS]``, ``PF[Q_DELAY]``), per-segment rows (``S[S_TXC, seg]``,
+  ``SF[SF_SENT, seg]``) and the two FIFO link queues (``QI``, ``QF``);
+* transmission over the link (:func:`transmit`: serialisation at rate C, the loss draw,
+  arrival after the one-way delay; RFC 6298 (5.1): the timer starts if not running);
+* the receiver (:func:`on_segment`: delayed ACKs every ``b`` in-order segments, a timer,
+  immediate ACKs out of order and on filling a gap, quick ACKs, FIN, RFC 7323 TS.Recent,
+  RFC 2018 SACK blocks);
+* the RFC 6298 estimator (:func:`rtt_sample`) with Karn's rule (:func:`karn_valid`);
+* the RFC 5681 / RFC 6298 timeout (:func:`timeout`), the RFC 5681 growth
+  (:func:`grow_standard`), the send loop FlightSize against cwnd (:func:`send_new`), the
+  DupThresh of the paper's tail rule and RFC 5827 Early Retransmit (:func:`dup_thresh`);
+* event selection (:func:`next_event`): data and ACK arrivals are FIFO queues (a FIFO link
+  and a constant delay keep each stream in time order) and the timers are scalars, each
+  carrying the ``seq`` it was given when armed; the earliest ``(tick, seq)`` runs first
+  (:func:`.engine.before`), the order of :class:`.engine.EventQueue`.
+
+The senders' own mechanisms are in :mod:`.kernel_rfc` (RFC 5681/6582/3042/5827),
+:mod:`.kernel_ns3` (ns-3.37's TcpNewReno) and :mod:`.kernel_sack` (RFC 6675, PRR, RACK-TLP).
+
+Bit-identical to the event-driven reference (:func:`~latency_model.sim.run_transfer`): the
+uniforms are the first block of ``Generator(PCG64(child))`` (:class:`.link.UniformStream`),
+consumed in the same order (one per data transmission when p > 0, one per ACK when the ACK
+loss probability is > 0); the events run in the same order; every floating-point expression
+has the reference's operations in the reference's order (numba compiles without fast-math).
+A run that needs more uniforms than its block or more queue space sets ``I[FAIL]`` and the
+caller redoes it on the reference path from the same seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..accel import inline
+from .engine import before, tick  # noqa: F401 (tick: a helper of before, compiled with it)
+
+
+def _slots(names: str) -> tuple[int, ...]:
+    return tuple(range(len(names.split())))
+
+
+# Integer state I: sequence state (segments), recovery state, counters, receiver, link queues.
+(UNA, NXT, MAX, RECOVER, INREC, DUP, BACKOFF, RETX, TOUT, MAXBO, FRX, FIRSTL, LOSTD, LOSTA,
+ UI, SEQ, RTO_ON, RTO_SEQ, DL_ON, DL_SEQ, RK_ON, RK_SEQ,
+ RNXT, NBUF, PEND, QUICK, LASTACK, NBLK, DQH, DQN, AQH, AQN, DONE, FAIL,
+ # rfc: partial ACK seen, Limited Transmit credit and bytes
+ PARTIAL, LTC, LTB,
+ # ns3: congestion state, recover active, first partial ACK, bytes not processed, RTT history
+ STATE, RACT, FPART, BNP, HH, HT,
+ # sack: RFC 6675, PRR, RACK-TLP
+ LOSS, HSACK, HRXT, RESCUE, PRR_DEL, PRR_OUT, RFS, RK_END, RK_FACK, RK_REORD, RK_MODE,
+ TLP_END, TLP_RETX, NSAMP, SAMP_PROBE, SENT_NEW, NNEW) = _slots(
+    "UNA NXT MAX RECOVER INREC DUP BACKOFF RETX TOUT MAXBO FRX FIRSTL LOSTD LOSTA "
+    "UI SEQ RTO_ON RTO_SEQ DL_ON DL_SEQ RK_ON RK_SEQ "
+    "RNXT NBUF PEND QUICK LASTACK NBLK DQH DQN AQH AQN DONE FAIL PARTIAL LTC LTB "
+    "STATE RACT FPART BNP HH HT "
+    "LOSS HSACK HRXT RESCUE PRR_DEL PRR_OUT RFS RK_END RK_FACK RK_REORD RK_MODE "
+    "TLP_END TLP_RETX NSAMP SAMP_PROBE SENT_NEW NNEW")
+N_IS = NNEW + 1
+# Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
+(CWND, SSTH, BACKED, RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
+ RK_XTS, RK_RTT, MIN_RTT) = _slots(
+    "CWND SSTH BACKED RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT")
+N_FS = MIN_RTT + 1
+# Integer parameters PI.
+(P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_ABC,
+ P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK) = _slots(
+    "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_ABC "
+    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK")
+N_PI = P_RACK + 1
+# Float parameters PF.
+(Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK, Q_CWND0, Q_SSTH0,
+ Q_RTO0, Q_SRTT0, Q_RTTVAR0) = _slots(
+    "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK Q_CWND0 Q_SSTH0 "
+    "Q_RTO0 Q_SRTT0 Q_RTTVAR0")
+N_PF = Q_RTTVAR0 + 1
+# Senders (P_SENDER), PRR modes (P_PRR), ns-3 congestion states (STATE), RACK timer modes.
+SENDER_RFC, SENDER_NS3, SENDER_SACK = range(3)
+PRR_SSRB, PRR_CRB, PRR_OFF = range(3)
+OPEN, DISORDER, RECOVERY, LOSS_STATE = range(4)
+RK_NONE, RK_REO, RK_TLP = range(3)
+# Per-segment integer rows S: transmissions, ever retransmitted, the receiver's out-of-order
+# buffer; sack: SACKed, RACK's lost mark, retransmission in flight, the segments an ACK newly
+# delivers (by position); ns3: Reno marks, lost, retransmitted, RTT history by entry.
+(S_TXC, S_RETX, S_RBUF, S_SACKED, S_LOST, S_RTXO, S_NEW, S_RFLAG, S_HSEQ, S_HCNT,
+ S_HRETX) = _slots("S_TXC S_RETX S_RBUF S_SACKED S_LOST S_RTXO S_NEW S_RFLAG S_HSEQ S_HCNT S_HRETX")
+N_S = S_HRETX + 1
+# Per-segment float rows SF: last send time; ns3: send time of history entry.
+SF_SENT, SF_HTIME = range(2)
+N_SF = 2
+# Rows of the FIFO queues QI (int64) and QF (float64): data seq / segment, ACK seq / number /
+# blocks (count, then lo, hi x 3); data arrival time / TSval, ACK arrival time / TSecr.
+QI_DS, QI_DG, QI_AS, QI_AA, QI_AN, QI_B0 = range(6)
+N_QI = QI_B0 + 6
+QF_DT, QF_DTS, QF_AT, QF_AE = range(4)
+N_QF = 4
+# Events of next_event.
+EV_NONE, EV_DATA, EV_ACK, EV_RTO, EV_DELACK, EV_RACK = range(-1, 5)
+
+FAIL_UNIFORMS = 1
+FAIL_QUEUE = 2
+FAIL_STALL = 3
+
+
+# Segments ---------------------------------------------------------------------------------
+
+@inline
+def seg_end(k, PI):
+    """Byte offset just past segment ``k - 1`` (bytes in segments 0 .. k-1)."""
+    e = k * PI[P_MSS]
+    size = PI[P_SIZE]
+    return e if e < size else size
+
+
+@inline
+def seg_len(k, PI):
+    """Bytes of segment ``k`` (the last one may be short)."""
+    return seg_end(k + 1, PI) - k * PI[P_MSS]
+
+
+@inline
+def flight(I, PI):
+    """FlightSize, bytes: ``snd_nxt - snd_una``."""
+    return seg_end(I[NXT], PI) - seg_end(I[UNA], PI)
+
+
+@inline
+def can_send_new(I, PI, PF):
+    """The receiver window admits the next new segment (RFC 5827's 'no new data' test)."""
+    if I[NXT] >= PI[P_N]:
+        return False
+    return flight(I, PI) + seg_len(I[NXT], PI) <= PF[Q_RWNDB]
+
+
+# Link --------------------------------------------------------------------------------------
+
+@inline
+def draw_lost(prob, I, u):
+    """The next uniform decides a loss with probability ``prob`` (none drawn when 0)."""
+    if prob > 0.0:
+        if I[UI] >= u.shape[0]:
+            I[FAIL] = FAIL_UNIFORMS
+            return False
+        lost = u[I[UI]] < prob
+        I[UI] += 1
+        return lost
+    return False
+
+
+@inline
+def arm_rto(now, I, F):
+    """Start (or restart) the retransmission timer: ``Timer.arm``, a fresh ``seq``."""
+    F[RTO_T] = now + F[RTO]
+    I[RTO_SEQ] = I[SEQ]
+    I[SEQ] += 1
+    I[RTO_ON] = 1
+
+
+@inline
+def restart_rto(now, I, F):
+    """RFC 6298 (5.2)/(5.3) on a new ACK: restart while data is outstanding, else stop."""
+    if I[NXT] > I[UNA]:
+        arm_rto(now, I, F)
+    else:
+        I[RTO_ON] = 0
+
+
+@inline
+def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
+    """Send segment ``seg`` at ``now``: the sender's counters (with RACK-TLP, RFC 8985: a
+    retransmission in flight, or new data sent during this event), the link (store and
+    forward at rate C, random loss, arrival ``d`` after the last bit), the timer (RFC 6298
+    (5.1))."""
+    S[S_TXC, seg] += 1
+    if S[S_TXC, seg] > 1:
+        I[RETX] += 1
+        S[S_RETX, seg] = 1
+    SF[SF_SENT, seg] = now
+    if PI[P_RACK] != 0:
+        if S[S_TXC, seg] > 1:
+            S[S_RTXO, seg] = 1
+        else:
+            I[SENT_NEW] = 1
+    busy = F[BUSY]
+    start = now if now > busy else busy
+    F[BUSY] = start + (seg_len(seg, PI) + PI[P_HDR]) * 8.0 / PF[Q_RATE]
+    lost = draw_lost(PF[Q_P], I, u)
+    if I[FAIL] != 0:
+        return
+    if lost:
+        I[LOSTD] += 1
+        if S[S_TXC, seg] == 1:
+            I[FIRSTL] += 1
+    else:
+        cap = QI.shape[1]
+        if I[DQN] == cap:
+            I[FAIL] = FAIL_QUEUE
+            return
+        j = (I[DQH] + I[DQN]) % cap
+        QF[QF_DT, j] = F[BUSY] + PF[Q_DELAY]
+        QF[QF_DTS, j] = now
+        QI[QI_DS, j] = I[SEQ]
+        QI[QI_DG, j] = seg
+        I[SEQ] += 1
+        I[DQN] += 1
+    if I[RTO_ON] == 0:
+        arm_rto(now, I, F)
+
+
+@inline
+def send_ack(now, I, F, PI, PF, u, RB, QI, QF):
+    """The receiver's cumulative ACK (with TS.Recent and its first three SACK blocks) on the
+    return path: lost with probability ``p_ack``, else arriving ``d`` later."""
+    lost = draw_lost(PF[Q_PACK], I, u)
+    if I[FAIL] != 0:
+        return
+    if lost:
+        I[LOSTA] += 1
+        return
+    cap = QI.shape[1]
+    if I[AQN] == cap:
+        I[FAIL] = FAIL_QUEUE
+        return
+    j = (I[AQH] + I[AQN]) % cap
+    QF[QF_AT, j] = now + PF[Q_DELAY]
+    QF[QF_AE, j] = F[TSREC]
+    QI[QI_AS, j] = I[SEQ]
+    QI[QI_AA, j] = I[RNXT]
+    nb = I[NBLK] if I[NBLK] < 3 else 3
+    QI[QI_AN, j] = nb
+    for i in range(nb):
+        QI[QI_B0 + 2 * i, j] = RB[0, i]
+        QI[QI_B0 + 2 * i + 1, j] = RB[1, i]
+    I[SEQ] += 1
+    I[AQN] += 1
+
+
+# Receiver ----------------------------------------------------------------------------------
+
+@inline
+def ack_now(now, I, F, PI, PF, u, RB, QI, QF):
+    """Send an ACK at once; every ACK uses up one quick ACK."""
+    I[PEND] = 0
+    I[DL_ON] = 0
+    if I[QUICK] > 0:
+        I[QUICK] -= 1
+    I[LASTACK] = I[RNXT]
+    send_ack(now, I, F, PI, PF, u, RB, QI, QF)
+
+
+def sack_first(seg, I, PI, S, RB):
+    """RFC 2018 Section 4: the block holding buffered segment ``seg`` first, the blocks
+    merged into it dropped, the others in their order (most recently changed first)."""
+    lo = seg
+    while lo - 1 > I[RNXT] and S[S_RBUF, lo - 1] != 0:
+        lo -= 1
+    hi = seg + 1
+    while hi < PI[P_N] and S[S_RBUF, hi] != 0:
+        hi += 1
+    m = 0
+    for i in range(I[NBLK]):
+        if RB[1, i] <= lo or RB[0, i] >= hi:
+            RB[0, m] = RB[0, i]
+            RB[1, m] = RB[1, i]
+            m += 1
+    for i in range(m - 1, -1, -1):
+        RB[0, i + 1] = RB[0, i]
+        RB[1, i + 1] = RB[1, i]
+    RB[0, 0] = lo
+    RB[1, 0] = hi
+    I[NBLK] = m + 1
+
+
+@inline
+def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
+    """Data segment ``seg`` (sent at ``tsval``) arrives at the receiver at ``now``
+    (:meth:`.receiver.Receiver.on_segment`)."""
+    n = PI[P_N]
+    if PI[P_TS] != 0 and seg <= I[LASTACK]:  # RFC 7323 Section 4.3
+        F[TSREC] = tsval
+    if seg < I[RNXT] or (seg > I[RNXT] and S[S_RBUF, seg] != 0):
+        if PI[P_SACK] != 0 and seg > I[RNXT]:
+            sack_first(seg, I, PI, S, RB)
+        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+        return
+    if seg > I[RNXT]:  # out of order: buffer, immediate ACK
+        S[S_RBUF, seg] = 1
+        I[NBUF] += 1
+        if PI[P_SACK] != 0:
+            sack_first(seg, I, PI, S, RB)
+        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+        return
+    filled_gap = I[NBUF] > 0
+    I[RNXT] += 1
+    while I[RNXT] < n and S[S_RBUF, I[RNXT]] != 0:
+        S[S_RBUF, I[RNXT]] = 0
+        I[NBUF] -= 1
+        I[RNXT] += 1
+    if I[NBLK] > 0:  # blocks now below rcv_nxt are gone
+        m = 0
+        for i in range(I[NBLK]):
+            if RB[0, i] > I[RNXT]:
+                RB[0, m] = RB[0, i]
+                RB[1, m] = RB[1, i]
+                m += 1
+        I[NBLK] = m
+    if I[RNXT] == n:
+        F[DELIV] = now
+    if filled_gap or I[QUICK] > 0 or (PI[P_FIN] != 0 and I[RNXT] == n):
+        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+    else:
+        I[PEND] += 1
+        if I[PEND] >= PI[P_B]:
+            ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+        elif I[DL_ON] == 0:
+            F[DL_T] = now + PF[Q_DELACK]
+            I[DL_SEQ] = I[SEQ]
+            I[SEQ] += 1
+            I[DL_ON] = 1
+
+
+# RTT estimator and timer -------------------------------------------------------------------
+
+@inline
+def smooth_rtt(r, F):
+    """RFC 6298 (2.3), beta = 1/4, alpha = 1/8."""
+    F[RTTVAR] = 0.75 * F[RTTVAR] + 0.25 * abs(F[SRTT] - r)
+    F[SRTT] = 0.875 * F[SRTT] + 0.125 * r
+
+
+@inline
+def rto_estimate(F, PF):
+    """``SRTT + max(G, K RTTVAR)``, K = 4 (RFC 6298 (2.2)/(2.3)), seconds, before the bounds."""
+    k_var = 4.0 * F[RTTVAR]
+    g = PF[Q_G]
+    return F[SRTT] + (k_var if k_var > g else g)
+
+
+@inline
+def rtt_sample(r, I, F, PI, PF):
+    """An RTT sample of ``r`` seconds: RACK's min_RTT (RFC 8985 6.2 step 1) and the RFC 6298
+    estimator (2.2)-(2.5); nothing for the paper's fixed RTO."""
+    if PI[P_RACK] != 0:
+        I[NSAMP] += 1
+        if r < F[MIN_RTT]:
+            F[MIN_RTT] = r
+    if PI[P_FIXED] != 0:
+        return
+    if F[SRTT] < 0.0:  # (2.2)
+        F[SRTT] = r
+        F[RTTVAR] = r / 2.0
+    else:
+        smooth_rtt(r, F)
+    rto = rto_estimate(F, PF)
+    if rto < PF[Q_MINRTO]:  # (2.4)
+        rto = PF[Q_MINRTO]
+    if rto > PF[Q_MAXRTO]:  # (2.5)
+        rto = PF[Q_MAXRTO]
+    F[RTO] = rto
+
+
+@inline
+def karn_valid(ack, I, S):
+    """Karn's rule (RFC 6298 Section 3): the ACK gives a sample only if none of the segments
+    it newly acknowledges was ever retransmitted."""
+    for k in range(I[UNA], ack):
+        if S[S_RETX, k] != 0:
+            return False
+    return True
+
+
+@inline
+def advance(ack, tsecr, now, I, F, S, SF, PI, PF):
+    """A new cumulative ACK for ``ack`` segments: its RTT sample (RFC 7323 timestamps: every
+    new ACK, ``now - TSecr``; else Karn's rule), ``snd_una`` moves, the back-off ends.
+    Returns the bytes newly acknowledged."""
+    acked = seg_end(ack, PI) - seg_end(I[UNA], PI)
+    if PI[P_TS] != 0:
+        rtt_sample(now - tsecr, I, F, PI, PF)
+    elif karn_valid(ack, I, S):
+        rtt_sample(now - SF[SF_SENT, ack - 1], I, F, PI, PF)
+    I[UNA] = ack
+    if I[NXT] < ack:
+        I[NXT] = ack
+    I[BACKOFF] = 0
+    return acked
+
+
+@inline
+def finish(now, I, F):
+    """The ACK covering the last byte: the transfer is complete, the timers stop."""
+    F[COMPL] = now
+    I[RTO_ON] = 0
+    I[RK_ON] = 0
+    I[DONE] = 1
+
+
+@inline
+def ssthresh_after_loss(fl, PI):
+    """RFC 5681 (4): ``max(FlightSize / 2, 2 SMSS)``, bytes (the standard rule's)."""
+    return max(fl / 2.0, 2.0 * PI[P_MSS])
+
+
+def timeout(I, F, PI, PF):
+    """Retransmission-timer expiry (RFC 6298 5.4-5.6, RFC 5681 Section 3.1): ssthresh from
+    the FlightSize on the first expiry (held on consecutive ones), cwnd = 1 MSS, recovery
+    and Limited Transmit end, ``recover`` = highest segment sent (RFC 6582), the RTO backs
+    off, go-back-N from ``snd_una``. The caller then sends."""
+    mss = PI[P_MSS]
+    I[TOUT] += 1
+    I[BACKOFF] += 1
+    if I[BACKOFF] > I[MAXBO]:
+        I[MAXBO] = I[BACKOFF]
+    if I[BACKOFF] == 1:
+        F[SSTH] = ssthresh_after_loss(flight(I, PI), PI)
+    F[CWND] = float(mss)
+    F[BACKED] = 0.0
+    I[INREC] = 0
+    I[DUP] = 0
+    I[LTC] = 0
+    I[LTB] = 0
+    I[RECOVER] = I[MAX] - 1
+    if PI[P_FIXED] == 0:
+        F[RTO] = min(2.0 * F[RTO], PF[Q_MAXRTO])  # (5.5)
+    I[NXT] = I[UNA]
+
+
+# Sender mechanisms shared by the rfc and sack senders -----------------------------------
+
+def grow_standard(acked, F, PI):
+    """:class:`~latency_model.growth.StandardRule` ``on_ack`` (RFC 5681 Section 3.1, RFC 3465
+    ABC with ``abc_l``), operation for operation."""
+    mss = PI[P_MSS]
+    abc = PI[P_ABC]
+    if F[CWND] < F[SSTH]:
+        limit = mss if abc == 0 else abc * mss
+        F[CWND] += min(acked, limit)
+    elif abc == 0:
+        F[CWND] += mss * mss / F[CWND]
+    else:
+        F[BACKED] += acked
+        if F[BACKED] >= F[CWND]:
+            F[BACKED] -= F[CWND]
+            F[CWND] += mss
+
+
+@inline
+def dup_thresh(I, PI, PF):
+    """DupThresh now (segments): ``dup_t``; 1 for a hole among the last ``dup_t`` segments
+    (the paper's Section 3.1 proposal); ``oseg - 1`` with Early Retransmit (RFC 5827 3.1)
+    when fewer than ``dup_t + 1`` segments are outstanding and no new one may be sent."""
+    dup_t = PI[P_DUPT]
+    thresh = dup_t
+    if PI[P_TAIL] != 0 and I[UNA] >= PI[P_N] - dup_t:
+        thresh = 1
+    if PI[P_ER] != 0:
+        oseg = I[NXT] - I[UNA]
+        if 2 <= oseg and oseg <= dup_t and not can_send_new(I, PI, PF):
+            thresh = min(thresh, oseg - 1)
+    return thresh
+
+
+@inline
+def send_next(now, I, F, S, SF, PI, PF, u, QI, QF):
+    """Transmit segment ``snd_nxt`` and move ``snd_nxt`` (and ``snd_max``) past it."""
+    transmit(I[NXT], now, I, F, S, SF, PI, PF, u, QI, QF)
+    if I[FAIL] != 0:
+        return
+    I[NXT] += 1
+    if I[NXT] > I[MAX]:
+        I[MAX] = I[NXT]
+
+
+@inline
+def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
+    """Send every new segment that cwnd (+ Limited Transmit credit) and the receiver window
+    admit; one may always leave when nothing is in flight."""
+    mss = PI[P_MSS]
+    n = PI[P_N]
+    while I[NXT] < n:
+        fl = flight(I, PI)
+        ln = seg_len(I[NXT], PI)
+        if fl > 0 and fl + ln > F[CWND] + I[LTC] * mss:
+            break
+        if fl > 0 and fl + ln > PF[Q_RWNDB]:
+            break
+        send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
+        if I[FAIL] != 0:
+            return
+
+
+# Events --------------------------------------------------------------------------------
+
+@inline
+def earlier(kind, t, s, best, bt, bs):
+    """The event ``(t, s)`` of ``kind`` if it runs before the best so far ``(bt, bs)``."""
+    if best == EV_NONE or before(t, s, bt, bs):
+        return kind, t, s
+    return best, bt, bs
+
+
+@inline
+def next_event(I, F, QI, QF):
+    """The next event ``(kind, time_s)``: the earliest ``(tick, seq)`` among the heads of the
+    data and ACK queues and the armed timers (``EV_NONE`` when nothing is pending)."""
+    kind = EV_NONE
+    bt = np.inf
+    bs = 0
+    if I[DQN] > 0:
+        kind, bt, bs = EV_DATA, QF[QF_DT, I[DQH]], QI[QI_DS, I[DQH]]
+    if I[AQN] > 0:
+        kind, bt, bs = earlier(EV_ACK, QF[QF_AT, I[AQH]], QI[QI_AS, I[AQH]], kind, bt, bs)
+    if I[RTO_ON] != 0:
+        kind, bt, bs = earlier(EV_RTO, F[RTO_T], I[RTO_SEQ], kind, bt, bs)
+    if I[DL_ON] != 0:
+        kind, bt, bs = earlier(EV_DELACK, F[DL_T], I[DL_SEQ], kind, bt, bs)
+    if I[RK_ON] != 0:
+        kind, bt, bs = earlier(EV_RACK, F[RK_T], I[RK_SEQ], kind, bt, bs)
+    return kind, bt
+
+
+@inline
+def pop_data(I, QI, QF):
+    """Take the head of the data queue: ``(segment, TSval)``."""
+    h = I[DQH]
+    I[DQH] = (h + 1) % QI.shape[1]
+    I[DQN] -= 1
+    return QI[QI_DG, h], QF[QF_DTS, h]
+
+
+@inline
+def pop_ack(I, QI, QF, blk):
+    """Take the head of the ACK queue: ``(ack, TSecr, SACK blocks)``; the blocks are copied
+    into ``blk`` as lo, hi pairs."""
+    h = I[AQH]
+    nb = QI[QI_AN, h]
+    for i in range(2 * nb):
+        blk[i] = QI[QI_B0 + i, h]
+    I[AQH] = (h + 1) % QI.shape[1]
+    I[AQN] -= 1
+    return QI[QI_AA, h], QF[QF_AE, h], nb
+
+
+@inline
+def on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF):
+    """Delayed-ACK timer expiry: acknowledge the held segments."""
+    I[DL_ON] = 0
+    if I[PEND] > 0:
+        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+
+
+def reset(I, F, S, PI, PF):
+    """The state at the start of a transfer (:class:`.sender.Sender` ``__init__``)."""
+    n = PI[P_N]
+    I[:] = 0
+    F[:] = 0.0
+    S[:, :n] = 0
+    I[RECOVER] = -1
+    I[RESCUE] = -1
+    I[TLP_END] = -1
+    I[SAMP_PROBE] = -1
+    I[QUICK] = PI[P_QUICK]
+    F[CWND] = PF[Q_CWND0]
+    F[SSTH] = PF[Q_SSTH0]
+    F[RTO] = PF[Q_RTO0]
+    F[SRTT] = PF[Q_SRTT0]
+    F[RTTVAR] = PF[Q_RTTVAR0]
+    F[RK_XTS] = -1.0
+    F[MIN_RTT] = np.inf

@@ -1,0 +1,93 @@
+"""The ``rfc`` sender of the flat-array engine: NewReno loss recovery (RFC 6582), fast
+retransmit on DupThresh duplicate ACKs (RFC 5681 3.2, the paper's tail rule, RFC 5827 Early
+Retransmit) and Limited Transmit (RFC 3042), over the shared pieces of :mod:`.flat`.
+
+The same rules, in the same order, as :class:`~latency_model.sim.sender.Sender` (whose
+docstring cites each RFC section); run compiled or interpreted by :mod:`.kernel`.
+"""
+
+from __future__ import annotations
+
+from .flat import *  # noqa: F403 (the layout and the shared pieces)
+
+
+def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
+    """A new cumulative ACK: recovery exit (full ACK, RFC 6582 step 5 option 1) or partial
+    ACK (retransmit the next hole, partial deflation), else growth; then send."""
+    mss = PI[P_MSS]
+    acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
+    if ack >= PI[P_N]:
+        finish(now, I, F)
+        return
+    if I[INREC] != 0:
+        if ack > I[RECOVER]:  # full ACK
+            F[CWND] = min(F[SSTH], float(max(flight(I, PI), mss) + mss))
+            I[INREC] = 0
+            I[DUP] = 0
+            restart_rto(now, I, F)
+        else:  # partial ACK
+            transmit(ack, now, I, F, S, SF, PI, PF, u, QI, QF)
+            if I[FAIL] != 0:
+                return
+            F[CWND] -= acked
+            if acked >= mss:
+                F[CWND] += mss
+            if I[PARTIAL] == 0:  # RFC 6582 "impatient": the timer restarts once
+                I[PARTIAL] = 1
+                arm_rto(now, I, F)
+    else:
+        I[DUP] = 0
+        I[LTC] = 0
+        I[LTB] = 0
+        grow_standard(acked, F, PI)
+        restart_rto(now, I, F)
+    send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+
+
+def rfc_fast_retransmit(now, I, F, S, SF, PI, PF, u, QI, QF):
+    """RFC 6582 3.2 steps 2-3: ssthresh from the FlightSize without the Limited Transmit
+    data (RFC 5681 3.2 step 2), ``recover``, retransmit ``snd_una``, inflate cwnd."""
+    mss = PI[P_MSS]
+    F[SSTH] = ssthresh_after_loss(flight(I, PI) - I[LTB], PI)
+    I[RECOVER] = I[MAX] - 1
+    I[INREC] = 1
+    I[PARTIAL] = 0
+    I[FRX] += 1
+    I[LTC] = 0
+    I[LTB] = 0
+    transmit(I[UNA], now, I, F, S, SF, PI, PF, u, QI, QF)
+    if I[FAIL] != 0:
+        return
+    F[CWND] = F[SSTH] + I[DUP] * mss
+    send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+
+
+def rfc_dup_ack(now, I, F, S, SF, PI, PF, u, QI, QF):
+    """A duplicate ACK: inflation in recovery (RFC 6582 step 4); else fast retransmit at
+    DupThresh (outside an earlier recovery's ``recover``) or a Limited Transmit segment."""
+    I[DUP] += 1
+    if I[INREC] != 0:
+        F[CWND] += PI[P_MSS]
+        send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+        return
+    if I[DUP] >= dup_thresh(I, PI, PF) and I[UNA] > I[RECOVER]:
+        rfc_fast_retransmit(now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif PI[P_LTLO] <= I[DUP] and I[DUP] <= PI[P_LTHI]:
+        I[LTC] += 1  # RFC 3042: one more segment beyond cwnd
+        sent_end = seg_end(I[NXT], PI)
+        send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+        I[LTB] += seg_end(I[NXT], PI) - sent_end
+
+
+def rfc_on_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
+    """A cumulative ACK for ``ack`` segments echoing ``tsecr``."""
+    if ack > I[UNA]:
+        rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif ack == I[UNA] and I[MAX] > I[UNA]:
+        rfc_dup_ack(now, I, F, S, SF, PI, PF, u, QI, QF)
+
+
+def rfc_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
+    """Retransmission-timer expiry: :func:`.flat.timeout`, then go-back-N."""
+    timeout(I, F, PI, PF)
+    send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
