@@ -30,6 +30,7 @@ from the cut's instant, windows, timers, recovery and the receiver's held segmen
 from __future__ import annotations
 
 import functools
+import time
 import types
 
 import numpy as np
@@ -38,7 +39,8 @@ from ..accel import compile_twins, held, uncounted
 from ..checks import BudgetError, check_memory
 from . import _packet_levels as LV
 from ._packet_flat import (
-    C_EVMAX, C_LIM, C_N, C_NS3, C_SETW, I_DONE, I_FAIL, I_RTOMIN, I_SMAX, deliver_head, n_float,
+    C_EVMAX, C_LIM, C_N, C_NS3, C_SENTMASK, C_SENTOFF, C_SETOFF, C_SETW, CF_MINRTO, F_RTO,
+    I_DONE, I_FAIL, I_NEV, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J, OFF_EVT, deliver_head, n_float,
     n_int, new_state, resume, run_to_branch, shift)
 from ._packet_levels import (
     BIG, NE, _accumulate, _add, _child_masses, _clear, _clear_table, _lookup, _negligible,
@@ -123,7 +125,59 @@ def _expand_one(C, CF, p, eps, I0, F0, I, F, cp, cq, e0, z,
     return 0
 
 
-def _intern(C, CF, I, F, SI, SF, cnt, hk1, hk2, hv):
+def _pack(C, I, F, IA, FA, PS, srto, top, n):
+    """Store state (I, F) as state ``n`` in the arenas ``IA``, ``FA`` (``PS[n]``: its
+    offsets; ``top``: the arenas' fill): only what :func:`copy_row` copies, the fixed
+    fields, the pending events, the segment sets and the send times of
+    [snd_una, snd_max) (a quarter of a full row)."""
+    nev = I[I_NEV]
+    ip = top[0]
+    PS[n, 0] = ip
+    for j in range(N_I0 + nev):
+        IA[ip + j] = I[j]
+    q = ip + N_I0 + nev
+    a = C[C_SETOFF]
+    w = 2 * C[C_SETW] + (N_J if C[C_NS3] else 0)
+    for j in range(w):
+        IA[q + j] = I[a + j]
+    top[0] = q + w
+    fp = top[1]
+    PS[n, 1] = fp
+    for j in range(OFF_EVT + nev):
+        FA[fp + j] = F[j]
+    r = fp + OFF_EVT + nev
+    off = C[C_SENTOFF]
+    mask = C[C_SENTMASK]
+    una = I[I_UNA]
+    for k in range(una, I[I_SMAX]):
+        FA[r + k - una] = F[off + (k & mask)]
+    top[1] = r + I[I_SMAX] - una
+    srto[n] = F[F_RTO]
+
+
+def _load(C, IA, FA, PS, s, I, F):
+    """State ``s`` of the arenas into rows (I, F) (:func:`_pack`'s inverse)."""
+    ip = PS[s, 0]
+    nev = IA[ip + I_NEV]
+    for j in range(N_I0 + nev):
+        I[j] = IA[ip + j]
+    q = ip + N_I0 + nev
+    a = C[C_SETOFF]
+    w = 2 * C[C_SETW] + (N_J if C[C_NS3] else 0)
+    for j in range(w):
+        I[a + j] = IA[q + j]
+    fp = PS[s, 1]
+    for j in range(OFF_EVT + nev):
+        F[j] = FA[fp + j]
+    r = fp + OFF_EVT + nev
+    off = C[C_SENTOFF]
+    mask = C[C_SENTMASK]
+    una = I[I_UNA]
+    for k in range(una, I[I_SMAX]):
+        F[off + (k & mask)] = FA[r + k - una]
+
+
+def _intern(C, CF, I, F, IA, FA, PS, srto, top, cnt, hk1, hk2, hv):
     """Id of the relative state (I, F) in the store, entered if new (the caller made
     room for one more)."""
     h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
@@ -135,13 +189,13 @@ def _intern(C, CF, I, F, SI, SF, cnt, hk1, hk2, hv):
     hk1[j] = h1
     hk2[j] = h2
     hv[j] = n
-    copy_row(C, I, F, SI[n], SF[n])
+    _pack(C, I, F, IA, FA, PS, srto, top, n)
     cnt[0] = n + 1
     return n
 
 
 def expand_level(C, CF, p, eps, ids, light, n, start,
-                 SI, SF, cnt, hk1, hk2, hv, est, etr, lfc, lfd,
+                 IA, FA, PS, srto, top, cnt, hk1, hk2, hv, est, etr, lfc, lfd,
                  ech, edk, ep, eq, ecnt,
                  OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
                  AI, AF, AP, AQ, acnt, ak1, ak2, av, asl,
@@ -152,29 +206,34 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
     loss-free kernel (child ``lfc[s]``, elapsed ``lfd[s]``; -1 until computed).
     ``out[0]``: status (0 done; 1 the store or the edges are full, 3 a pool is full: the
     caller enlarges and calls again from ``out[1]``; 2 out of event slots)."""
-    C, CF, ids, light, SI, SF, cnt, hk1, hk2, hv = uncounted((C, CF, ids, light, SI, SF, cnt, hk1, hk2, hv))
+    C, CF, ids, light, IA, FA, PS, srto, top = uncounted((C, CF, ids, light, IA, FA, PS, srto, top))
+    cnt, hk1, hk2, hv = uncounted((cnt, hk1, hk2, hv))
     est, etr, lfc, lfd, ech, edk, ep, eq, ecnt = uncounted((est, etr, lfc, lfd, ech, edk, ep, eq, ecnt))
     OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl = uncounted((OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl))
     AI, AF, AP, AQ, acnt, ak1, ak2, av, asl = uncounted((AI, AF, AP, AQ, acnt, ak1, ak2, av, asl))
     BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl = uncounted((BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl))
     k1 = OP.shape[1]
     scratch = (np.empty(k1), np.empty(k1), np.zeros(k1), np.zeros(k1), np.zeros(2))
-    rows = (np.empty(SI.shape[1], np.int64), np.empty(SF.shape[1]))
+    rows = (np.empty(OI.shape[1], np.int64), np.empty(OF.shape[1]),
+            np.empty(OI.shape[1], np.int64), np.empty(OF.shape[1]))
     cp, cq, e0, z, drop = uncounted(scratch)
-    I, F = uncounted(rows)
+    I, F, I0, F0 = uncounted(rows)
     e0[0] = 1.0
-    cap = SI.shape[0]
+    cap = PS.shape[0]
+    ni = OI.shape[1]
+    nf = OF.shape[1]
     for i in range(start, n):
         s = ids[i]
         if light[i]:
             if lfc[s] >= 0:
                 continue
-            if cnt[0] + 1 > cap or 2 * (cnt[0] + 1) > hv.shape[0]:
+            if (cnt[0] + 1 > cap or 2 * (cnt[0] + 1) > hv.shape[0]
+                    or top[0] + ni > IA.shape[0] or top[1] + nf > FA.shape[0]):
                 out[0] = 1
                 out[1] = i
                 return
-            C[C_LIM] = SI[s, I_SMAX] + 1
-            copy_row(C, SI[s], SF[s], I, F)
+            _load(C, IA, FA, PS, s, I, F)
+            C[C_LIM] = I[I_SMAX] + 1
             resume(C, CF, I, F)
             dt = 0.0
             if I[I_SMAX] < C[C_LIM]:
@@ -185,12 +244,13 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
             if I[I_FAIL]:
                 out[0] = 2
                 return
-            lfc[s] = _intern(C, CF, I, F, SI, SF, cnt, hk1, hk2, hv)
+            lfc[s] = _intern(C, CF, I, F, IA, FA, PS, srto, top, cnt, hk1, hk2, hv)
             lfd[s] = dt
             continue
         if est[s, 1] >= 0:
             continue
-        st = _expand_one(C, CF, p, eps, SI[s], SF[s], I, F, cp, cq, e0, z,
+        _load(C, IA, FA, PS, s, I0, F0)
+        st = _expand_one(C, CF, p, eps, I0, F0, I, F, cp, cq, e0, z,
                          OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl,
                          AI, AF, AP, AQ, acnt, ak1, ak2, av, asl,
                          BI, BF, BP, BQ, bcnt, bk1, bk2, bv, bsl, drop)
@@ -205,7 +265,8 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
                 if OP[j, dk] > 0.0:
                     ne += 1
         if (cnt[0] + m > cap or 2 * (cnt[0] + m) > hv.shape[0]
-                or ecnt[0] + ne > ech.shape[0]):
+                or ecnt[0] + ne > ech.shape[0]
+                or top[0] + m * ni > IA.shape[0] or top[1] + m * nf > FA.shape[0]):
             out[0] = 1
             out[1] = i
             _clear_table(m, ov, osl)
@@ -214,7 +275,7 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
         e = ecnt[0]
         est[s, 0] = e
         for j in range(m):
-            c = _intern(C, CF, OI[j], OF[j], SI, SF, cnt, hk1, hk2, hv)
+            c = _intern(C, CF, OI[j], OF[j], IA, FA, PS, srto, top, cnt, hk1, hk2, hv)
             for dk in range(k1):
                 if OP[j, dk] > 0.0:
                     ech[e] = c
@@ -432,7 +493,7 @@ def tail_values(C, CF, p, eps, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncn
         sbr[d] += 1
 
 
-def tails(C, CF, p, eps, gap, ids, light, n, SI, SF, TQ, TV, TT, TE, done,
+def tails(C, CF, p, eps, gap, ids, light, n, IA, FA, PS, TQ, TV, TT, TE, done,
           nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
           XI, XF, sbr, srow, sdt, smass, SQ, SV, ST, out):
     """tau(s) of every state ``ids[:n]`` of a level that has none yet: its file end
@@ -441,19 +502,19 @@ def tails(C, CF, p, eps, gap, ids, light, n, SI, SF, TQ, TV, TT, TE, done,
     included), ``TT[s]`` (truncated probability), ``TE[s]`` (1 if an RTT sample set the
     RTO above its minimum). ``done[s]``: 1 full tail, 2 loss-free (``light``). A light
     state whose full tail is known uses it. ``out[0]``: status of :func:`tail_values`."""
-    C, CF, ids, light, SI, SF, TQ, TV, TT, TE, done = uncounted((C, CF, ids, light, SI, SF, TQ, TV, TT, TE, done))
+    C, CF, ids, light, IA, FA, PS, TQ, TV, TT, TE, done = uncounted((C, CF, ids, light, IA, FA, PS, TQ, TV, TT, TE, done))
     nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt = uncounted((nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt))
     XI, XF, sbr, srow, sdt, smass, SQ, SV, ST = uncounted((XI, XF, sbr, srow, sdt, smass, SQ, SV, ST))
     k1 = TQ.shape[1]
     scratch = (np.empty(k1), np.empty(k1), np.empty(1))
-    rows = (np.empty(SI.shape[1], np.int64), np.empty(SF.shape[1]))
+    rows = (np.empty(XI.shape[1], np.int64), np.empty(XF.shape[1]))
     oq, ov, ot = uncounted(scratch)
     I, F = uncounted(rows)
     for i in range(n):
         s = ids[i]
         if done[s] == 1 or (done[s] == 2 and light[i]):
             continue
-        copy_row(C, SI[s], SF[s], I, F)
+        _load(C, IA, FA, PS, s, I, F)
         shift(C, I, F, NE - gap - I[I_SMAX])
         resume(C, CF, I, F)
         dt = run_to_branch(C, CF, I, F)
@@ -514,14 +575,16 @@ def finish(ids, LP, LQ, n, TQ, TV, TT, TE, acc):
         acc[2, 1] += tot * TE[s]
 
 
-def lump(C, CF, ids, LP, LQ, n, SI, SF, light, gone, lumped, tiers):
+def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers):
     """Lump each light level state into the most probable heavy state of the level with
     its signature (:func:`._packet_levels.class_keys`, tiers 0, 1, 2: the finest that has
     one): its probability and elapsed time move there (the elapsed time stays exact; its
     future becomes that state's). ``gone[i]``: state i was lumped; ``lumped[0]`` += the
     mass moved. Light states no heavy state shares a signature with stay (loss-free
     kernel)."""
-    C, CF, ids, LP, LQ, SI, SF, light, gone = uncounted((C, CF, ids, LP, LQ, SI, SF, light, gone))
+    C, CF, ids, LP, LQ, IA, FA, PS, light, gone = uncounted((C, CF, ids, LP, LQ, IA, FA, PS, light, gone))
+    rows = (np.empty(ni, np.int64), np.empty(nf))
+    I, F = uncounted(rows)
     nl = 0
     for i in range(n):
         if light[i]:
@@ -531,7 +594,8 @@ def lump(C, CF, ids, LP, LQ, n, SI, SF, light, gone, lumped, tiers):
     sig = np.empty((5, n), np.int64)
     mass = np.empty(n)
     for i in range(n):
-        c0, c1, c2, c3, c4 = class_keys(C, CF, SI[ids[i]], SF[ids[i]])
+        _load(C, IA, FA, PS, ids[i], I, F)
+        c0, c1, c2, c3, c4 = class_keys(C, CF, I, F)
         sig[0, i] = c0
         sig[1, i] = c1
         sig[2, i] = c2
@@ -567,18 +631,20 @@ def lump(C, CF, ids, LP, LQ, n, SI, SF, light, gone, lumped, tiers):
                     lumped[0] += mass[j]
                     gone[j] = True
     held(tables)
+    held(rows)
 
 
-def mark_light(CF, eps, ids, LP, n, SF, light):
-    """``light[i]``: level state ``ids[i]`` is below ``eps`` (its mass x RTO / min RTO)."""
+def mark_light(CF, eps, ids, LP, n, srto, light):
+    """``light[i]``: level state ``ids[i]`` is below ``eps`` (its mass x RTO / min RTO,
+    as :func:`._packet_levels._negligible`)."""
     for i in range(n):
         tot = 0.0
         for k in range(LP.shape[1]):
             tot += LP[i, k]
-        light[i] = _negligible(tot, SF[ids[i]], CF, eps)
+        light[i] = tot * srto[ids[i]] < eps * CF[CF_MINRTO]
 
 
-_HELPERS = LV._HELPERS + ("_expand_one", "_intern", "tail_values")
+_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "tail_values")
 _ENTRIES = ("expand_level", "propagate", "tails", "finish", "mark_light", "lump")
 
 
@@ -612,8 +678,13 @@ class _Store:
     a key -> state table; enlarged by doubling (:meth:`grow`)."""
 
     def __init__(self, cap, ni, nf, ecap):
-        self.SI = np.zeros((cap, ni), np.int64)
-        self.SF = np.zeros((cap, nf))
+        self.ni, self.nf = ni, nf
+        self.ek = 16  # edges a state's children may need, per child (>= K + 1)
+        self.IA = np.zeros(cap * ni // 2, np.int64)
+        self.FA = np.zeros(cap * nf // 2)
+        self.PS = np.zeros((cap, 2), np.int64)
+        self.srto = np.zeros(cap)
+        self.top = np.zeros(2, np.int64)
         self.cnt = np.zeros(1, np.int64)
         size = _table_size(cap)
         self.hk1 = np.zeros(size, np.int64)
@@ -629,22 +700,22 @@ class _Store:
         self.eq = np.zeros(ecap)
         self.ecnt = np.zeros(1, np.int64)
 
-    _ROWS = ("SI", "SF", "est", "etr", "lfc", "lfd")
+    _ROWS = ("PS", "srto", "est", "etr", "lfc", "lfd")
     _EDGES = ("ech", "edk", "ep", "eq")
 
     @property
     def cap(self):
-        return self.SI.shape[0]
+        return self.PS.shape[0]
 
     def nbytes(self):
         return sum(a.nbytes for a in vars(self).values() if isinstance(a, np.ndarray))
 
-    def grow(self, reinsert):
-        """Twice the states (rows and table) if they are nearly full, twice the edges if
-        they are more than half used."""
+    def grow(self, reinsert, need):
+        """Enlarge whatever could not take ``need`` more states (rows, table, arenas,
+        edges: up to ``need`` x 16 edges), each to twice what it must hold."""
         n = int(self.cnt[0])
-        if 2 * n >= self.cap:
-            cap = 2 * self.cap
+        if n + need > self.cap:
+            cap = 2 * (n + need)
             for name in self._ROWS:
                 a = getattr(self, name)
                 fill = -1 if name in ("est", "lfc") else 0
@@ -656,15 +727,21 @@ class _Store:
                          np.full(size, -1, np.int64))
             reinsert(self.hk1, self.hk2, self.hv, k1, k2, v)
             self.hk1, self.hk2, self.hv = k1, k2, v
-        if 2 * int(self.ecnt[0]) >= self.ech.shape[0]:
+        for name, used, row in (("IA", 0, self.ni), ("FA", 1, self.nf)):
+            a = getattr(self, name)
+            if int(self.top[used]) + need * row > a.shape[0]:
+                b = np.zeros(2 * (int(self.top[used]) + need * row), a.dtype)
+                b[:a.shape[0]] = a
+                setattr(self, name, b)
+        if int(self.ecnt[0]) + self.ek * need > self.ech.shape[0]:
             for name in self._EDGES:
                 a = getattr(self, name)
-                b = np.zeros(2 * a.shape[0], a.dtype)
+                b = np.zeros(2 * (int(self.ecnt[0]) + self.ek * need), a.dtype)
                 b[:a.shape[0]] = a
                 setattr(self, name, b)
 
     def args(self):
-        return (self.SI, self.SF, self.cnt, self.hk1, self.hk2, self.hv, self.est, self.etr,
+        return (self.IA, self.FA, self.PS, self.srto, self.top, self.cnt, self.hk1, self.hk2, self.hv, self.est, self.etr,
                 self.lfc, self.lfd, self.ech, self.edk, self.ep, self.eq, self.ecnt)
 
 
@@ -756,7 +833,7 @@ def _guard(params, what, add_bytes) -> None:
         raise BudgetError(f"{exc}; a larger eps or eps_state needs less") from None
 
 
-def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=True, pool=1024,
+def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumping=5, compiled=True, pool=1024,
           cap=1 << 12, stats=None, progress=None):
     """The relative-state method for file sizes ``sizes`` (bytes): one forward pass over
     the levels up to the largest size's hand-off, each size finished there from the
@@ -782,10 +859,10 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=T
         handoff.setdefault(h, []).append((size, (last, n - h)))
     top = max(handoff)
     store = _Store(cap, ni, nf, 8 * cap)
+    store.ek = max(16, k1)
     pools = [LV._Pool(pool, ni, nf, k1) for _ in range(3)]
     I0, F0 = new_state(Cl, CFl, params.w0, params.w_ss)
-    store.SI[0] = I0
-    store.SF[0] = F0
+    _pack(Cl, I0, F0, store.IA, store.FA, store.PS, store.srto, store.top, 0)
     store.cnt[0] = 1
     ids = np.zeros(1, np.int64)
     LP = np.zeros((1, k1))
@@ -798,15 +875,17 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=T
     nout = np.zeros(1, np.int64)
     tr_sum = 0.0
     lumped = 0.0
+    cpu = {"tails": 0.0, "kernels": 0.0, "forward": 0.0}
     res = {}
     level_states = []
     for L in range(top + 1):
         light = np.zeros(n, np.bool_)
-        k.mark_light(CFl, eps_state, ids, LP, n, store.SF, light)
+        k.mark_light(CFl, eps_state, ids, LP, n, store.srto, light)
         if lumping and light.any():
             gone = np.zeros(n, np.bool_)
             lm = np.zeros(1)
-            k.lump(Cl, CFl, ids, LP, LQ, n, store.SI, store.SF, light, gone, lm, lumping)
+            k.lump(Cl, CFl, ids, LP, LQ, n, store.IA, store.FA, store.PS, ni, nf, light, gone,
+                   lm, lumping)
             lumped += float(lm[0])
             if gone.any():
                 keep = ~gone
@@ -816,11 +895,12 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=T
         if _DEBUG:
             print("level", L, "states", n, "light", int(light.sum()), "store", int(store.cnt[0]),
                   "edges", int(store.ecnt[0]), "trunc", tr_sum, "lumped", lumped, flush=True)
+        t_a = time.process_time()
         for size, key in handoff.get(L, ()):
             tl = tails[key]
             while True:
                 tl.fit(store.cap)
-                k.tails(tl.C, tl.CF, p, eps, key[1], ids, light, n, store.SI, store.SF,
+                k.tails(tl.C, tl.CF, p, eps if tail_eps is None else tail_eps, key[1], ids, light, n, store.IA, store.FA, store.PS,
                         tl.TQ, tl.TV, tl.TT, tl.TE, tl.done, *tl.memo_args(), out)
                 if out[0] == 0:
                     break
@@ -834,6 +914,8 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=T
             k.finish(ids, LP, LQ, n, tl.TQ, tl.TV, tl.TT, tl.TE, acc)
             res[size] = SizeResult(acc[0], acc[1], tr_sum + float(acc[2, 0]), lumped,
                                    float(acc[2, 1]), int(store.cnt[0]))
+        t_b = time.process_time()
+        cpu["tails"] += t_b - t_a
         if L == top:
             break
         if progress is not None:
@@ -847,13 +929,15 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=T
             start = int(out[1])
             if out[0] == 1:
                 _guard(params, f"states ({int(store.cnt[0]):,})", store.nbytes())
-                store.grow(lk.reinsert)
+                store.grow(lk.reinsert, pools[0].I.shape[0])
             elif out[0] == 3:
                 pc = 2 * pools[0].I.shape[0]
                 pools = [LV._Pool(pc, ni, nf, k1) for _ in range(3)]
             else:
                 raise RuntimeError(f"packet model: a state needs more event slots than "
                                    f"allocated (status {out[0]})")
+        t_c = time.process_time()
+        cpu["kernels"] += t_c - t_b
         if pos.shape[0] < store.cap:
             pos = np.full(store.cap, -1, np.int64)
         m_max = min(int(store.cnt[0]), int(store.ecnt[0]) + n)
@@ -866,6 +950,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=T
         n = int(nout[0])
         ids, LP, LQ = nids[:n], NP[:n], NQ[:n]
         tr_sum += float(tr[0])
+        cpu["forward"] += time.process_time() - t_c
     if progress is not None:
         progress(top, top)
     if stats is not None:
@@ -874,12 +959,16 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, lumping=5, compiled=T
         stats["tail_nodes"] = sum(int(t.ncnt[0]) for t in tails.values())
         stats["level_states"] = level_states
         stats["bytes"] = store.nbytes() + sum(t.nbytes() for t in tails.values())
+        stats["cpu_s"] = cpu
     return res
 
 
 def _enter_first(store, C, CF):
     """Enter the initial state (row 0) in the store's table."""
-    h1, h2 = _hash_row(C, CF, store.SI[0], store.SF[0])
+    I = np.zeros(store.ni, np.int64)
+    F = np.zeros(store.nf)
+    _load(C, store.IA, store.FA, store.PS, 0, I, F)
+    h1, h2 = _hash_row(C, CF, I, F)
     j = int(h1) & (store.hv.shape[0] - 1)
     store.hk1[j] = h1
     store.hk2[j] = h2
