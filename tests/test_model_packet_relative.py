@@ -39,16 +39,19 @@ def test_the_relative_method_equals_the_tree_dp(variant, b, w0, p):
         assert x.dropped_mass < 1e-4  # (a union bound over the levels: measured <= 2.5e-6)
 
 
-def test_the_defaults_are_within_a_tenth_of_a_percent_of_the_tree_dp():
-    # the default truncation (eps 1e-5, eps_state 1e-5, lumping of light states): measured
-    # within 0.01 % at 10 packets and 0.07 % at 20 (b = 1, p = 0.05), which the reported
-    # truncated and lumped masses (both < 1 %) bound from above here
+@pytest.mark.parametrize("kw, rel", [({}, 0.008), ({"eps": 1e-5, "eps_state": 1e-5}, 1e-3)])
+def test_the_truncation_s_error_follows_eps(kw, rel):
+    # b = 1, p = 0.05, 5-20 packets against the tree DP (eps 1e-9): measured -0.54 % at 20
+    # packets with the defaults (eps 1e-4, eps_state 1e-4) and -0.07 % at 1e-5; truncation
+    # continues a path with no further loss, so the method errs low, and the reported
+    # truncated mass is nonzero where it acts
     prm = TcpParams(p=0.05, b=1, w0=2)
-    rs = PM.expected_latency(prm, size_packets=[5, 10, 20], method="relative")
+    rs = PM.expected_latency(prm, size_packets=[5, 10, 20], method="relative", **kw)
     tr = PM.expected_latency(prm, size_packets=[5, 10, 20], method="tree")
     for x, y in zip(rs, tr):
-        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=1e-3)
-        assert x.dropped_mass < 0.01 and x.aggregated_mass < 0.01
+        assert x.expected_latency_s <= y.expected_latency_s * (1 + 1e-5)
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=rel)
+    assert rs[-1].dropped_mass > 0.0
 
 
 def test_one_segment_is_the_geometric_closed_form():

@@ -364,7 +364,7 @@ def _lossfree(C, CF, I, F):
     return t if t > 0.0 else 0.0
 
 
-def tail_values(C, CF, p, eps, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
+def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
                 SI, SF, sbr, srow, sdt, smass, SQ, SV, ST, out_q, out_v, out_t):
     """Expected remaining time of the branch-point state (I0, F0) of a finite transfer,
     by loss count: ``out_q[j]`` = P(j more losses), ``out_v[j]`` = E[remaining time; j
@@ -373,8 +373,8 @@ def tail_values(C, CF, p, eps, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncn
 
     Backward over the tail's tree with a memo keyed relative to the file end (nodes
     ``nk1, nk2`` -> row ``nv``; ``nst``: 1 expanded, 2 truncated, 3 in progress), masses
-    conditional on the root (``smass``): a node below ``eps`` (x RTO / min RTO) finishes
-    loss-free. A memo value is reused for visits with up to twice its mass and recomputed
+    from the root's ``mass0`` (its probability at the hand-off level): a node below
+    ``eps`` (x RTO / min RTO) finishes loss-free. A memo value is reused for visits with up to twice its mass and recomputed
     for more probable ones, so a path's truncation stays relative to its own probability.
     Depth-first with an explicit stack. Returns 0, 1 if the memo is full, 2 if the stack is
     too shallow or a state ran out of event slots."""
@@ -387,7 +387,7 @@ def tail_values(C, CF, p, eps, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncn
     rows = (np.empty(SI.shape[1], np.int64), np.empty(SF.shape[1]))
     LI, LF = uncounted(rows)
     copy_row(C, I0, F0, SI[0], SF[0])
-    smass[0] = 1.0
+    smass[0] = mass0
     sbr[0] = -1
     d = 0
     while True:
@@ -493,7 +493,7 @@ def tail_values(C, CF, p, eps, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncn
         sbr[d] += 1
 
 
-def tails(C, CF, p, eps, gap, ids, light, n, IA, FA, PS, TQ, TV, TT, TE, done,
+def tails(C, CF, p, eps, gap, ids, LP, light, n, IA, FA, PS, TQ, TV, TT, TE, TM, done,
           nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
           XI, XF, sbr, srow, sdt, smass, SQ, SV, ST, out):
     """tau(s) of every state ``ids[:n]`` of a level that has none yet: its file end
@@ -502,7 +502,8 @@ def tails(C, CF, p, eps, gap, ids, light, n, IA, FA, PS, TQ, TV, TT, TE, done,
     included), ``TT[s]`` (truncated probability), ``TE[s]`` (1 if an RTT sample set the
     RTO above its minimum). ``done[s]``: 1 full tail, 2 loss-free (``light``). A light
     state whose full tail is known uses it. ``out[0]``: status of :func:`tail_values`."""
-    C, CF, ids, light, IA, FA, PS, TQ, TV, TT, TE, done = uncounted((C, CF, ids, light, IA, FA, PS, TQ, TV, TT, TE, done))
+    C, CF, ids, LP, light, IA, FA, PS, TQ, TV, TT, TE, TM, done = uncounted(
+        (C, CF, ids, LP, light, IA, FA, PS, TQ, TV, TT, TE, TM, done))
     nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt = uncounted((nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt))
     XI, XF, sbr, srow, sdt, smass, SQ, SV, ST = uncounted((XI, XF, sbr, srow, sdt, smass, SQ, SV, ST))
     k1 = TQ.shape[1]
@@ -512,8 +513,12 @@ def tails(C, CF, p, eps, gap, ids, light, n, IA, FA, PS, TQ, TV, TT, TE, done,
     I, F = uncounted(rows)
     for i in range(n):
         s = ids[i]
-        if done[s] == 1 or (done[s] == 2 and light[i]):
+        mass = 0.0
+        for k in range(LP.shape[1]):
+            mass += LP[i, k]
+        if (done[s] == 1 and mass <= 2.0 * TM[s]) or (done[s] == 2 and light[i]):
             continue
+        TM[s] = mass
         _load(C, IA, FA, PS, s, I, F)
         shift(C, I, F, NE - gap - I[I_SMAX])
         resume(C, CF, I, F)
@@ -540,7 +545,7 @@ def tails(C, CF, p, eps, gap, ids, light, n, IA, FA, PS, TQ, TV, TT, TE, done,
             TT[s] = 1.0
             done[s] = 2
             continue
-        st = tail_values(C, CF, p, eps, I, F, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
+        st = tail_values(C, CF, p, eps, mass, I, F, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
                          XI, XF, sbr, srow, sdt, smass, SQ, SV, ST, oq, ov, ot)
         if st != 0:
             out[0] = st
@@ -755,6 +760,7 @@ class _Tails:
         self.TV = np.zeros((cap, k1))
         self.TT = np.zeros(cap)
         self.TE = np.zeros(cap)
+        self.TM = np.zeros(cap)  # the mass a state's tail was computed at
         self.done = np.zeros(cap, np.int8)
         self.nk1 = np.zeros(memo, np.int64)
         self.nk2 = np.zeros(memo, np.int64)
@@ -777,7 +783,7 @@ class _Tails:
 
     def fit(self, cap):
         if self.TQ.shape[0] < cap:
-            for name in ("TQ", "TV", "TT", "TE", "done"):
+            for name in ("TQ", "TV", "TT", "TE", "TM", "done"):
                 a = getattr(self, name)
                 b = np.zeros((cap,) + a.shape[1:], a.dtype)
                 b[:a.shape[0]] = a
@@ -833,7 +839,7 @@ def _guard(params, what, add_bytes) -> None:
         raise BudgetError(f"{exc}; a larger eps or eps_state needs less") from None
 
 
-def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumping=5, compiled=True, pool=1024,
+def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lossfree_tails=True, lumping=5, compiled=True, pool=1024,
           cap=1 << 12, stats=None, progress=None):
     """The relative-state method for file sizes ``sizes`` (bytes): one forward pass over
     the levels up to the largest size's hand-off, each size finished there from the
@@ -900,8 +906,9 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
             tl = tails[key]
             while True:
                 tl.fit(store.cap)
-                k.tails(tl.C, tl.CF, p, eps if tail_eps is None else tail_eps, key[1], ids, light, n, store.IA, store.FA, store.PS,
-                        tl.TQ, tl.TV, tl.TT, tl.TE, tl.done, *tl.memo_args(), out)
+                k.tails(tl.C, tl.CF, p, eps if tail_eps is None else tail_eps, key[1], ids, LP,
+                        light if lossfree_tails else np.zeros(n, np.bool_), n, store.IA, store.FA, store.PS,
+                        tl.TQ, tl.TV, tl.TT, tl.TE, tl.TM, tl.done, *tl.memo_args(), out)
                 if out[0] == 0:
                     break
                 if out[0] != 1:
