@@ -735,7 +735,7 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
 
 
 METHODS = ("auto", "levels", "tree", "relative")
-RELATIVE_EPS = 1e-4
+RELATIVE_EPS = 1e-5
 """Default truncation of the relative-state method (conditional probability x RTO / its
 minimum of a branch point inside a level kernel or a node of a file's end; docs/packet-model.md)."""
 RELATIVE_TAIL_EPS_RATIO = 1e-3
@@ -745,7 +745,7 @@ end below ``eps`` x this *absolute* probability (x RTO / its minimum) finishes l
 truncated node leaves out wait for backed-off timers, so the file's end needs the finer
 cut (LT, b = 1, W0 = 10, p = 0.2, 10 packets: -4.5 % with the kernels' eps;
 docs/packet-model.md)."""
-RELATIVE_EPS_STATE = 1e-4
+RELATIVE_EPS_STATE = 1e-5
 """Default threshold of the relative-state method's light level states (absolute
 probability x RTO / its minimum): below it a state is lumped into the most probable
 state of its signature in the level, else it takes the loss-free kernel (docs/packet-model.md)."""
