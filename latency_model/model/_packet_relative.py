@@ -21,8 +21,8 @@ from the cut's instant, windows, timers, recovery and the receiver's held segmen
 * **Truncation.** Inside a kernel a branch point whose conditional probability (x its RTO
   over the minimum RTO) is below ``eps`` goes on to the next level with no further loss;
   a level state whose absolute probability is below ``eps_state`` takes the loss-free
-  kernel (one child), and its file end the loss-free tail; a tail node below ``eps`` (in
-  conditional probability) finishes loss-free. Every such path is booked as *truncated
+  kernel (one child), and its file end the loss-free tail; a node of a file's end below
+  ``tail_eps`` (in absolute probability) finishes loss-free. Every such path is booked as *truncated
   mass* (the probability of the paths some of whose later losses were left out), which
   is reported with each size: the latency is low by the cost of those losses.
 """
@@ -43,7 +43,8 @@ from ._packet_flat import (
     I_DONE, I_FAIL, I_NEV, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J, OFF_EVT, deliver_head, n_float,
     n_int, new_state, resume, run_to_branch, shift)
 from ._packet_levels import (
-    BIG, NE, _accumulate, _add, _child_masses, _clear, _clear_table, _lookup, _negligible,
+    BIG, NE, _accumulate, _add, _child_masses, _clear, _clear_table, _lookup, _lossfree,
+    _negligible,
     _node_lookup, _place, _slot, class_keys, copy_row, handoff_margin, state_hash)
 
 
@@ -350,18 +351,6 @@ def propagate(ids, LP, LQ, light, n, est, etr, lfc, lfd, ech, edk, ep, eq,
     for r in range(m):
         pos[nids[r]] = -1
     nout[0] = m
-
-
-def _lossfree(C, CF, I, F):
-    """Remaining time of a branch-point state if nothing more is lost, seconds (-1 when
-    a state ran out of event slots)."""
-    t = 0.0
-    while not I[I_DONE]:
-        deliver_head(C, CF, I, F, False)
-        t += run_to_branch(C, CF, I, F)
-        if I[I_FAIL]:
-            return -1.0
-    return t if t > 0.0 else 0.0
 
 
 def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
@@ -674,10 +663,6 @@ def _table_size(cap: int) -> int:
     return 1 << int(2 * cap - 1).bit_length()
 
 
-import os
-_DEBUG = bool(os.environ.get('RELDEBUG'))
-
-
 class _Store:
     """The distinct relative states (rows), their kernels (edges) and loss-free kernels,
     a key -> state table; enlarged by doubling (:meth:`grow`)."""
@@ -839,11 +824,14 @@ def _guard(params, what, add_bytes) -> None:
         raise BudgetError(f"{exc}; a larger eps or eps_state needs less") from None
 
 
-def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lossfree_tails=True, lumping=5, compiled=True, pool=1024,
-          cap=1 << 12, stats=None, progress=None):
+def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumping=5,
+          compiled=True, pool=1024, cap=1 << 12, stats=None, progress=None):
     """The relative-state method for file sizes ``sizes`` (bytes): one forward pass over
     the levels up to the largest size's hand-off, each size finished there from the
-    memoised tails. ``consts(size_bytes)`` gives the engine's (C, CF). Returns
+    memoised tails. ``consts(size_bytes)`` gives the engine's (C, CF). ``eps``: the
+    kernels' truncation (conditional probability), ``tail_eps`` (default ``eps``): the
+    file ends' (absolute probability), ``eps_state``: light level states, lumped on
+    signature tiers 0 .. ``lumping`` - 1 (0: none). Returns
     {size: :class:`SizeResult`}; ``stats`` (a dict) receives the counts (states, edges,
     tail nodes, levels' states, truncated mass per level)."""
     k = kernels(compiled)
@@ -898,16 +886,13 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lossfr
                 ids, LP, LQ, light = ids[keep], LP[keep], LQ[keep], light[keep]
                 n = len(ids)
         level_states.append(n)
-        if _DEBUG:
-            print("level", L, "states", n, "light", int(light.sum()), "store", int(store.cnt[0]),
-                  "edges", int(store.ecnt[0]), "trunc", tr_sum, "lumped", lumped, flush=True)
         t_a = time.process_time()
         for size, key in handoff.get(L, ()):
             tl = tails[key]
             while True:
                 tl.fit(store.cap)
                 k.tails(tl.C, tl.CF, p, eps if tail_eps is None else tail_eps, key[1], ids, LP,
-                        light if lossfree_tails else np.zeros(n, np.bool_), n, store.IA, store.FA, store.PS,
+                        light, n, store.IA, store.FA, store.PS,
                         tl.TQ, tl.TV, tl.TT, tl.TE, tl.TM, tl.done, *tl.memo_args(), out)
                 if out[0] == 0:
                     break
