@@ -736,8 +736,9 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
 
 METHODS = ("auto", "levels", "tree", "relative")
 RELATIVE_EPS = 1e-5
-"""Default truncation of the relative-state method (conditional probability x RTO / its
-minimum of a branch point inside a level kernel or a node of a file's end; docs/packet-model.md)."""
+"""Default truncation of the relative-state method: a branch point inside a level kernel
+whose probability conditional on the kernel's state x RTO / its minimum is below it goes
+on with no further loss in that level (docs/packet-model.md)."""
 RELATIVE_TAIL_EPS_RATIO = 1e-3
 """``tail_eps`` of the relative-state method as a fraction of ``eps``: a node of a file's
 end below ``eps`` x this *absolute* probability (x RTO / its minimum) finishes loss-free
@@ -800,7 +801,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         Link and timer settings (or give its fields as keywords); the ``rfc`` profile.
     serialisation : {"auto", "exact", "rounds"}
         Time model, see the module docstring.
-    method : {"auto", "levels", "tree"}
+    method : {"auto", "levels", "tree", "relative"}
         ``"levels"``: the level DP (:mod:`._packet_levels`; compiled with numba; states
         keyed relative to snd_max, so it reaches 1000 packets); ``"tree"``: the per-size
         DP over the loss tree (exact for short files, exponential in their length).
@@ -808,6 +809,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         :data:`._packet_flat.MAX_RWND` packets with files longer than that (a window
         beyond the file never binds: :func:`binding_rwnd`), and for the SACK sender and
         timestamps (:attr:`PathConfig.object_engine_only`), the levels otherwise.
+        ``"relative"``: the relative-state method (:mod:`._packet_relative`,
+        docs/packet-model.md): each level's kernel memoised per distinct state relative to
+        snd_max and each state's file end memoised, so one forward pass gives every size;
+        the RFC and ns3 senders (rwnd up to :data:`._packet_flat.MAX_RWND` packets), no
+        quantiles (see ``eps_state``).
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
@@ -867,8 +873,9 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         their signature in the level (their elapsed time kept; the mass lumped is
         reported as ``aggregated_mass``), or take the loss-free kernel (reported in
         ``dropped_mass``). Default :data:`RELATIVE_EPS_STATE`; its ``eps`` (default
-        :data:`RELATIVE_EPS`) truncates branch points of a level kernel and nodes of a
-        file's end in conditional probability (docs/packet-model.md).
+        :data:`RELATIVE_EPS`) truncates branch points of a level kernel in conditional
+        probability and, times :data:`RELATIVE_TAIL_EPS_RATIO`, nodes of a file's end in
+        absolute probability (docs/packet-model.md).
     progress : callable, optional
         Level DP: called as ``progress(done, total)`` (levels, one per packet) after each
         level, and with ``done == total`` when the rest is extrapolated (the CLI's bar on
