@@ -952,6 +952,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
         stats["level_states"] = level_states
         stats["bytes"] = store.nbytes() + sum(t.nbytes() for t in tails.values())
         stats["cpu_s"] = cpu
+        stats["store"] = store
     return res
 
 
