@@ -8,10 +8,14 @@ Usage::
     .venv/bin/python benchmarks/bench_packet.py --method tree --max-packets 20
     .venv/bin/python benchmarks/bench_packet.py --map-as-run [--jobs 2] [--models packet fluid] [--together]
 
-Default: one ``expected_latency`` call for sizes 1..max_packets (one DP for all sizes) at
-p = 0.01, 0.05, 0.1, 0.2 (b = 2, W0 = 2, NewReno: the first of ``--variants``); prints CPU seconds (process time:
-this VM is shared, wall time varies), the level where the distribution became
-stationary (sizes beyond it are extrapolated), the folded mass and E[T] at a few sizes.
+Default: one ``expected_latency`` call for sizes 1..max_packets by the relative-state
+method (``--method relative``: one forward pass for all sizes) at p = 0.01, 0.05, 0.1,
+0.2 (b = 2, W0 = 2, NewReno: the first of ``--variants``); prints CPU seconds (process
+time: this VM is shared, wall time varies), the truncated and lumped masses, the distinct
+relative states and E[T] at a few sizes, and beside it the compiled simulator's CPU
+seconds for one size of 100 packets at 20,000 runs (``--no-sim``: not run). With
+``--method levels`` the level DP's line: the level where its distribution became
+stationary (sizes beyond it are extrapolated) and the folded mass.
 The numba kernels are compiled (or loaded from numba's cache) before the clock starts.
 Every line ends with the process's peak resident memory so far (``getrusage``), so one
 call alone (``--p 0.2 --w0 10 --b 1 --max-packets 40``) measures its peak.
@@ -52,7 +56,11 @@ SHOW = (10, 20, 40, 100, 200, 1000)
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-packets", type=int, default=1000)
-    ap.add_argument("--method", choices=("levels", "tree"), default="levels")
+    ap.add_argument("--method", choices=("relative", "levels", "tree"), default="relative")
+    ap.add_argument("--eps-state", type=float, default=None,
+                    help="method relative: eps_state (default: the model's)")
+    ap.add_argument("--no-sim", action="store_true",
+                    help="do not time the simulator beside each p (100 packets, 20,000 runs)")
     ap.add_argument("--max-states", type=int, default=None,
                     help="max_states (default: the model's)")
     ap.add_argument("--map", action="store_true", help="the accuracy map's model side")
@@ -77,7 +85,11 @@ def main() -> None:
         kw["max_states"] = a.max_states
     if a.eps is not None:
         kw["eps"] = a.eps
+    if a.eps_state is not None:
+        kw["eps_state"] = a.eps_state
     PM.expected_latency(TcpParams(p=0.1), size_packets=[3], **kw)  # compile / load kernels
+    if not a.no_sim:
+        sim_time(TcpParams(p=0.1), 3, 100)  # compile / load the simulator
     if a.map:
         total = 0.0
         cells = 0
@@ -99,6 +111,17 @@ def main() -> None:
     for p in a.p or [0.01, 0.05, 0.1, 0.2]:
         for b in a.b or [2]:  # the table of docs/model.md 5.2: b = 2
             one(a, kw, sizes, p, b)
+
+
+def sim_time(prm, n: int, runs: int) -> tuple:
+    """CPU seconds of the compiled simulator for one size of ``n`` packets, ``runs`` runs
+    (one process), and its mean and 95 % CI half-width, seconds."""
+    from latency_model.sim import SimConfig, simulate
+
+    t = time.process_time()
+    r = simulate(prm, size_packets=[n], runs=runs, seed=1, config=SimConfig(),
+                 engine="compiled").results[0]
+    return time.process_time() - t, r.mean_latency_s, (r.ci95_s[1] - r.ci95_s[0]) / 2
 
 
 def map_as_run(models: list, jobs: int) -> None:
@@ -135,9 +158,18 @@ def one(a, kw, sizes, p, b) -> None:
     dt = time.process_time() - t
     first = next((r.size_bytes // prm.mss_bytes for r in res if r.extrapolated), None)
     shown = ", ".join(f"{n}: {res[n - 1].expected_latency_s:.4f}" for n in SHOW if n <= len(res))
+    extra = (f"truncated {res[-1].dropped_mass:.3g}, lumped {res[-1].aggregated_mass:.3g}, "
+             f"{res[-1].states:,} states" if a.method == "relative"
+             else f"extrapolated from {first} packets; folded {res[-1].aggregated_mass:.3f}")
     print(f"{a.variants[0]} b={b} W0={a.w0:g} p={p:<5} sizes 1..{a.max_packets}: {dt:7.2f} s CPU; "
-          f"extrapolated from {first} packets; folded {res[-1].aggregated_mass:.3f}; E[T] (s) "
-          f"{shown}; {peak()}", flush=True)
+          f"{extra}; E[T] (s) {shown}; {peak()}", flush=True)
+    if not a.no_sim:
+        st, mean, half = sim_time(prm, 100, 20000)
+        print(f"    simulator, 100 packets, 20,000 runs: {st:7.2f} s CPU; E[T] {mean:.4f} "
+              f"+- {half:.4f} s (model {res[99].expected_latency_s:.4f} s)"
+              if len(res) >= 100 else
+              f"    simulator, 100 packets, 20,000 runs: {st:7.2f} s CPU; E[T] {mean:.4f} "
+              f"+- {half:.4f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -734,7 +734,22 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
     return folded, truncated
 
 
-METHODS = ("auto", "levels", "tree")
+METHODS = ("auto", "levels", "tree", "relative")
+RELATIVE_EPS = 1e-5
+"""Default truncation of the relative-state method: a branch point inside a level kernel
+whose probability conditional on the kernel's state x RTO / its minimum is below it goes
+on with no further loss in that level (docs/packet-model.md)."""
+RELATIVE_TAIL_EPS_RATIO = 1e-3
+"""``tail_eps`` of the relative-state method as a fraction of ``eps``: a node of a file's
+end below ``eps`` x this *absolute* probability (x RTO / its minimum) finishes loss-free
+(a level kernel truncates in probability conditional on its state). The losses a
+truncated node leaves out wait for backed-off timers, so the file's end needs the finer
+cut (LT, b = 1, W0 = 10, p = 0.2, 10 packets: -4.5 % with the kernels' eps;
+docs/packet-model.md)."""
+RELATIVE_EPS_STATE = 1e-5
+"""Default threshold of the relative-state method's light level states (absolute
+probability x RTO / its minimum): below it a state is lumped into the most probable
+state of its signature in the level, else it takes the loss-free kernel (docs/packet-model.md)."""
 LEVELS_MAX_STATES = 16000
 """Default states kept per level by the level DP (docs/model.md, sections 4, 5.2 and 6.8:
 16,000 since 2026-11-27, 8000 before; the doubling halved the high bias of b = 1 with
@@ -772,7 +787,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                      max_states: int | None = None, tail_eps: float | None = None,
                      stationary_tol: float | None = 1e-3, share: bool = True,
                      complete: bool = False, tiers: int | None = None, progress=None,
-                     **options) -> list[PacketResult]:
+                     eps_state: float | None = None, **options) -> list[PacketResult]:
     """Expected latency of the packet-level sender, by a DP over loss patterns.
 
     Parameters
@@ -786,7 +801,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         Link and timer settings (or give its fields as keywords); the ``rfc`` profile.
     serialisation : {"auto", "exact", "rounds"}
         Time model, see the module docstring.
-    method : {"auto", "levels", "tree"}
+    method : {"auto", "levels", "tree", "relative"}
         ``"levels"``: the level DP (:mod:`._packet_levels`; compiled with numba; states
         keyed relative to snd_max, so it reaches 1000 packets); ``"tree"``: the per-size
         DP over the loss tree (exact for short files, exponential in their length).
@@ -794,6 +809,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         :data:`._packet_flat.MAX_RWND` packets with files longer than that (a window
         beyond the file never binds: :func:`binding_rwnd`), and for the SACK sender and
         timestamps (:attr:`PathConfig.object_engine_only`), the levels otherwise.
+        ``"relative"``: the relative-state method (:mod:`._packet_relative`,
+        docs/packet-model.md): each level's kernel memoised per distinct state relative to
+        snd_max and each state's file end memoised, so one forward pass gives every size;
+        the RFC and ns3 senders (rwnd up to :data:`._packet_flat.MAX_RWND` packets), no
+        quantiles (see ``eps_state``).
     eps : float, optional
         Truncation (> 0, < 1). Tree DP: states below this probability are dropped (their
         mass is reported; default 1e-9). Level DP: branch points below it (in mass x
@@ -847,6 +867,15 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         states finished loss-free; folding tier (:func:`_aggregate`; default 1, and 2 for
         the SACK sender and timestamps, whose frontier tier 1 would let grow without
         bound: docs/model.md 6.9).
+    eps_state : float, optional
+        Relative-state method (``method="relative"``): level states below this
+        probability (x RTO / its minimum) are lumped into the most probable state of
+        their signature in the level (their elapsed time kept; the mass lumped is
+        reported as ``aggregated_mass``), or take the loss-free kernel (reported in
+        ``dropped_mass``). Default :data:`RELATIVE_EPS_STATE`; its ``eps`` (default
+        :data:`RELATIVE_EPS`) truncates branch points of a level kernel in conditional
+        probability and, times :data:`RELATIVE_TAIL_EPS_RATIO`, nodes of a file's end in
+        absolute probability (docs/packet-model.md).
     progress : callable, optional
         Level DP: called as ``progress(done, total)`` (levels, one per packet) after each
         level, and with ``done == total`` when the rest is extrapolated (the CLI's bar on
@@ -911,6 +940,24 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     if method == "auto":
         method = ("tree" if params.p == 0.0 or quantiles or rwnd > F.MAX_RWND
                   or path.object_engine_only else "levels")
+    if eps_state is not None:
+        if method != "relative":
+            raise ValueError("eps_state is read by method='relative' only, got method "
+                             f"{method!r}")
+        eps_state = check_real("eps_state", eps_state, low=0.0, high=1.0, low_open=True,
+                               high_open=True)
+    if method == "relative":
+        if path.object_engine_only:
+            raise ValueError("method='relative' runs the RFC and ns3 senders without "
+                             "timestamps; the SACK sender and timestamps need method='tree'")
+        if quantiles:
+            raise ValueError("quantiles=True needs method='tree' (the relative-state method "
+                             "carries no histogram)")
+        if rwnd > F.MAX_RWND:
+            longest = -(-int(sizes.max()) // params.mss_bytes)
+            raise ValueError(f"method='relative' supports rwnd <= {F.MAX_RWND} packets or "
+                             f"files of at most {F.MAX_RWND} packets, got rwnd "
+                             f"{params.rwnd:g} and a file of {longest} packets")
     if method == "levels":
         if path.object_engine_only:
             raise ValueError("method='levels' runs the RFC and ns3 senders without timestamps; "
@@ -926,6 +973,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                              f"method='tree'")
     sizes = [int(s) for s in sizes.astype(np.int64)]
     out = []
+    if method == "relative":
+        return _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress)
     if method == "levels":
         eps = LEVELS_EPS if eps is None else eps
         tail_eps = eps * LEVELS_TAIL_EPS_RATIO if tail_eps is None else tail_eps
@@ -988,6 +1037,32 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                                                else float("nan")),
                                 dropped_mass=a.dropped, states=a.expanded,
                                 rto_above_min_mass=a.est, aggregated_mass=a.agg))
+    return out
+
+
+def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress):
+    """:func:`expected_latency` by the relative-state method (:mod:`._packet_relative`)."""
+    from . import _packet_relative as RS
+
+    eps = RELATIVE_EPS if eps is None else eps
+    solved = RS.solve(_flat_consts(params, path, mode == "exact", rwnd), params,
+                      sorted(set(sizes)), eps=eps, tail_eps=eps * RELATIVE_TAIL_EPS_RATIO,
+                      eps_state=RELATIVE_EPS_STATE if eps_state is None else eps_state,
+                      k_max=k_max, progress=progress)
+    out = []
+    for size in sizes:
+        r = solved[size]
+        shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
+        pk = np.array(r.done_p[:k_max])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0) + shift,
+                          np.nan)
+        out.append(PacketResult(size_bytes=size,
+                                expected_latency_s=r.expected_s + shift * float(r.done_p.sum()),
+                                conditional_latency_s=lk, loss_count_pmf=pk,
+                                p90_latency_s=float("nan"), dropped_mass=r.truncated,
+                                states=r.states, rto_above_min_mass=r.est,
+                                aggregated_mass=r.lumped))
     return out
 
 
