@@ -13,6 +13,7 @@ about one that is merely long.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import numbers
 import os
@@ -28,6 +29,9 @@ __all__ = [
     "check_file_path",
     "check_array",
     "check_sizes",
+    "check_items",
+    "checked_call",
+    "MAX_INT",
     "BudgetError",
     "check_memory",
     "memory_limit_bytes",
@@ -75,19 +79,31 @@ def check_real(
     """
     allowed = _interval(low, high, low_open, high_open)
     if not _is_real(value):
-        raise ValueError(f"{name} must be a real number {allowed}, got {value!r}")
-    v = float(value)
+        raise ValueError(f"{name} must be a real number {allowed}, got {_show(value)}")
+    try:
+        v = float(value)
+    except OverflowError:  # an int beyond float range, 10**400
+        v = math.inf
     if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be a finite number {allowed}, got {_show(value)}")
     if low is not None and (v < low or (low_open and v == low)):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
     if high is not None and (v > high or (high_open and v == high)):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
     return v
+
+
+MAX_INT = 2**63 - 1
+"""Largest integer any parameter takes (numpy's int64, which counts, seeds and sizes go
+into): above it a count overflowed in numpy or in float arithmetic (``OverflowError``)
+before the range check of the value that needed it could run."""
 
 
 def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as an int in ``[low, high]``; integral floats such as ``2.0`` are accepted.
+
+    ``high`` is at most :data:`MAX_INT` whatever is given (the message says so only to a
+    value above it).
 
     Raises
     ------
@@ -103,17 +119,70 @@ def check_int(name: str, value, *, low: int | None = None, high: int | None = No
     else:
         allowed = "an integer"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
     if isinstance(value, numbers.Integral):
         v = int(value)
     else:
         f = float(value)
         if not math.isfinite(f) or f != int(f):
-            raise ValueError(f"{name} must be {allowed}, got {value!r}")
+            raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
         v = int(f)
     if (low is not None and v < low) or (high is not None and v > high):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
+    if abs(v) > MAX_INT:
+        raise ValueError(f"{name} must be {allowed} and below 2**63 in size, got {_show(value)}")
     return v
+
+
+def _show(value) -> str:
+    from .values import show
+
+    return show(value)
+
+
+def check_items(name: str, value, what: str = "values") -> tuple:
+    """``value`` as a tuple of its items: a list, tuple, set, range or 1-D array, not a
+    scalar, a string or a mapping (``variants=True`` or ``queues=5`` is refused naming the
+    parameter, not by ``TypeError: 'bool' object is not iterable``). The items are not
+    checked."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple, set, frozenset, range,
+                                                                       np.ndarray)):
+        raise ValueError(f"{name} must be a list or tuple of {what}, got {_show(value)}")
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"{name} must be a list or tuple of {what}, got an array of shape {value.shape}")
+    return tuple(value)
+
+
+def checked_call(obj):
+    """Make a public function (or class, through its ``__init__``) refuse a call that does not
+    fit its signature (an unknown keyword, a missing or an extra argument) with a ValueError
+    naming the argument, where Python raises ``TypeError``.
+
+    Costs nothing on a good call: the signature is bound only when the call raised
+    TypeError, and a TypeError from inside a call that fits is raised as it was.
+    """
+    if isinstance(obj, type):
+        obj.__init__ = _checked(obj.__init__, obj.__name__)
+        return obj
+    return _checked(obj, f"{obj.__name__}()")
+
+
+def _checked(func, label: str):
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except TypeError as exc:
+            sig = inspect.signature(func)
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as bad:
+                names = [n for n, p in sig.parameters.items()
+                         if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+                text = str(bad).replace("missing a required argument", "missing the argument")
+                raise ValueError(f"{label}: {text} (its parameters: {', '.join(names)})") from None
+            raise
+    return call
 
 
 def check_choice(name: str, value, choices) -> str:

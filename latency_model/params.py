@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from .checks import check_choice, check_instance, check_int, check_real
+from .checks import check_choice, check_instance, check_int, check_real, checked_call
 from .growth import GrowthRule, StandardRule
 
 __all__ = [
@@ -38,6 +38,7 @@ it, and it keeps the models' sums of times, which multiply them by loss counts a
 factors, far from overflowing (an RTT of 1e308 s gave NaN latencies)."""
 
 
+@checked_call
 @dataclass(frozen=True)
 class TcpParams:
     """Parameters of one short TCP transfer over a lossy path.
@@ -192,6 +193,7 @@ IW_PRESETS = {"rfc3390": _iw_rfc3390, "rfc6928": _iw_rfc6928}
 """Initial-window presets: name -> function of MSS (bytes) giving IW in bytes."""
 
 
+@checked_call
 def initial_window_bytes(preset: str, mss_bytes: int) -> int:
     """Initial window of an RFC preset, bytes.
 
@@ -233,6 +235,7 @@ SIZE_BASED_THRESHOLD_BYTES = 10_000
 """Default size threshold of the size-based variant (paper, Figure 9: 10 KB)."""
 
 
+@checked_call
 def apply_variant(
     params: TcpParams,
     variant: str,

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..checks import check_choice, check_int, check_real
+from ..checks import check_choice, check_int, check_items, check_real, checked_call
 from ..growth import AssRule, LssRule
 from ..growth.ass import DECREASE_MODES
 from ..params import TcpParams, initial_window_bytes
@@ -78,10 +78,7 @@ _PAPER_CASES = {
 
 
 def _tuple_of(name: str, values, check) -> tuple:
-    try:
-        items = tuple(values)
-    except TypeError:
-        raise ValueError(f"{name} must be a sequence, got {values!r}") from None
+    items = check_items(name, values)
     if not items:
         raise ValueError(f"{name} must hold at least one value")
     out = tuple(check(v) for v in items)
@@ -96,6 +93,7 @@ def _algorithm(v) -> int:
     return int(v)
 
 
+@checked_call
 @dataclass(frozen=True)
 class AssExperiment:
     """Settings of the ASS experiment (defaults: the paper's, over ``250 scale`` seconds).
@@ -310,6 +308,7 @@ class AssResult:
                 "claims": self.claims, "paper_text": PAPER_CLAIMS}
 
 
+@checked_call
 def run_ass(experiment: AssExperiment | None = None, progress=None, jobs: int = 1) -> AssResult:
     """Run every (bottleneck, initial window, IFQ, algorithm) case of the ASS experiment.
 

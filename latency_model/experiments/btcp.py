@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_int, check_real
+from ..checks import check_int, check_items, check_real, checked_call
 from ..growth import BtcpRule, StandardRule
 from ..params import TcpParams
 from ..sim.config import SimConfig
@@ -53,6 +53,7 @@ _PAPER_REDUCTION_PCT = {250: 38.0, 1250: 19.0}
 _PAPER_UTILISATION_PCT = {250: 2.8, 1250: 19.6}
 
 
+@checked_call
 @dataclass(frozen=True)
 class BtcpExperiment:
     """Settings of the Burst TCP experiment (defaults: the paper's, at ``scale``).
@@ -115,7 +116,7 @@ class BtcpExperiment:
         set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
         set_(self, "b", check_int("b", self.b, low=1))
         set_(self, "mice_bytes", check_int("mice_bytes", self.mice_bytes, low=1))
-        variants = tuple(self.variants)
+        variants = check_items("variants", self.variants, "variant names")
         if not variants or any(v not in VARIANTS for v in variants):
             raise ValueError(f"variants must be a non-empty subset of {', '.join(VARIANTS)}, got {variants!r}")
         set_(self, "variants", tuple(v for v in VARIANTS if v in variants))  # NewReno first: the pairing base
@@ -241,6 +242,7 @@ class BtcpResult:
                 "claims": self.claims, "per_seed": self.per_seed, "paper_text": PAPER_CLAIMS}
 
 
+@checked_call
 def run_btcp(experiment: BtcpExperiment | None = None, progress=None) -> BtcpResult:
     """Run Burst TCP's experiment: every variant on the same random flows, per repetition.
 

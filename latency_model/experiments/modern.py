@@ -48,7 +48,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_choice, check_int, check_real
+from ..checks import check_choice, check_int, check_items, check_real, checked_call
 from ..params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
 
 __all__ = ["VARIANTS", "LABELS", "ModernExperiment", "ModernResult", "run_modern", "sim_config",
@@ -86,6 +86,7 @@ QUICK_SIZES = (1, 2, 3, 4, 5, 6, 8, 10, 14, 20, 30, 40, 60)
 QUICK_RUNS = 100
 
 
+@checked_call
 @dataclass(frozen=True)
 class ModernExperiment:
     """Settings of the modern-recovery experiment (defaults: the paper's setting).
@@ -136,19 +137,19 @@ class ModernExperiment:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        variants = tuple(self.variants)
+        variants = check_items("variants", self.variants, "variant names")
         if not variants or any(v not in VARIANTS for v in variants):
             raise ValueError(f"variants must be a non-empty subset of {', '.join(VARIANTS)}, got {variants!r}")
         set_(self, "variants", tuple(v for v in VARIANTS if v in variants))
-        iws = tuple(self.iw_packets)
+        iws = check_items("iw_packets", self.iw_packets, "initial windows")
         if not iws:
             raise ValueError("iw_packets must list at least one initial window")
         set_(self, "iw_packets", tuple(sorted({check_int("iw_packets", w, low=1, high=30) for w in iws})))
-        ps = tuple(self.ps)
+        ps = check_items("ps", self.ps, "loss probabilities")
         if not ps:
             raise ValueError("ps must list at least one loss probability")
         set_(self, "ps", tuple(sorted({check_real("ps", p, low=0.0, high=0.5, low_open=True) for p in ps})))
-        sizes = tuple(self.sizes_packets)
+        sizes = check_items("sizes_packets", self.sizes_packets, "sizes")
         if not sizes:
             raise ValueError("sizes_packets must list at least one size")
         set_(self, "sizes_packets", tuple(sorted({check_int("sizes_packets", s, low=1, high=200) for s in sizes})))
@@ -424,6 +425,7 @@ def _single_l1(single: dict, p: float) -> float:
     return float(np.sum(w * t) / np.sum(w))
 
 
+@checked_call
 def run_modern(experiment: ModernExperiment | None = None, progress=None) -> ModernResult:
     """Run the experiment: model pieces, single-loss runs and the Monte Carlo of every cell.
 

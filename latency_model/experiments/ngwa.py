@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..checks import check_int, check_real
+from ..checks import check_int, check_items, check_real, checked_call
 from ..params import TcpParams
 from ..sim.config import SimConfig
 from ..sim.dumbbell import Dumbbell
@@ -52,6 +52,7 @@ _METRICS = ("lost", "triple_dupacks", "fast_retransmits", "timeouts", "delivered
             "utilisation_pct", "mean_queue_packets", "source_lost")
 
 
+@checked_call
 @dataclass(frozen=True)
 class NgwaExperiment:
     """Settings of the NGWA experiment (defaults: the paper's where it gives them).
@@ -123,7 +124,7 @@ class NgwaExperiment:
             set_(self, k, check_real(k, getattr(self, k), low=0.0))
         set_(self, "sources", check_int("sources", self.sources, low=0))
         set_(self, "b", check_int("b", self.b, low=1))
-        variants = tuple(self.variants)
+        variants = check_items("variants", self.variants, "variant names")
         if not variants or any(v not in VARIANTS for v in variants):
             raise ValueError(f"variants must be a non-empty subset of {', '.join(VARIANTS)}, got {variants!r}")
         set_(self, "variants", tuple(v for v in VARIANTS if v in variants))
@@ -234,6 +235,7 @@ class NgwaResult:
                 "claims": self.claims, "per_round": self.per_round}
 
 
+@checked_call
 def run_ngwa(experiment: NgwaExperiment | None = None, progress=None) -> NgwaResult:
     """Run the NGWA loss experiment: every variant on the same draw, per round.
 

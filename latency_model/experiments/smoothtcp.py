@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import check_choice, check_int, check_real
+from ..checks import check_choice, check_int, check_items, check_real, checked_call
 from ..growth import RULES, SmoothStartRule, SmoothTcpRule, make_rule
 from ..growth.smoothtcp import SS_SIGNALS
 from ..params import TcpParams
@@ -65,6 +65,7 @@ SAME_COUNT = (0.8, 1.25)  # "almost the same" number of ICMP-SQ messages
 PAPER_BYTES_TOL = 0.1  # the paper's byte counts: within 10%
 
 
+@checked_call
 @dataclass(frozen=True)
 class SmoothTcpExperiment:
     """Settings of the SmoothTCP experiment (defaults: the paper's Section V at ``scale = 1``).
@@ -120,7 +121,7 @@ class SmoothTcpExperiment:
         set_(self, "kappa", check_real("kappa", self.kappa, low=0.0, high=1.0))
         check_choice("ss_signal", self.ss_signal, SS_SIGNALS)
         set_(self, "min_rto_s", check_real("min_rto_s", self.min_rto_s, low=0.0, low_open=True))
-        rules = tuple(self.rules) if not isinstance(self.rules, str) else (self.rules,)
+        rules = check_items("rules", self.rules, "rule names") if not isinstance(self.rules, str) else (self.rules,)
         if not rules:
             raise ValueError(f"rules must name at least one of {', '.join(sorted(RULES))}, got none")
         for r in rules:
@@ -355,6 +356,7 @@ def _summary(name: str, res, ex: SmoothTcpExperiment) -> tuple[dict, list, list,
     return row, flows, queue_series, flow_series, samples
 
 
+@checked_call
 def run_smoothtcp(experiment: SmoothTcpExperiment | None = None, progress=None) -> SmoothTcpResult:
     """Run SmoothTCP's experiment: one deterministic run per rule on the paper's bottleneck.
 

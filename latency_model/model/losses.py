@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from ..checks import check_array, check_choice, check_flag, check_int, check_memory, check_real
+from ..checks import check_array, check_choice, check_flag, check_int, check_memory, check_real, checked_call
 
 __all__ = ["LOSS_LAWS", "LossCounts", "loss_count_pmf", "first_loss_density"]
 
@@ -75,6 +75,7 @@ def _paper_log_pmf(k: np.ndarray, lam_y: np.ndarray, lam_mss: float) -> np.ndarr
     return -(lam_y + k * lam_mss) + log_pow - special.gammaln(k + 1.0)
 
 
+@checked_call
 def loss_count_pmf(
     sizes_bytes,
     p: float,

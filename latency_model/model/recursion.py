@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..checks import check_choice, check_flag, check_instance, check_int, check_real, check_sizes
+from ..checks import check_choice, check_flag, check_instance, check_int, check_real, check_sizes, checked_call
 from ..params import TcpParams
 from ..values import show
 from ._regions import _after_loss, _family_windows, _region_bounds
@@ -64,6 +64,7 @@ __all__ = [
 INTERPOLATIONS = ("cubic", "linear")
 
 
+@checked_call
 @dataclass(frozen=True)
 class SolverOptions:
     """Numerical settings of the tabulated recursion.
@@ -195,6 +196,7 @@ def _sizes(func, positional, size_bytes, size_packets, params) -> np.ndarray:
     return check_sizes(func, positional, size_bytes, size_packets, params.mss_bytes)
 
 
+@checked_call
 def conditional_latency(
     params: TcpParams,
     *positional,
@@ -240,6 +242,7 @@ def conditional_latency(
     return out[:, 0] if scalar else out
 
 
+@checked_call
 def expected_latency(
     params: TcpParams,
     *positional,
@@ -369,6 +372,7 @@ def _solve(params: TcpParams, sizes: np.ndarray, n_levels: int, opts: SolverOpti
 # Paper-faithful nested quadrature (slow; the reference for the tables)
 
 
+@checked_call
 def conditional_latency_direct(
     params: TcpParams,
     size_bytes: float,

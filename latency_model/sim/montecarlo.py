@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_array, check_choice, check_int, check_real, check_sizes
+from ..checks import check_array, check_choice, check_int, check_real, check_sizes, checked_call
 from ..params import TcpParams
 from .config import SimConfig
 from .runner import ENGINES, OUT_FIELDS, run_many
@@ -197,6 +197,7 @@ def _chunk_job(args):
     return run_many(params, size_bytes, chunk, config, engine=engine, batch_size=batch_size)
 
 
+@checked_call
 def simulate(
     params: TcpParams,
     *positional,

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from ..checks import check_choice, check_instance, check_int, check_memory, simulation_cost
+from ..checks import check_choice, check_instance, check_int, check_memory, checked_call, simulation_cost
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
@@ -195,6 +195,7 @@ def _check_children(children) -> list:
     return children
 
 
+@checked_call
 def run_many(
     params: TcpParams,
     size_bytes: int,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..checks import check_int
+from ..checks import check_int, checked_call
 from ..params import TcpParams
 from .config import SimConfig
 from .transfer import run_transfer
@@ -55,6 +55,7 @@ class SingleLossResult:
         }
 
 
+@checked_call
 def single_loss(params: TcpParams, *positional, size_packets: int | None = None,
                 config: SimConfig | None = None) -> SingleLossResult:
     """Drop each packet's first transmission in turn; classify the recovery.

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import check_flag, check_instance, check_int, check_memory, simulation_cost
+from ..checks import check_flag, check_instance, check_int, check_memory, checked_call, simulation_cost
 from ..params import TcpParams
 from .config import SimConfig
 from .engine import EventQueue
@@ -133,6 +133,7 @@ def check_recovery(params: TcpParams, config: SimConfig) -> None:
                          "lowers); turn it off (--no-rack-tlp) or use another variant")
 
 
+@checked_call
 def run_transfer(
     params: TcpParams,
     *positional,

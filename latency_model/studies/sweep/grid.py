@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...checks import PROCESS_BYTES, check_memory
+from ...checks import PROCESS_BYTES, check_memory, checked_call
 from ...values import MAX_RANGE_VALUES, expand_range, finite_number, range_count, scalar, show
 
 __all__ = ["Axis", "Grid", "canonical_name", "parse_values", "count_values", "parse_param", "grid_from_items",
@@ -219,6 +219,7 @@ def parse_param(item: str) -> Axis:
     return Axis(cname, tuple(parse_values(name.strip(), values)))
 
 
+@checked_call
 def grid_from_items(items, toml_params: dict | None = None) -> Grid:
     """A :class:`Grid` from ``--param`` items and, optionally, a TOML ``[params]`` table.
 

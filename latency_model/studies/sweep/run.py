@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...checks import check_file_path, check_flag, check_instance, check_int, check_real
+from ...checks import check_file_path, check_flag, check_instance, check_int, check_real, checked_call
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
 from ..export import write_json
 from .plan import N_CONDITIONAL, Plan, SweepSpec, Task, _models, plan_sweep, row_order
@@ -212,6 +212,7 @@ def _existing(plan: Plan, out: Path) -> dict:
     return found
 
 
+@checked_call
 def run_sweep(
     spec: SweepSpec,
     out,
