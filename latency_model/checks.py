@@ -4,10 +4,11 @@ Each check raises :class:`ValueError` whose message names the parameter, the
 value received and the allowed range, e.g. ``"p must be in [0, 1), got 1.0"``.
 The CLI prints that message on one line and exits with status 2.
 
-Work budgets (:func:`check_memory`, :func:`model_cost`, :func:`simulation_cost`): a
-command estimates the memory and time of a request before starting it, refuses one that
-cannot fit in memory (:class:`BudgetError`, giving the estimate and the limit) and warns
-about one that is merely long.
+Work budgets (:func:`check_memory`, :func:`check_work`, :func:`model_cost`,
+:func:`simulation_work`, :func:`packet_work`): a command or a public function estimates
+the memory and time of a request before starting it, refuses one that cannot fit in
+memory or would run past the time limit (:class:`BudgetError`, giving the estimate and
+the limit) and, on the command line, warns about one that is merely long.
 """
 
 from __future__ import annotations
@@ -34,8 +35,16 @@ __all__ = [
     "MAX_INT",
     "BudgetError",
     "check_memory",
+    "check_work",
     "memory_limit_bytes",
+    "time_limit_s",
     "long_work",
+    "sends_per_segment",
+    "rto_expiries",
+    "check_packet_path",
+    "check_packet_work",
+    "packet_work",
+    "simulation_work",
     "model_cost",
     "packet_model_seconds",
     "packet_tree_seconds",
@@ -332,7 +341,11 @@ def check_sizes(func: str, positional, size_bytes, size_packets, mss_bytes: int,
     if whole and np.any(arr != np.round(arr)):
         bad = arr[arr != np.round(arr)][0]
         raise ValueError(f"{name} must be whole numbers (> 0), got {bad!r}")
-    return arr * unit
+    out = arr * unit
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} must be at most {_bound(np.finfo(float).max / unit)} (a size in bytes beyond "
+                         f"float range), got {float(arr[~np.isfinite(out)][0])!r}")
+    return out
 
 
 def _bound(x) -> str:
@@ -365,6 +378,18 @@ MEMORY_FRACTION = 0.8
 
 LONG_WORK_S = 60.0
 """Estimated seconds from which a command warns (one line on stderr) before starting."""
+
+TIME_LIMIT_ENV = "LATENCY_MODEL_TIME_LIMIT"
+"""Environment variable overriding the time limit: seconds (``600``), or with a unit
+(``30s``, ``10min``, ``2h``)."""
+
+TIME_LIMIT_S = 3600.0
+"""Estimated CPU seconds of one request above which it is refused (:func:`check_work`,
+:func:`long_work`): an hour. The estimates are rough (a factor of 2-3 either way), so the
+limit only stops what would run away (p close to 1, files of 1e15 packets, a million flows:
+years by the estimate); a request between :data:`LONG_WORK_S` and this runs (the command
+line warns first). ``LATENCY_MODEL_TIME_LIMIT`` sets it (``60`` refuses any request
+estimated over a minute)."""
 
 PROCESS_BYTES = 400e6
 """Memory of a worker process before any work (Python, numpy, scipy, numba), bytes."""
@@ -461,8 +486,55 @@ def check_memory(what: str, need_bytes: float) -> None:
                           f"limit of {format_bytes(limit)} ({source})")
 
 
+_TIME_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def time_limit_s() -> tuple[float, str]:
+    """The CPU seconds one request may be estimated to take, and where the limit comes from:
+    ``LATENCY_MODEL_TIME_LIMIT`` when set, else :data:`TIME_LIMIT_S`."""
+    text = os.environ.get(TIME_LIMIT_ENV)
+    if not text:
+        return TIME_LIMIT_S, f"{TIME_LIMIT_ENV} sets it"
+    t = text.strip().lower()
+    unit = next((u for u in ("min", "s", "m", "h", "d") if t.endswith(u)), "")
+    try:
+        value = float(t[: len(t) - len(unit)]) * _TIME_UNITS[unit]
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{TIME_LIMIT_ENV} must be a number of seconds > 0 such as 600 or 2h, got {text!r}")
+    return value, f"{TIME_LIMIT_ENV}={text}"
+
+
+def check_work(what: str, memory_bytes: float, seconds: float) -> None:
+    """Refuse work whose estimated memory is over :func:`memory_limit_bytes` or whose
+    estimated CPU seconds are over :func:`time_limit_s`.
+
+    Raises
+    ------
+    BudgetError
+        ``"<what> would take about 3.2e+03 years (a rough estimate), more than the limit of
+        60 min (LATENCY_MODEL_TIME_LIMIT sets it)"``, or the memory message of
+        :func:`check_memory`.
+    """
+    check_memory(what, memory_bytes)
+    limit, source = time_limit_s()
+    if not seconds <= limit:
+        raise BudgetError(f"{what} would take about {format_duration(seconds)} (a rough estimate), more than "
+                          f"the limit of {format_duration(limit)} ({source})")
+
+
 def long_work(what: str, seconds: float) -> str | None:
-    """A one-line warning when ``seconds`` (an estimate) is at least :data:`LONG_WORK_S`, else None."""
+    """A one-line warning when ``seconds`` (an estimate) is at least :data:`LONG_WORK_S`, else None.
+
+    Raises
+    ------
+    BudgetError
+        When ``seconds`` is over the time limit (:func:`time_limit_s`): the command is
+        refused rather than warned about (``latency --model packet --p 0 --size-bytes 1e18``
+        warned "about 6.3e+05 years" and ran).
+    """
+    check_work(what, 0.0, seconds)
     if seconds >= LONG_WORK_S:
         return f"{what} may take about {format_duration(seconds)} (a rough estimate)"
     return None
@@ -604,3 +676,119 @@ def simulation_cost(runs: int, size_packets: float, p: float, n_sizes: int = 1, 
     """
     memory = PROCESS_BYTES + 700.0 * runs + 100.0 * runs * n_sizes + 300.0 * size_packets
     return memory, runs * n_sizes * transfer_seconds(size_packets, p, compiled, sender)
+
+
+# ---------------------------------------------------------------------------
+# Work of a request from its parameters: how many transmissions and timer expiries a
+# transfer takes on average, which is what runs away at p close to 1 or with a round trip
+# longer than the largest RTO.
+
+
+def sends_per_segment(p: float, rtt_s: float = 0.0, max_rto_s: float = math.inf) -> float:
+    """Expected transmissions per segment of a transfer, for the work estimates.
+
+    Each transmission is lost with probability ``p`` independently, so the transmissions
+    of a segment up to the first that arrives are geometric with mean ``1 / (1 - p)``
+    (p = 0.999999: a million per segment, each one event and, under loss, one timer
+    expiry). A timer that cannot exceed ``max_rto_s`` (RFC 6298 (2.5)) expires about
+    ``rtt_s / max_rto_s`` times before an ACK can return one round trip after a send,
+    each expiry a retransmission: ``(1 + rtt_s / max_rto_s) / (1 - p)`` when ``rtt_s >
+    max_rto_s`` (an upper bound: the simulator's 20 packets at RTT 3600 s, p = 0, sent
+    396, this gives 1,220; 950 at p = 0.5, this 2,440).
+    """
+    spurious = rtt_s / max_rto_s if rtt_s > max_rto_s else 0.0
+    return (1.0 + spurious) / max(1.0 - float(p), 1e-300)
+
+
+def rto_expiries(rtt_s: float, initial_rto_s: float, max_rto_s: float) -> int:
+    """Expiries of a retransmission timer started at a send before its ACK can return,
+    ``rtt_s`` later, the timer starting at ``initial_rto_s`` and doubling at each expiry up
+    to ``max_rto_s`` (RFC 6298 (5.5) and (2.5); Karn's rule keeps it backed off, since no
+    retransmitted segment gives a sample). 0 when the first RTO is longer than the round
+    trip. Each expiry puts one more copy of the segment (and later its ACK) in flight."""
+    t, rto, n = 0.0, float(initial_rto_s), 0
+    rto = max(rto, 1e-9)
+    while t + rto < rtt_s:
+        t += rto
+        n += 1
+        if rto >= max_rto_s:  # the rest at max_rto_s each, counted at once
+            return n + max(0, math.ceil((rtt_s - t) / max_rto_s) - 1)
+        rto = min(2.0 * rto, max_rto_s)
+    return n
+
+
+def check_packet_path(rtt_s: float, max_rto_s: float, initial_rto_s: float = 1.0) -> None:
+    """Refuse a path whose round trip is longer than the largest RTO, for the packet model.
+
+    There the timer (RFC 6298, backed off to ``max_rto_s`` and kept there by Karn's rule)
+    expires about ``rtt_s / max_rto_s`` times in every round trip (:func:`rto_expiries`),
+    each time one more copy of the segment in flight, for as long as the transfer lasts;
+    the level DP's states hold a fixed number of event slots (about a window of data, of
+    ACKs and half a window more) and overflowed (a RuntimeError at RTT 500 s for one
+    packet, 1200 s for five, after 13 and 24 expiries), its tree DP grew past 5 GB. Below
+    it, only the first RTO's back-off expires before the first ACK (at most
+    ``log2(max_rto_s / initial_rto_s) + 1`` times, 7 with the defaults), which they hold.
+
+    Raises
+    ------
+    ValueError
+        Naming ``rtt_s`` and ``max_rto_s`` and the expiries per round trip.
+    """
+    if rtt_s > max_rto_s:
+        n = rto_expiries(rtt_s, initial_rto_s, max_rto_s)
+        raise ValueError(
+            f"rtt_s must be at most max_rto_s ({max_rto_s:g} s) for the packet model, got {rtt_s:g} s: the "
+            f"timer would expire {n} times before an ACK could return, one more copy of the segment in flight "
+            f"each time, in every round trip; raise max_rto_s, or use the simulator")
+
+
+def check_packet_work(params, path, sizes_packets, tree: bool) -> None:
+    """Refuse a packet-model call (:mod:`latency_model.model.packet`) on a path it cannot
+    follow (:func:`check_packet_path`) or over the work limits (:func:`packet_work`,
+    :func:`check_work`); ``path`` is its ``PathConfig`` and ``tree`` whether the tree DP
+    runs."""
+    rto_max = params.rto if path.fixed_rto else path.max_rto_s
+    check_packet_path(params.rtt_s, rto_max, params.rto if path.fixed_rto else path.initial_rto_s)
+    sizes = np.ravel(np.asarray(sizes_packets, dtype=float))
+    memory, seconds = packet_work(params.p, sizes, params.w0, params.b, tree)
+    check_work(f"the packet model ({'tree' if tree else 'level'} DP) of {sizes.size:,} size(s) up to "
+               f"{sizes.max():.3g} packets at p = {params.p:g}", memory, seconds)
+
+
+def packet_work(p: float, sizes_packets, w0: float = 2.0, b: int = 2, tree: bool = False) -> tuple[float, float]:
+    """Estimated peak memory (bytes) and CPU seconds of one packet-model call for the sizes
+    ``sizes_packets`` (packets): the tree DP's (:func:`packet_tree_seconds`, with ``tree``,
+    or at p = 0, one loss-free path a size, about 10 ms a packet) or the level DP's
+    (:func:`packet_model_seconds`). Memory: the process; both DPs guard the growth of
+    their own tables against the memory limit as they run."""
+    sizes = [max(float(x), 1.0) for x in np.ravel(np.asarray(sizes_packets, dtype=float))]
+    if p <= 0.0:
+        return PROCESS_BYTES, 0.5 + 0.01 * sum(set(sizes))
+    if tree:
+        return PROCESS_BYTES, packet_tree_seconds(p, sizes)
+    return PROCESS_BYTES, packet_model_seconds(p, max(sizes), w0, b, n_sizes=len(set(sizes)))
+
+
+def simulation_work(params, config, runs: int, sizes_packets, *, batch_size: int = 2048,
+                    compiled: bool = True) -> tuple[float, float]:
+    """Estimated peak memory (bytes) and CPU seconds of ``runs`` simulated transfers of each
+    size in ``sizes_packets`` (packets) with ``params`` (a TcpParams) and ``config`` (a
+    SimConfig).
+
+    A transfer of N segments makes about N :func:`sends_per_segment` transmissions
+    (``1 / (1 - p)`` each, more with a round trip beyond ``config.max_rto_s``), each a few
+    events: :func:`transfer_seconds` of them. Memory: :func:`simulation_cost`, plus the
+    uniform variates drawn ahead, about two per expected transmission (twice that when
+    ACKs are lost: ``latency_model.sim.link.block_size``) for each run of a batch
+    (``min(batch_size, runs)`` with the compiled engine, one with the pure-Python one):
+    at p = 0.999999 and 20 packets, 320 MB a run.
+    """
+    sizes = np.ravel(np.asarray(sizes_packets, dtype=float))
+    top = float(sizes.max()) if sizes.size else 1.0
+    per_segment = sends_per_segment(params.p, params.rtt_s, config.max_rto_s)
+    uniforms = 2.0 * per_segment * (2.0 if config.p_ack > 0.0 else 1.0)
+    at_once = min(batch_size, runs) if compiled else 1
+    memory = simulation_cost(runs, top, 0.0, sizes.size)[0] + 8.0 * at_once * (uniforms * top + 16)
+    sender = config.sender
+    seconds = runs * sum(transfer_seconds(float(n) * per_segment, 0.0, compiled, sender) for n in sizes)
+    return memory, seconds

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accel import numba_available
-from ..checks import check_array, check_choice, check_int, check_real
+from ..checks import check_array, check_choice, check_int, check_packet_work, check_real
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import _packet_engine as E
@@ -911,6 +911,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     if method == "auto":
         method = ("tree" if params.p == 0.0 or quantiles or rwnd > F.MAX_RWND
                   or path.object_engine_only else "levels")
+    check_packet_work(params, path, sizes / params.mss_bytes, method == "tree")  # path and work limits
     if method == "levels":
         if path.object_engine_only:
             raise ValueError("method='levels' runs the RFC and ns3 senders without timestamps; "

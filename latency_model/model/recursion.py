@@ -39,7 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..checks import check_choice, check_flag, check_instance, check_int, check_real, check_sizes, checked_call
+from ..checks import (check_choice, check_flag, check_instance, check_int, check_real, check_sizes, check_work, checked_call,
+                      model_cost)
 from ..params import TcpParams
 from ..values import show
 from ._regions import _after_loss, _family_windows, _region_bounds
@@ -284,6 +285,8 @@ def expected_latency(
     sizes = _sizes("expected_latency", positional, size_bytes, size_packets, params)
     check_choice("law", law, LOSS_LAWS)
     check_flag("normalize", normalize)
+    check_work(f"the fluid model of {sizes.size:,} size(s) up to {sizes.max() / params.mss_bytes:.3g} packets at "
+               f"p = {params.p:g}", *model_cost(params.p, params.mss_bytes, float(sizes.max()), sizes.size))
     counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
     # The exact L_2 (its cost grows with the number of sizes) only where its weight
     # p(2 | y) can show: elsewhere the table's L_2 (within 1.3e-4 of it) moves L by less

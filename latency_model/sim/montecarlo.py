@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_array, check_choice, check_int, check_real, check_sizes, checked_call
+from ..checks import (check_array, check_choice, check_int, check_real, check_sizes, check_work, checked_call,
+                      simulation_work)
 from ..params import TcpParams
 from .config import SimConfig
 from .runner import ENGINES, OUT_FIELDS, run_many
@@ -260,6 +261,9 @@ def simulate(
     workers = check_int("workers", workers, low=1)
     mss = params.mss_bytes
     sizes_bytes = [int(s) for s in check_sizes("simulate", positional, size_bytes, size_packets, mss, whole=True)]
+    check_work(f"simulate: {runs:,} runs of {len(sizes_bytes)} size(s) up to {max(sizes_bytes) / mss:,.0f} packets at "
+               f"p = {params.p:g}", *simulation_work(params, config, runs, [-(-s // mss) for s in sizes_bytes],
+                                                    batch_size=batch_size, compiled=engine != "python"))
 
     children = np.random.SeedSequence(seed).spawn(runs)
     results = []

@@ -15,7 +15,8 @@ import numbers
 
 import numpy as np
 
-from ..checks import check_choice, check_instance, check_int, check_memory, checked_call, simulation_cost
+from ..checks import (check_choice, check_instance, check_int, check_memory, check_work, checked_call, simulation_cost,
+                      simulation_work)
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
@@ -250,6 +251,8 @@ def run_many(
     check_memory(f"simulating a transfer of {n_packets:,} packets",
                  simulation_cost(len(children), n_packets, params.p)[0]
                  + 8.0 * min(batch_size, max(len(children), 1)) * block)
+    check_work(f"simulating {len(children):,} transfers of {n_packets:,} packets at p = {params.p:g}", *simulation_work(
+        params, config, max(len(children), 1), [n_packets], batch_size=batch_size, compiled=engine != "python"))
     out = np.zeros((len(children), len(OUT_FIELDS)), dtype=float)
     fn = _kernel_for(engine, params, config)
     if fn is None:
