@@ -45,6 +45,7 @@ __all__ = [
     "check_packet_work",
     "packet_work",
     "simulation_work",
+    "uniform_batch",
     "model_cost",
     "packet_model_seconds",
     "packet_tree_seconds",
@@ -769,6 +770,19 @@ def packet_work(p: float, sizes_packets, w0: float = 2.0, b: int = 2, tree: bool
     return PROCESS_BYTES, packet_model_seconds(p, max(sizes), w0, b, n_sizes=len(set(sizes)))
 
 
+UNIFORM_BATCH_BYTES = 256 * 2**20
+"""Most bytes of uniform variates the compiled simulator draws ahead for one batch of runs
+(:func:`uniform_batch`): at p = 0.999999 a 20-packet run draws 4e7 (320 MB), and a batch
+of 20 such runs grew past 5 GB."""
+
+
+def uniform_batch(batch_size: int, block: float) -> int:
+    """Runs per batch of the compiled simulator: ``batch_size``, fewer when their ``block``
+    uniforms each (``latency_model.sim.link.block_size``) would take more than
+    :data:`UNIFORM_BATCH_BYTES`, at least one (the batch size changes no result)."""
+    return int(max(1, min(batch_size, UNIFORM_BATCH_BYTES // (8.0 * block))))
+
+
 def simulation_work(params, config, runs: int, sizes_packets, *, batch_size: int = 2048,
                     compiled: bool = True) -> tuple[float, float]:
     """Estimated peak memory (bytes) and CPU seconds of ``runs`` simulated transfers of each
@@ -781,14 +795,18 @@ def simulation_work(params, config, runs: int, sizes_packets, *, batch_size: int
     uniform variates drawn ahead, about two per expected transmission (twice that when
     ACKs are lost: ``latency_model.sim.link.block_size``) for each run of a batch
     (``min(batch_size, runs)`` with the compiled engine, one with the pure-Python one):
-    at p = 0.999999 and 20 packets, 320 MB a run.
+    at p = 0.999999 and 20 packets, 320 MB a run. The compiled kernels' event queues hold
+    ``4 (N + rwnd) + 64`` entries of about 80 bytes (``run_batch`` in ``sim/kernel*.py``),
+    sized by the receiver window even where it is beyond the file (rwnd = 2**30 packets:
+    320 GiB).
     """
     sizes = np.ravel(np.asarray(sizes_packets, dtype=float))
     top = float(sizes.max()) if sizes.size else 1.0
     per_segment = sends_per_segment(params.p, params.rtt_s, config.max_rto_s)
     uniforms = 2.0 * per_segment * (2.0 if config.p_ack > 0.0 else 1.0)
-    at_once = min(batch_size, runs) if compiled else 1
-    memory = simulation_cost(runs, top, 0.0, sizes.size)[0] + 8.0 * at_once * (uniforms * top + 16)
+    at_once = min(uniform_batch(batch_size, uniforms * top + 16), runs) if compiled else 1
+    queues = 320.0 * (top + float(params.rwnd)) if compiled else 0.0
+    memory = simulation_cost(runs, top, 0.0, sizes.size)[0] + 8.0 * at_once * (uniforms * top + 16) + queues
     sender = config.sender
     seconds = runs * sum(transfer_seconds(float(n) * per_segment, 0.0, compiled, sender) for n in sizes)
     return memory, seconds

@@ -37,6 +37,11 @@ MAX_SECONDS = 3600.0
 it, and it keeps the models' sums of times, which multiply them by loss counts and back-off
 factors, far from overflowing (an RTT of 1e308 s gave NaN latencies)."""
 
+MIN_SECONDS = 1e-6
+"""Smallest round-trip time or timeout accepted, seconds (a microsecond): below any TCP path
+(a loopback round trip takes about 10 us), and far from the subnormal times whose rates
+MSS / RTT overflow (an RTT of 5e-324 s gave a ZeroDivisionError in the packet model)."""
+
 
 @checked_call
 @dataclass(frozen=True)
@@ -49,8 +54,8 @@ class TcpParams:
         Maximum segment size MSS, bytes, in [1, 65535] (:data:`MAX_MSS_BYTES`). Paper
         default 500.
     rtt_s : float
-        Round-trip time RTT, seconds, in (0, 3600] (:data:`MAX_SECONDS`). Paper default
-        0.1 (2 x 50 ms).
+        Round-trip time RTT, seconds, in [1e-6, 3600] (:data:`MIN_SECONDS`,
+        :data:`MAX_SECONDS`). Paper default 0.1 (2 x 50 ms).
     p : float
         Independent packet loss probability, in [0, 1). Paper default 0.1.
     w0 : float
@@ -78,7 +83,7 @@ class TcpParams:
         RFC 5827 Early Retransmit (the simulator and the packet model; the fluid model,
         which does not read it, refuses it, and so do both under RACK-TLP).
     rto_s : float or None
-        Retransmission timeout, seconds, in (0, 3600]. ``None`` means the paper's
+        Retransmission timeout, seconds, in [1e-6, 3600]. ``None`` means the paper's
         ``max(1.0 s, 4 RTT)`` (Section 2, after [14]).
     rule : GrowthRule
         Window-growth rule (``latency_model.growth``); default RFC 5681 slow
@@ -107,7 +112,7 @@ class TcpParams:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "mss_bytes", check_int("mss_bytes", self.mss_bytes, low=1, high=MAX_MSS_BYTES))
-        set_(self, "rtt_s", check_real("rtt_s", self.rtt_s, low=0.0, high=MAX_SECONDS, low_open=True))
+        set_(self, "rtt_s", check_real("rtt_s", self.rtt_s, low=MIN_SECONDS, high=MAX_SECONDS))
         set_(self, "p", check_real("p", self.p, low=0.0, high=1.0, high_open=True))
         max_segments = MAX_WINDOW_BYTES // self.mss_bytes  # segments in the largest window
         set_(self, "rwnd", check_real("rwnd", self.rwnd, low=1.0, high=max_segments))
@@ -125,7 +130,7 @@ class TcpParams:
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
         if self.rto_s is not None:
-            set_(self, "rto_s", check_real("rto_s", self.rto_s, low=0.0, high=MAX_SECONDS, low_open=True))
+            set_(self, "rto_s", check_real("rto_s", self.rto_s, low=MIN_SECONDS, high=MAX_SECONDS))
         if not isinstance(self.rule, GrowthRule):
             raise ValueError(f"rule must be a GrowthRule instance, got {self.rule!r}")
 
