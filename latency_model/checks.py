@@ -112,8 +112,8 @@ before the range check of the value that needed it could run."""
 def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as an int in ``[low, high]``; integral floats such as ``2.0`` are accepted.
 
-    ``high`` is at most :data:`MAX_INT` whatever is given (the message says so only to a
-    value above it).
+    Whatever the bounds, ``|value|`` is at most :data:`MAX_INT` (the message says so only
+    to a value beyond it).
 
     Raises
     ------
@@ -701,8 +701,7 @@ def rto_expiries(rtt_s: float, initial_rto_s: float, max_rto_s: float) -> int:
     to ``max_rto_s`` (RFC 6298 (5.5) and (2.5); Karn's rule keeps it backed off, since no
     retransmitted segment gives a sample). 0 when the first RTO is longer than the round
     trip. Each expiry puts one more copy of the segment (and later its ACK) in flight."""
-    t, rto, n = 0.0, float(initial_rto_s), 0
-    rto = max(rto, 1e-9)
+    t, rto, n = 0.0, max(float(initial_rto_s), 1e-9), 0
     while t + rto < rtt_s:
         t += rto
         n += 1
@@ -712,7 +711,7 @@ def rto_expiries(rtt_s: float, initial_rto_s: float, max_rto_s: float) -> int:
     return n
 
 
-def check_packet_path(rtt_s: float, max_rto_s: float, initial_rto_s: float = 1.0) -> None:
+def check_packet_path(rtt_s: float, max_rto_s: float, initial_rto_s: float = 1.0, name: str = "max_rto_s") -> None:
     """Refuse a path whose round trip is longer than the largest RTO, for the packet model.
 
     There the timer (RFC 6298, backed off to ``max_rto_s`` and kept there by Karn's rule)
@@ -727,14 +726,15 @@ def check_packet_path(rtt_s: float, max_rto_s: float, initial_rto_s: float = 1.0
     Raises
     ------
     ValueError
-        Naming ``rtt_s`` and ``max_rto_s`` and the expiries per round trip.
+        Naming ``rtt_s`` and the timer's largest value (``name``: ``max_rto_s``, or
+        ``rto_s`` for the paper's fixed timer) and the expiries per round trip.
     """
     if rtt_s > max_rto_s:
         n = rto_expiries(rtt_s, initial_rto_s, max_rto_s)
         raise ValueError(
-            f"rtt_s must be at most max_rto_s ({max_rto_s:g} s) for the packet model, got {rtt_s:g} s: the "
+            f"rtt_s must be at most {name} ({max_rto_s:g} s) for the packet model, got {rtt_s:g} s: the "
             f"timer would expire {n} times before an ACK could return, one more copy of the segment in flight "
-            f"each time, in every round trip; raise max_rto_s, or use the simulator")
+            f"each time, in every round trip; raise {name}, or use the simulator")
 
 
 def check_packet_work(params, path, sizes_packets, tree: bool) -> None:
@@ -742,8 +742,10 @@ def check_packet_work(params, path, sizes_packets, tree: bool) -> None:
     follow (:func:`check_packet_path`) or over the work limits (:func:`packet_work`,
     :func:`check_work`); ``path`` is its ``PathConfig`` and ``tree`` whether the tree DP
     runs."""
-    rto_max = params.rto if path.fixed_rto else path.max_rto_s
-    check_packet_path(params.rtt_s, rto_max, params.rto if path.fixed_rto else path.initial_rto_s)
+    if path.fixed_rto:  # the paper's timer: always params.rto, no back-off
+        check_packet_path(params.rtt_s, params.rto, params.rto, "rto_s")
+    else:
+        check_packet_path(params.rtt_s, path.max_rto_s, path.initial_rto_s)
     sizes = np.ravel(np.asarray(sizes_packets, dtype=float))
     memory, seconds = packet_work(params.p, sizes, params.w0, params.b, tree)
     check_work(f"the packet model ({'tree' if tree else 'level'} DP) of {sizes.size:,} size(s) up to "

@@ -57,7 +57,7 @@ def _extreme_params():
     from latency_model import TcpParams
     return [TcpParams(p=0.999999), TcpParams(rtt_s=3600.0, p=0.5), TcpParams(p=0.9, rto_s=3600.0),
             TcpParams(mss_bytes=1, rwnd=2**30, w_ss=2**30, w0=2**30), TcpParams(p=0.0, rwnd=2**21, w_ss=1e300),
-            TcpParams(p=0.5, w0=1e-300), TcpParams(rtt_s=5e-324, p=0.3)]
+            TcpParams(p=0.5, w0=1e-300), TcpParams(rtt_s=1e-6, p=0.3), TcpParams(rtt_s=60.0, p=0.5, rto_s=1e-6)]
 
 
 @dataclass
