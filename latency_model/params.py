@@ -37,6 +37,12 @@ MAX_SECONDS = 3600.0
 it, and it keeps the models' sums of times, which multiply them by loss counts and back-off
 factors, far from overflowing (an RTT of 1e308 s gave NaN latencies)."""
 
+MAX_SSTHRESH_PACKETS = 2**31 - 1
+"""Largest initial slow-start threshold accepted, packets: Linux's "infinite" ssthresh
+(``TCP_INFINITE_SSTHRESH`` = 0x7fffffff, include/net/tcp.h); RFC 5681 (3.1) asks only for
+an arbitrarily high value. Far above any window (rwnd <= 2**30 bytes), it keeps the models'
+byte counts finite (w_ss = 1e300 overflowed the packet model's state keys)."""
+
 MIN_SECONDS = 1e-6
 """Smallest round-trip time or timeout accepted, seconds (a microsecond): below any TCP path
 (a loopback round trip takes about 10 us), and far from the subnormal times whose rates
@@ -61,7 +67,8 @@ class TcpParams:
     w0 : float
         Initial window W0, packets (> 0, <= ``rwnd``). Paper default 2.
     w_ss : float
-        Initial slow-start threshold W_SS, packets (> 0). Paper default 30.
+        Initial slow-start threshold W_SS, packets (> 0, at most 2**31 - 1:
+        :data:`MAX_SSTHRESH_PACKETS`). Paper default 30.
     rwnd : float
         Receiver advertised window M, packets, from 1 to ``2**30 / mss_bytes``
         (:data:`MAX_WINDOW_BYTES`). Paper default 30.
@@ -121,7 +128,7 @@ class TcpParams:
             raise ValueError(
                 f"w0 must be <= rwnd ({self.rwnd:g} packets), got {self.w0:g}"
             )
-        set_(self, "w_ss", check_real("w_ss", self.w_ss, low=0.0, low_open=True))
+        set_(self, "w_ss", check_real("w_ss", self.w_ss, low=0.0, high=MAX_SSTHRESH_PACKETS, low_open=True))
         set_(self, "b", check_int("b", self.b, low=1, high=max_segments))
         set_(self, "dup_t", check_int("dup_t", self.dup_t, low=1, high=max_segments))
         if self.dup_lt is not None:
