@@ -11,8 +11,9 @@ window). The contract: a result or a :class:`ValueError`, nothing else.
 The guard: each call runs in a child forked from a process that has loaded everything
 (numba's kernels included), so a call costs a fork, not an import; the child's address
 space is capped (:data:`MEMORY_CAP_BYTES` above what it starts with: a ``MemoryError``
-is a failure, a call that needed it was not refused up front) and the parent kills it
-after ``timeout_s`` (reported as ``timeout``, not as an exception).
+is a failure, a call that needed it was not refused up front) and so is its CPU time
+(``timeout_s``; the parent kills it after :data:`WALL_FACTOR` times that of wall-clock
+time): reported as ``timeout``, not as an exception.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def _extreme_params():
     """Valid but extreme parameters: their calls must be refused with an estimate or finish."""
     from latency_model import TcpParams
     return [TcpParams(p=0.999999), TcpParams(rtt_s=3600.0, p=0.5), TcpParams(p=0.9, rto_s=3600.0),
-            TcpParams(mss_bytes=1, rwnd=2**30, w_ss=2**30, w0=2**30), TcpParams(p=0.0, rwnd=2**21, w_ss=1e300),
+            TcpParams(mss_bytes=1, rwnd=2**30, w_ss=2**30, w0=2**30), TcpParams(p=0.0, rwnd=2**21, w_ss=2**31 - 1),
             TcpParams(p=0.5, w0=1e-300), TcpParams(rtt_s=1e-6, p=0.3), TcpParams(rtt_s=60.0, p=0.5, rto_s=1e-6)]
 
 
@@ -190,6 +191,11 @@ MEMORY_LIMIT = "2G"
 """The child's ``LATENCY_MODEL_MEMORY_LIMIT`` (the estimates count the process, 400 MB)."""
 
 
+WALL_FACTOR = 10.0
+"""The parent kills a child after this many times ``timeout_s`` of wall-clock time (a
+backstop; the child's own limit is ``timeout_s`` of CPU)."""
+
+
 def guarded(func, args, kwargs, timeout_s: float) -> tuple[str, str, float]:
     """Run ``func(*args, **kwargs)`` in a forked child under :data:`TIME_LIMIT` and
     :data:`MEMORY_LIMIT`: ``(outcome, message, seconds)`` with outcome ``"ok"``,
@@ -204,6 +210,8 @@ def guarded(func, args, kwargs, timeout_s: float) -> tuple[str, str, float]:
             with open("/proc/self/statm") as fh:
                 vm = int(fh.read().split()[0]) * resource.getpagesize()
             resource.setrlimit(resource.RLIMIT_AS, (vm + MEMORY_CAP_BYTES, vm + MEMORY_CAP_BYTES))
+            cpu = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime + math.ceil(timeout_s))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))  # CPU, not wall: the machine is shared
             os.environ["LATENCY_MODEL_TIME_LIMIT"] = TIME_LIMIT
             os.environ["LATENCY_MODEL_MEMORY_LIMIT"] = MEMORY_LIMIT
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -219,7 +227,7 @@ def guarded(func, args, kwargs, timeout_s: float) -> tuple[str, str, float]:
         finally:
             os._exit(0)
     os.close(w)
-    ready, _, _ = select.select([r], [], [], timeout_s)
+    ready, _, _ = select.select([r], [], [], WALL_FACTOR * timeout_s)
     if not ready:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -235,6 +243,8 @@ def guarded(func, args, kwargs, timeout_s: float) -> tuple[str, str, float]:
     _, status = os.waitpid(pid, 0)
     seconds = time.monotonic() - t0
     if not chunks:
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
+            return "timeout", f"over {timeout_s:g} s of CPU", seconds
         return "killed", f"status {status}", seconds
     outcome, message = pickle.loads(b"".join(chunks))
     return outcome, message, seconds

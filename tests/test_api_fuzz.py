@@ -6,7 +6,7 @@ registry's ``predict`` for every model, the experiments' classes and runners) wi
 three arguments replaced by adversarial values (NaN, infinities, 0, negatives, 10**400,
 2**64, huge floats, wrong types, strings, None), an unknown keyword, or valid but extreme
 parameters (p = 0.999999, RTT 3600 s, rwnd 2**30 packets), in a forked child capped at
-2 GiB more address space and killed after :data:`GUARD_S`; the child refuses work estimated
+2 GiB more address space and stopped after :data:`GUARD_S` of CPU; the child refuses work estimated
 over 20 s (``LATENCY_MODEL_TIME_LIMIT``), so a valid heavy call costs little.
 
 ``pytest tests/test_api_fuzz.py``: about 400 calls, under a minute. ``pytest -m slow``:
@@ -19,14 +19,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 import _api_fuzz as F  # noqa: E402
 
 GUARD_S = 60.0
-"""Seconds a call may run: three times the child's time limit (the estimates are rough)."""
+"""CPU seconds a call may run: three times the child's time limit (the estimates are
+rough); the wall-clock backstop is ten times that (the machine is shared)."""
 
 VALUES = st.one_of(
     st.sampled_from(F.ADVERSARIAL),
@@ -91,7 +92,10 @@ def _check_one(table, extreme, data):
     assert outcome in ("ok", "ValueError"), f"{entry.name}({what}): {outcome} after {seconds:.1f} s: {message}"
 
 
-_SETTINGS = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
+# No shrinking: each example is a forked call of up to a minute, and the failing call is
+# reported whole (entry, arguments, outcome, message).
+_SETTINGS = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck),
+                 phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 
 @settings(max_examples=400, **_SETTINGS)
