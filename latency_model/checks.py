@@ -182,7 +182,7 @@ def _checked(func, label: str):
     def call(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except TypeError as exc:
+        except TypeError:
             sig = inspect.signature(func)
             try:
                 sig.bind(*args, **kwargs)

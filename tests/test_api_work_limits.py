@@ -52,8 +52,8 @@ def test_at_audit_limits_the_simulator_refuses_p_near_one(monkeypatch):
     # and 2 GB they are refused before any run, with the estimate.
     monkeypatch.setenv("LATENCY_MODEL_TIME_LIMIT", "60")
     monkeypatch.setenv("LATENCY_MODEL_MEMORY_LIMIT", "2G")
-    with pytest.raises(BudgetError, match=r"simulate: 20 runs of 1 size\(s\) up to 20 packets at p = 0.999999 "
-                                          r"would take about 2.4 min .* limit of 1 min \(LATENCY_MODEL_TIME_LIMIT=60\)"):
+    with pytest.raises(BudgetError, match=r"simulate: 20 runs of 1 size\(s\) up to 20 packets at p = 0.999999 would "
+                                          r"take about 2.4 min .* limit of 1 min \(LATENCY_MODEL_TIME_LIMIT=60\)"):
         simulate(NEAR_ONE, size_packets=[20], runs=20, seed=1)
     with pytest.raises(BudgetError, match=r"simulating a transfer of 20 packets would take about 3.3 min"):
         run_transfer(NEAR_ONE, size_packets=20, rng=np.random.default_rng(1))

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..checks import (check_choice, check_flag, check_instance, check_int, check_real, check_sizes, check_work, checked_call,
-                      model_cost)
+from ..checks import (check_choice, check_flag, check_instance, check_int, check_real, check_sizes, check_work,
+                      checked_call, model_cost)
 from ..params import TcpParams
 from ..values import show
 from ._regions import _after_loss, _family_windows, _region_bounds
