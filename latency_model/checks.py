@@ -737,33 +737,40 @@ def check_packet_path(rtt_s: float, max_rto_s: float, initial_rto_s: float = 1.0
             f"each time, in every round trip; raise {name}, or use the simulator")
 
 
-def check_packet_work(params, path, sizes_packets, tree: bool) -> None:
+def check_packet_work(params, path, sizes_packets, tree: bool, k_max: int = 4) -> None:
     """Refuse a packet-model call (:mod:`latency_model.model.packet`) on a path it cannot
     follow (:func:`check_packet_path`) or over the work limits (:func:`packet_work`,
-    :func:`check_work`); ``path`` is its ``PathConfig`` and ``tree`` whether the tree DP
-    runs."""
+    :func:`check_work`); ``path`` is its ``PathConfig``, ``tree`` whether the tree DP
+    runs and ``k_max`` the conditional latencies it returns."""
     if path.fixed_rto:  # the paper's timer: always params.rto, no back-off
         check_packet_path(params.rtt_s, params.rto, params.rto, "rto_s")
     else:
         check_packet_path(params.rtt_s, path.max_rto_s, path.initial_rto_s)
     sizes = np.ravel(np.asarray(sizes_packets, dtype=float))
-    memory, seconds = packet_work(params.p, sizes, params.w0, params.b, tree)
+    memory, seconds = packet_work(params.p, sizes, params.w0, params.b, tree, k_max)
     check_work(f"the packet model ({'tree' if tree else 'level'} DP) of {sizes.size:,} size(s) up to "
-               f"{sizes.max():.3g} packets at p = {params.p:g}", memory, seconds)
+               f"{sizes.max():.3g} packets at p = {params.p:g} with k_max = {k_max:,}", memory, seconds)
 
 
-def packet_work(p: float, sizes_packets, w0: float = 2.0, b: int = 2, tree: bool = False) -> tuple[float, float]:
+def packet_work(p: float, sizes_packets, w0: float = 2.0, b: int = 2, tree: bool = False,
+                k_max: int = 4) -> tuple[float, float]:
     """Estimated peak memory (bytes) and CPU seconds of one packet-model call for the sizes
-    ``sizes_packets`` (packets): the tree DP's (:func:`packet_tree_seconds`, with ``tree``,
-    or at p = 0, one loss-free path a size, about 10 ms a packet) or the level DP's
-    (:func:`packet_model_seconds`). Memory: the process; both DPs guard the growth of
-    their own tables against the memory limit as they run."""
+    ``sizes_packets`` (packets) returning ``k_max`` conditional latencies: the tree DP's
+    (:func:`packet_tree_seconds`, with ``tree``, or at p = 0, one loss-free path a size,
+    about 10 ms a packet) or the level DP's (:func:`packet_model_seconds`).
+
+    Memory: the process and the rows of ``k_max + 1`` loss counts the level DP's tail memo
+    allocates at once (two per node of its first 65,536 and of its 4,096-deep stack:
+    ``model/_packet_levels.py``, ``_Memo``; ``k_max`` = 144,317 asked 70.5 GiB for one of
+    them); beyond that, both DPs guard the growth of their own tables against the memory
+    limit as they run."""
     sizes = [max(float(x), 1.0) for x in np.ravel(np.asarray(sizes_packets, dtype=float))]
+    memory = PROCESS_BYTES + 8.0 * (k_max + 1) * 2 * (65536 + 4096)
     if p <= 0.0:
-        return PROCESS_BYTES, 0.5 + 0.01 * sum(set(sizes))
+        return memory, 0.5 + 0.01 * sum(set(sizes))
     if tree:
-        return PROCESS_BYTES, packet_tree_seconds(p, sizes)
-    return PROCESS_BYTES, packet_model_seconds(p, max(sizes), w0, b, n_sizes=len(set(sizes)))
+        return memory, packet_tree_seconds(p, sizes)
+    return memory, packet_model_seconds(p, max(sizes), w0, b, n_sizes=len(set(sizes)))
 
 
 UNIFORM_BATCH_BYTES = 256 * 2**20

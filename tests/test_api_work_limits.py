@@ -27,7 +27,9 @@ NEAR_ONE = TcpParams(p=0.999999)
      r"the fluid model of 20 size\(s\) up to 20 packets at p = 0.999999 would need about 2.04 TiB"),
     (lambda: predict("fluid", NEAR_ONE, np.arange(1, 21) * 500.0), r"at p = 0.999999 would need about"),
     (lambda: packet.expected_latency(TcpParams(p=0.0), size_bytes=1e18),
-     r"the packet model \(tree DP\) of 1 size\(s\) up to 2e\+15 packets at p = 0 would take about 6.3e\+05 years"),
+     r"the packet model \(tree DP\) of 1 size\(s\) up to 2e\+15 packets at p = 0 with k_max = 4 would take about "
+     r"6.3e\+05 years"),
+    (lambda: predict("packet", TcpParams(), [500.0], k_max=144_317), r"with k_max = 144,317 would need about 150 GiB"),
     (lambda: SmoothTcpExperiment(flows=1_000_000), r"smoothtcp with 1,000,000 flows .* would need about 294 GiB"),
     (lambda: BtcpExperiment(flows_per_node=10_000_000), r"btcp with 50,000,000 flows \(nodes x flows_per_node"),
     (lambda: NgwaExperiment(sources=1_000_000), r"ngwa with 1,000,000 sources .* would take about 9 days"),

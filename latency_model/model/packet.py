@@ -911,7 +911,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     if method == "auto":
         method = ("tree" if params.p == 0.0 or quantiles or rwnd > F.MAX_RWND
                   or path.object_engine_only else "levels")
-    check_packet_work(params, path, sizes / params.mss_bytes, method == "tree")  # path and work limits
+    check_packet_work(params, path, sizes / params.mss_bytes, method == "tree", k_max)  # path and work limits
     if method == "levels":
         if path.object_engine_only:
             raise ValueError("method='levels' runs the RFC and ns3 senders without timestamps; "
