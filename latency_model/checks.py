@@ -30,6 +30,7 @@ __all__ = [
     "check_file_path",
     "check_array",
     "check_sizes",
+    "check_file_bytes",
     "check_items",
     "checked_call",
     "MAX_INT",
@@ -346,7 +347,17 @@ def check_sizes(func: str, positional, size_bytes, size_packets, mss_bytes: int,
     if not np.all(np.isfinite(out)):
         raise ValueError(f"{name} must be at most {_bound(np.finfo(float).max / unit)} (a size in bytes beyond "
                          f"float range), got {float(arr[~np.isfinite(out)][0])!r}")
-    return out
+    return check_file_bytes(name, out, unit)
+
+
+def check_file_bytes(name: str, sizes_bytes: np.ndarray, unit: float = 1.0) -> np.ndarray:
+    """``sizes_bytes`` if every file holds at least one byte, else a ValueError naming
+    ``name`` (in its ``unit``, bytes per unit): a size of 5e-324 bytes passed the "> 0"
+    check and overflowed the fluid model's size grid (``mss / size``)."""
+    if np.any(sizes_bytes < 1.0):
+        least = f"{1.0 / unit:g} (one byte)" if unit != 1 else "1 (one byte)"
+        raise ValueError(f"{name} must be at least {least}, got {float(sizes_bytes[sizes_bytes < 1.0][0]) / unit!r}")
+    return sizes_bytes
 
 
 def _bound(x) -> str:

@@ -72,8 +72,14 @@ class Entry:
     params_at: object = None  # position (int) or keyword (str) of a TcpParams argument
 
 
+_CWD = None  # the children's working directory: relative output paths drawn land there
+
+
 def entries(tmp: str) -> list[Entry]:
-    """Every public callable with a cheap valid call (files under ``tmp``)."""
+    """Every public callable with a cheap valid call (files under ``tmp``, where the calls
+    also run: an output path drawn as ``"3"`` is written there)."""
+    global _CWD
+    _CWD = tmp
     import latency_model as lm
     from latency_model.experiments import (AssExperiment, BtcpExperiment, ModernExperiment, NgwaExperiment,
                                            SmoothTcpExperiment, run_ass, run_btcp, run_modern, run_ngwa,
@@ -213,6 +219,8 @@ def guarded(func, args, kwargs, timeout_s: float) -> tuple[str, str, float]:
             cpu = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime + math.ceil(timeout_s))
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))  # CPU, not wall: the machine is shared
             os.environ["LATENCY_MODEL_TIME_LIMIT"] = TIME_LIMIT
+            if _CWD is not None:
+                os.chdir(_CWD)
             os.environ["LATENCY_MODEL_MEMORY_LIMIT"] = MEMORY_LIMIT
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)

@@ -200,7 +200,7 @@ def predict(name: str, params, sizes_bytes, **options) -> Prediction:
         those it takes), set-ups the model does not cover, or a request over the work
         limits (:class:`~latency_model.checks.BudgetError`).
     """
-    from ..checks import check_array
+    from ..checks import check_array, check_file_bytes
 
     module = _module(name)
     known = model_options(name)
@@ -208,7 +208,7 @@ def predict(name: str, params, sizes_bytes, **options) -> Prediction:
         if key not in known:
             raise ValueError(f"model {name} has no option {key!r} (its options: {', '.join(known) or 'none'})")
     module.check_supported(params)
-    sizes = check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
+    sizes = check_file_bytes("sizes_bytes", check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel())
     return module.predict(params, sizes, **options)
 
 
