@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from .checks import check_choice, check_instance, check_int, check_real
+from .checks import check_choice, check_instance, check_int, check_real, checked_call
 from .growth import GrowthRule, StandardRule
 
 __all__ = [
@@ -37,7 +37,19 @@ MAX_SECONDS = 3600.0
 it, and it keeps the models' sums of times, which multiply them by loss counts and back-off
 factors, far from overflowing (an RTT of 1e308 s gave NaN latencies)."""
 
+MAX_SSTHRESH_PACKETS = 2**31 - 1
+"""Largest initial slow-start threshold accepted, packets: Linux's "infinite" ssthresh
+(``TCP_INFINITE_SSTHRESH`` = 0x7fffffff, include/net/tcp.h); RFC 5681 (3.1) asks only for
+an arbitrarily high value. Far above any window (rwnd <= 2**30 bytes), it keeps the models'
+byte counts finite (w_ss = 1e300 overflowed the packet model's state keys)."""
 
+MIN_SECONDS = 1e-6
+"""Smallest round-trip time or timeout accepted, seconds (a microsecond): below any TCP path
+(a loopback round trip takes about 10 us), and far from the subnormal times whose rates
+MSS / RTT overflow (an RTT of 5e-324 s gave a ZeroDivisionError in the packet model)."""
+
+
+@checked_call
 @dataclass(frozen=True)
 class TcpParams:
     """Parameters of one short TCP transfer over a lossy path.
@@ -48,14 +60,15 @@ class TcpParams:
         Maximum segment size MSS, bytes, in [1, 65535] (:data:`MAX_MSS_BYTES`). Paper
         default 500.
     rtt_s : float
-        Round-trip time RTT, seconds, in (0, 3600] (:data:`MAX_SECONDS`). Paper default
-        0.1 (2 x 50 ms).
+        Round-trip time RTT, seconds, in [1e-6, 3600] (:data:`MIN_SECONDS`,
+        :data:`MAX_SECONDS`). Paper default 0.1 (2 x 50 ms).
     p : float
         Independent packet loss probability, in [0, 1). Paper default 0.1.
     w0 : float
         Initial window W0, packets (> 0, <= ``rwnd``). Paper default 2.
     w_ss : float
-        Initial slow-start threshold W_SS, packets (> 0). Paper default 30.
+        Initial slow-start threshold W_SS, packets (> 0, at most 2**31 - 1:
+        :data:`MAX_SSTHRESH_PACKETS`). Paper default 30.
     rwnd : float
         Receiver advertised window M, packets, from 1 to ``2**30 / mss_bytes``
         (:data:`MAX_WINDOW_BYTES`). Paper default 30.
@@ -77,7 +90,7 @@ class TcpParams:
         RFC 5827 Early Retransmit (the simulator and the packet model; the fluid model,
         which does not read it, refuses it, and so do both under RACK-TLP).
     rto_s : float or None
-        Retransmission timeout, seconds, in (0, 3600]. ``None`` means the paper's
+        Retransmission timeout, seconds, in [1e-6, 3600]. ``None`` means the paper's
         ``max(1.0 s, 4 RTT)`` (Section 2, after [14]).
     rule : GrowthRule
         Window-growth rule (``latency_model.growth``); default RFC 5681 slow
@@ -106,7 +119,7 @@ class TcpParams:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "mss_bytes", check_int("mss_bytes", self.mss_bytes, low=1, high=MAX_MSS_BYTES))
-        set_(self, "rtt_s", check_real("rtt_s", self.rtt_s, low=0.0, high=MAX_SECONDS, low_open=True))
+        set_(self, "rtt_s", check_real("rtt_s", self.rtt_s, low=MIN_SECONDS, high=MAX_SECONDS))
         set_(self, "p", check_real("p", self.p, low=0.0, high=1.0, high_open=True))
         max_segments = MAX_WINDOW_BYTES // self.mss_bytes  # segments in the largest window
         set_(self, "rwnd", check_real("rwnd", self.rwnd, low=1.0, high=max_segments))
@@ -115,7 +128,7 @@ class TcpParams:
             raise ValueError(
                 f"w0 must be <= rwnd ({self.rwnd:g} packets), got {self.w0:g}"
             )
-        set_(self, "w_ss", check_real("w_ss", self.w_ss, low=0.0, low_open=True))
+        set_(self, "w_ss", check_real("w_ss", self.w_ss, low=0.0, high=MAX_SSTHRESH_PACKETS, low_open=True))
         set_(self, "b", check_int("b", self.b, low=1, high=max_segments))
         set_(self, "dup_t", check_int("dup_t", self.dup_t, low=1, high=max_segments))
         if self.dup_lt is not None:
@@ -124,7 +137,7 @@ class TcpParams:
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
         if self.rto_s is not None:
-            set_(self, "rto_s", check_real("rto_s", self.rto_s, low=0.0, high=MAX_SECONDS, low_open=True))
+            set_(self, "rto_s", check_real("rto_s", self.rto_s, low=MIN_SECONDS, high=MAX_SECONDS))
         if not isinstance(self.rule, GrowthRule):
             raise ValueError(f"rule must be a GrowthRule instance, got {self.rule!r}")
 
@@ -192,6 +205,7 @@ IW_PRESETS = {"rfc3390": _iw_rfc3390, "rfc6928": _iw_rfc6928}
 """Initial-window presets: name -> function of MSS (bytes) giving IW in bytes."""
 
 
+@checked_call
 def initial_window_bytes(preset: str, mss_bytes: int) -> int:
     """Initial window of an RFC preset, bytes.
 
@@ -233,6 +247,7 @@ SIZE_BASED_THRESHOLD_BYTES = 10_000
 """Default size threshold of the size-based variant (paper, Figure 9: 10 KB)."""
 
 
+@checked_call
 def apply_variant(
     params: TcpParams,
     variant: str,

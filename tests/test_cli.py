@@ -64,7 +64,7 @@ def test_thresholds_json(capsys):
         (["thresholds", "--p", "1"], "latency-model: error: --p must be in [0, 1), got 1"),
         (["thresholds", "--mss", "0"], "latency-model: error: --mss-bytes must be an integer in [1, 65535], got 0"),
         (["thresholds", "--w0", "40"], "latency-model: error: --w0 must be <= --rwnd (30 packets), got 40"),
-        (["thresholds", "--rtt", "nan"], "latency-model: error: --rtt-s must be a finite number in (0, 3600], got nan"),
+        (["thresholds", "--rtt", "nan"], "latency-model: error: --rtt-s must be a finite number in [1e-06, 3600], got nan"),
         (["thresholds", "--variant", "reno"], "latency-model: error: --variant must be one of"),
         (["thresholds", "--rule", "vegas"], "latency-model: error: --rule must be one of"),
         (["thresholds", "--rule-param", "x"], "latency-model: error: --rule-param must be KEY=VALUE"),

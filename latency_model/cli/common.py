@@ -620,7 +620,8 @@ def _check_parent(flag: str, given: str, folder: str) -> None:
 
 
 def check_budget(what: str, memory_bytes: float, seconds: float) -> None:
-    """Refuse a request that cannot fit in memory; warn (one line) when it is long.
+    """Refuse a request that cannot fit in memory or would run past the time limit
+    (:func:`~latency_model.checks.check_work`); warn (one line) when it is long.
 
     ``what`` names the request by its flags (``--runs 100000000 x 1 size``).
 
@@ -629,10 +630,10 @@ def check_budget(what: str, memory_bytes: float, seconds: float) -> None:
     CliError
         With the estimate and the limit.
     """
-    from ..checks import BudgetError, check_memory, long_work
+    from ..checks import BudgetError, check_work, long_work
 
     try:
-        check_memory(what, memory_bytes)
+        check_work(what, memory_bytes, seconds)
     except BudgetError as exc:
         raise CliError(str(exc)) from None
     note = long_work(what, seconds)

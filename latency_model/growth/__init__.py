@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..checks import check_choice
+from ..checks import check_choice, checked_call
 from .base import CongestionState, ContinuousLaw, GrowthRule
 from .ass import AssRule
 from .btcp import BtcpRule
@@ -45,6 +45,8 @@ RULES: dict[str, type[GrowthRule]] = {
     CubicRule.name: CubicRule,
 }
 """Registry: rule name -> rule class."""
+for _cls in RULES.values():  # an unknown or missing parameter is a ValueError naming it
+    checked_call(_cls)
 
 
 def make_rule(name: str, **rule_params) -> GrowthRule:

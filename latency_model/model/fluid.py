@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_array, check_choice, check_instance
+from ..checks import check_array, check_choice, check_instance, checked_call
 from ..params import TcpParams
 
 __all__ = ["TIME_MODELS", "y_f", "l0", "w_f", "l0_and_w_f"]
@@ -53,6 +53,7 @@ _ROUND_EPS = 1e-9
 _MAX_ROUNDS = 1_000_000
 
 
+@checked_call
 def y_f(params: TcpParams, target, w0=None, w_ss=None, *, time_model: str = "fluid") -> np.ndarray:
     """Bytes sent until the sending rate reaches ``target`` (the paper's y_f).
 
@@ -80,6 +81,7 @@ def y_f(params: TcpParams, target, w0=None, w_ss=None, *, time_model: str = "flu
     return y_f_unchecked(params, target, w0, w_ss, time_model)
 
 
+@checked_call
 def l0(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model: str = "fluid") -> np.ndarray:
     """Time to send ``size_bytes`` without loss, seconds (the paper's L_0).
 
@@ -103,6 +105,7 @@ def l0(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model: str = "
     return l0_and_w_f(params, size_bytes, w0, w_ss, time_model=time_model)[0]
 
 
+@checked_call
 def w_f(params: TcpParams, size_bytes, w0=None, w_ss=None, *, time_model: str = "fluid") -> np.ndarray:
     """Window after ``size_bytes`` have been sent without loss, packets (the paper's W_f).
 

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accel import numba_available
-from ..checks import check_array, check_choice, check_int, check_real
+from ..checks import check_array, check_choice, check_int, check_packet_work, check_real
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import _packet_engine as E
@@ -958,6 +958,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
             raise ValueError(f"method='relative' supports rwnd <= {F.MAX_RWND} packets or "
                              f"files of at most {F.MAX_RWND} packets, got rwnd "
                              f"{params.rwnd:g} and a file of {longest} packets")
+    check_packet_work(params, path, sizes / params.mss_bytes, method == "tree", k_max)  # path and work limits
     if method == "levels":
         if path.object_engine_only:
             raise ValueError("method='levels' runs the RFC and ns3 senders without timestamps; "

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..checks import check_choice, check_flag, check_instance, check_int, check_real, check_sizes
+from ..checks import (check_choice, check_flag, check_instance, check_int, check_real, check_sizes, check_work,
+                      checked_call, model_cost)
 from ..params import TcpParams
 from ..values import show
 from ._regions import _after_loss, _family_windows, _region_bounds
@@ -64,6 +65,7 @@ __all__ = [
 INTERPOLATIONS = ("cubic", "linear")
 
 
+@checked_call
 @dataclass(frozen=True)
 class SolverOptions:
     """Numerical settings of the tabulated recursion.
@@ -221,6 +223,7 @@ def _sizes(func, positional, size_bytes, size_packets, params) -> np.ndarray:
     return check_sizes(func, positional, size_bytes, size_packets, params.mss_bytes)
 
 
+@checked_call
 def conditional_latency(
     params: TcpParams,
     *positional,
@@ -266,6 +269,7 @@ def conditional_latency(
     return out[:, 0] if scalar else out
 
 
+@checked_call
 def expected_latency(
     params: TcpParams,
     *positional,
@@ -307,6 +311,8 @@ def expected_latency(
     sizes = _sizes("expected_latency", positional, size_bytes, size_packets, params)
     check_choice("law", law, LOSS_LAWS)
     check_flag("normalize", normalize)
+    check_work(f"the fluid model of {sizes.size:,} size(s) up to {sizes.max() / params.mss_bytes:.3g} packets at "
+               f"p = {params.p:g}", *model_cost(params.p, params.mss_bytes, float(sizes.max()), sizes.size))
     counts = loss_count_pmf(sizes, params.p, params.mss_bytes, law=law, normalize=normalize, tail=tail)
     # The exact L_2 (its cost grows with the number of sizes) only where its weight
     # p(2 | y) can show: elsewhere the table's L_2 (within 1.3e-4 of it) moves L by less
@@ -395,6 +401,7 @@ def _solve(params: TcpParams, sizes: np.ndarray, n_levels: int, opts: SolverOpti
 # Paper-faithful nested quadrature (slow; the reference for the tables)
 
 
+@checked_call
 def conditional_latency_direct(
     params: TcpParams,
     size_bytes: float,

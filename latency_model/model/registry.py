@@ -12,11 +12,13 @@ every model alike. Modules are imported when first used (this one imports nothin
 
 from __future__ import annotations
 
+from ..checks import checked_call
+
 import importlib
 from dataclasses import dataclass
 
 __all__ = ["MODELS", "Prediction", "available_models", "check_fluid_reads", "check_given", "check_model",
-           "check_supported", "predict", "warm"]
+           "check_supported", "model_options", "predict", "warm"]
 
 MODELS = {
     "fluid": "latency_model.model.recursion",
@@ -171,6 +173,7 @@ def check_given(name: str, params, given) -> None:
                 raise ValueError(_fluid_rule_message(params.rule.name, param, getattr(params.rule, param, None)))
 
 
+@checked_call
 def predict(name: str, params, sizes_bytes, **options) -> Prediction:
     """Model ``name``'s prediction for ``params`` at file sizes ``sizes_bytes`` (bytes, > 0).
 
@@ -183,7 +186,8 @@ def predict(name: str, params, sizes_bytes, **options) -> Prediction:
     sizes_bytes : array_like
         File sizes, bytes (> 0).
     **options
-        Passed to the model's ``predict`` (e.g. ``options=SolverOptions(...)`` for ``fluid``).
+        Passed to the model's ``predict`` (e.g. ``options=SolverOptions(...)`` for ``fluid``);
+        only those of :func:`model_options`.
 
     Returns
     -------
@@ -192,14 +196,55 @@ def predict(name: str, params, sizes_bytes, **options) -> Prediction:
     Raises
     ------
     ValueError
-        For an unknown model, or set-ups the model does not cover.
+        For an unknown model, an option the model does not take (naming it and listing
+        those it takes), set-ups the model does not cover, or a request over the work
+        limits (:class:`~latency_model.checks.BudgetError`).
     """
-    from ..checks import check_array
+    from ..checks import check_array, check_file_bytes
 
     module = _module(name)
+    known = model_options(name)
+    for key in options:
+        if key not in known:
+            raise ValueError(f"model {name} has no option {key!r} (its options: {', '.join(known) or 'none'})")
     module.check_supported(params)
-    sizes = check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel()
+    sizes = check_file_bytes("sizes_bytes", check_array("sizes_bytes", sizes_bytes, low=0.0, low_open=True).ravel())
     return module.predict(params, sizes, **options)
+
+
+_SIZE_ARGUMENTS = ("params", "sizes_bytes", "size_bytes", "size_packets")
+
+
+def _keywords(func) -> tuple:
+    """The names ``func`` takes by keyword, and whether it takes ``**options`` too."""
+    import inspect
+
+    params = inspect.signature(func).parameters.values()
+    return ({p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)},
+            any(p.kind == p.VAR_KEYWORD for p in params))
+
+
+def model_options(name: str) -> tuple:
+    """The options (keywords) model ``name``'s ``predict`` takes, sorted.
+
+    Read from the signatures, so that they cannot drift from the code: the keyword
+    parameters of the module's ``predict``, and where that passes ``**options`` on to the
+    module's ``expected_latency`` (the packet model), that function's keywords and, where it
+    passes its own ``**options`` on to a ``PathConfig``, that class's fields. A module whose
+    ``predict`` takes ``**options`` without passing them on (CSA, PFTK: they refuse any) has
+    only its named keywords.
+    """
+    import dataclasses
+
+    module = _module(name)
+    names, passes_on = _keywords(module.predict)
+    if passes_on and hasattr(module, "expected_latency"):
+        more, passes_on = _keywords(module.expected_latency)
+        names |= more
+        if passes_on and dataclasses.is_dataclass(getattr(module, "PathConfig", None)):
+            names |= {f.name for f in dataclasses.fields(module.PathConfig)}
+    names -= set(_SIZE_ARGUMENTS)
+    return tuple(sorted(names))
 
 
 def warm(name: str) -> None:

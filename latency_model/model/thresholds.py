@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..checks import check_choice, check_instance, check_int
+from ..checks import check_choice, check_instance, check_int, checked_call
 from .fluid import y_f
 from ..params import TcpParams
 
@@ -42,6 +42,7 @@ PHASES = ("slow_start", "congestion_avoidance")
 CONVENTIONS = ("paper", "plain")
 
 
+@checked_call
 def y_to(params: TcpParams, w0=None, w_ss=None, *, time_model: str = "fluid") -> np.ndarray:
     """Data sent before one loss stops forcing a timeout, bytes (the paper's y_to).
 
@@ -66,6 +67,7 @@ def y_to(params: TcpParams, w0=None, w_ss=None, *, time_model: str = "fluid") ->
     return y_f(params, params.timeout_threshold, w0, w_ss, time_model=time_model)
 
 
+@checked_call
 def filesize_min(params: TcpParams, w0=None, w_ss=None, *, time_model: str = "fluid") -> np.ndarray:
     """Smallest file for which one loss need not time out, bytes: ``y_to + dup_t MSS``.
 

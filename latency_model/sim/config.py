@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..checks import check_choice, check_int, check_real
+from ..checks import check_choice, check_int, check_real, checked_call
 from ..params import MAX_MSS_BYTES, MAX_SECONDS
 from .profiles import check_stack, profile_config
 
@@ -53,6 +53,7 @@ segment of its history, the SYN-ACK's sample first, RTO recomputed from the esti
 every new ACK); only with ``sender="ns3"``, which needs it."""
 
 
+@checked_call
 @dataclass(frozen=True)
 class SimConfig:
     """Simulator settings (ns-3 attribute names in brackets).

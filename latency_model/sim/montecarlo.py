@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_array, check_choice, check_int, check_real, check_sizes
+from ..checks import (check_array, check_choice, check_int, check_real, check_sizes, check_work, checked_call,
+                      simulation_work)
 from ..params import TcpParams
 from ..results import ResultData
 from .config import SimConfig
@@ -221,6 +222,7 @@ def _chunk_job(args):
     return run_many(params, size_bytes, chunk, config, engine=engine, batch_size=batch_size)
 
 
+@checked_call
 def simulate(
     params: TcpParams,
     *positional,
@@ -290,6 +292,9 @@ def simulate(
     mss = params.mss_bytes
     sizes_bytes = [int(s) for s in check_sizes("simulate", positional, size_bytes, size_packets, mss, whole=True)]
     shape = np.shape(size_bytes if size_bytes is not None else size_packets)
+    check_work(f"simulate: {runs:,} runs of {len(sizes_bytes)} size(s) up to {max(sizes_bytes) / mss:,.0f} packets at "
+               f"p = {params.p:g}", *simulation_work(params, config, runs, [-(-s // mss) for s in sizes_bytes],
+                                                    batch_size=batch_size, compiled=engine != "python"))
 
     children = np.random.SeedSequence(seed).spawn(runs)
     results = []

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from ..checks import check_choice, check_instance, check_int, check_memory, simulation_cost
+from ..checks import check_choice, check_instance, check_int, check_work, checked_call, simulation_work, uniform_batch
 from ..growth import StandardRule
 from ..params import TcpParams
 from . import kernel as K
@@ -155,6 +155,7 @@ def _check_children(children) -> list:
     return children
 
 
+@checked_call
 def run_many(
     params: TcpParams,
     size_bytes: int,
@@ -216,10 +217,9 @@ def run_many(
     # The CLI and the sweep estimate this before starting; a direct call is checked here, so
     # a size that cannot fit is refused with the estimate instead of a MemoryError.
     n_packets = -(-size_bytes // params.mss_bytes)
-    block = block_size(n_packets, params.p, config.p_ack)
-    check_memory(f"simulating a transfer of {n_packets:,} packets",
-                 simulation_cost(len(children), n_packets, params.p)[0]
-                 + 8.0 * min(batch_size, max(len(children), 1)) * block)
+    check_work(f"simulating a transfer of {n_packets:,} packets ({len(children):,} runs at p = {params.p:g})",
+               *simulation_work(params, config, max(len(children), 1), [n_packets], batch_size=batch_size,
+                                compiled=engine != "python"))
     out = np.zeros((len(children), len(OUT_FIELDS)), dtype=float)
     fn = _kernel_for(engine, params, config)
     if fn is None:
@@ -231,6 +231,7 @@ def run_many(
     from ._seeding import fill_uniforms  # only the compiled engines need it
 
     k0 = block_size(n, params.p, config.p_ack)
+    batch_size = uniform_batch(batch_size, k0)  # a batch's uniforms within UNIFORM_BATCH_BYTES
     for lo in range(0, len(children), batch_size):
         chunk = children[lo:lo + batch_size]
         U = np.empty((len(chunk), k0), dtype=float)

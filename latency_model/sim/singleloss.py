@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..checks import check_int
+from ..checks import check_int, check_work, checked_call, simulation_work
 from ..params import TcpParams
 from ..results import ResultData
 from .config import SimConfig
@@ -56,6 +56,7 @@ class SingleLossResult(ResultData):
         }
 
 
+@checked_call
 def single_loss(params: TcpParams, *positional, size_packets: int | None = None,
                 config: SimConfig | None = None) -> SingleLossResult:
     """Drop each packet's first transmission in turn; classify the recovery.
@@ -86,6 +87,9 @@ def single_loss(params: TcpParams, *positional, size_packets: int | None = None,
     n = check_int("size_packets", size_packets, low=1)
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
+    check_work(f"single_loss of {n:,} packets ({n:,} transfers)",
+               *simulation_work(params.replace(p=0.0), config if isinstance(config, SimConfig) else SimConfig(), n, [n],
+                               compiled=False))
     letters = []
     times = []
     for i in range(n):

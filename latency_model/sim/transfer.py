@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import check_flag, check_instance, check_int, check_memory, simulation_cost
+from ..checks import check_flag, check_instance, check_int, check_work, checked_call, simulation_work
 from ..params import TcpParams
 from ..results import ResultData
 from .config import SimConfig
@@ -134,6 +134,7 @@ def check_recovery(params: TcpParams, config: SimConfig) -> None:
                          "lowers); turn it off (--no-rack-tlp) or use another variant")
 
 
+@checked_call
 def run_transfer(
     params: TcpParams,
     *positional,
@@ -197,7 +198,8 @@ def run_transfer(
     else:
         size = check_int("size_bytes", size_bytes, low=1)
     n = segments_of(size, params.mss_bytes)
-    check_memory(f"simulating a transfer of {n:,} packets", simulation_cost(1, n, params.p)[0])
+    check_work(f"simulating a transfer of {n:,} packets",
+               *simulation_work(params, config, 1, [n], compiled=False))
     trace = check_flag("trace", trace)
     if rng is not None:  # checked even where no draw is needed (p = 0, or scripted drops)
         if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .. import __version__
-from ..checks import check_flag, check_instance, check_int
+from ..checks import check_flag, check_instance, check_int, checked_call
 from ..sim.profiles import check_stack
 from . import cache
 from .export import atomic_write_text, record_created, undo_files, undo_folders, write_csv, write_json
@@ -92,6 +92,7 @@ def _figure_meta(fig: str, budget, command: str) -> dict:
     }
 
 
+@checked_call
 def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force: bool = False,
                      command: str = "latency-model reproduce", progress: bool = True,
                      budget=None, stack: str = "rfc") -> dict:

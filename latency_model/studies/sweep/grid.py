@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ...checks import PROCESS_BYTES, check_memory
+from ...checks import PROCESS_BYTES, check_memory, checked_call
 from ...values import MAX_RANGE_VALUES, expand_range, finite_number, range_count, scalar, show
 
 __all__ = ["Axis", "Grid", "Design", "canonical_name", "parse_values", "count_values", "parse_param",
@@ -378,6 +378,7 @@ def parse_param(item: str) -> Axis:
     return Axis(cname, tuple(parse_values(name.strip(), values)))
 
 
+@checked_call
 def grid_from_items(items, toml_params: dict | None = None) -> Grid:
     """A :class:`Grid` from ``--param`` items and, optionally, a TOML ``[params]`` table.
 

@@ -20,8 +20,8 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from ...checks import (PROCESS_BYTES, check_choice, check_instance, check_int, check_memory, check_real, format_bytes, long_work,
-                       model_cost, packet_model_seconds, packet_tree_seconds, simulation_cost,
+from ...checks import (PROCESS_BYTES, check_choice, check_instance, check_int, check_memory, check_real, checked_call,
+                       format_bytes, long_work, model_cost, packet_model_seconds, packet_tree_seconds, simulation_cost,
                        transfer_seconds)
 from ...growth import RULES, make_rule, rule_parameters
 from ...params import VARIANTS, TcpParams, apply_variant
@@ -123,6 +123,7 @@ def model_axis(grid: Grid) -> tuple | None:
 
 
 
+@checked_call
 @dataclass(frozen=True)
 class SweepSpec:
     """What to compute over a grid.
