@@ -98,7 +98,7 @@ _SETTINGS = dict(deadline=None, database=None, suppress_health_check=list(Health
                  phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 
-@settings(max_examples=400, **_SETTINGS)
+@settings(max_examples=400, derandomize=True, **_SETTINGS)  # the same 400 calls on every run (CI)
 @given(data=st.data())
 def test_public_api_gives_a_result_or_a_value_error(table, extreme, data):
     _check_one(table, extreme, data)

@@ -92,7 +92,7 @@ def test_tcp_params_reject_p_one():
     ({"size_packets": 3, "drops": [3]}, "drops segment index"),
     ({"size_packets": 3, "drops": {1: 0}}, "drops count"),
     ({"size_packets": 3}, "rng"),
-    ({"size_packets": 3, "rng": 5}, "Generator"),
+    ({"size_packets": 3, "rng": "5"}, "rng"),
 ])
 def test_run_transfer_rejects(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -67,9 +67,10 @@ def _warn_long(args, jobs) -> None:
     import os
 
     from ..checks import long_work
-    from ..studies.figures import DEFAULT_BUDGET, QUICK_BUDGET, reproduce_seconds
+    from ..studies import reproduce
+    from ..studies.figures import reproduce_seconds
 
-    budget = QUICK_BUDGET if args.quick else DEFAULT_BUDGET
+    budget = reproduce.QUICK_BUDGET if args.quick else reproduce.DEFAULT_BUDGET  # the budget that will run
     if budget.stack != args.stack:
         budget = dataclasses.replace(budget, stack=args.stack)
     seconds = reproduce_seconds(budget, Path(args.out) / ".cache", jobs=jobs or os.cpu_count() or 1,
@@ -84,14 +85,15 @@ def _run(args, **options) -> dict:
     """``run_reproduction`` into ``--out``: a failed run leaves no folder it made; another
     run writing there, or a write error (a full disk), is one line naming ``--out``."""
     from ..studies.export import undo_folders
-    from ..studies.lock import OutputBusy
+    from ..studies.lock import OutputBusy, hold
     from ..studies.reproduce import run_reproduction
 
     jobs = _jobs(args)
     with undo_folders(args.out if args.out is not None else "." if args.stack == "rfc" else f"stack-{args.stack}"):
         args.out = _out(args)
-        _warn_long(args, jobs)
         try:
+            hold(args.out, _command(args))  # a second writer is refused before any warning or work
+            _warn_long(args, jobs)
             res = run_reproduction(args.out, quick=args.quick, jobs=jobs, force=args.force,
                                    command=_command(args), stack=args.stack, **options)
         except OutputBusy as exc:

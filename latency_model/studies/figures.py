@@ -324,16 +324,18 @@ measured by timing each phase of ``run_reproduction``)."""
 
 
 def reproduce_seconds(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False) -> float:
-    """A rough estimate of a reproduction's wall seconds: :data:`REPRODUCE_SECONDS` times the
-    share of its pieces not in ``cache_dir`` (all of them with ``force``), for ``jobs`` workers."""
+    """A rough estimate of a reproduction's wall seconds: :data:`REPRODUCE_SECONDS` of the
+    measured budget it is closest to (quick or full), scaled by the pieces of ``budget`` not
+    in ``cache_dir`` (all of them with ``force``) against that budget's pieces, a simulated
+    piece weighted by its runs against the measured budget's, for ``jobs`` workers."""
     pieces = _pieces(budget)
-    if force:
-        missing = len(pieces)
-    else:
-        missing = sum(cache.load(cache_dir, cache.cache_key(kind, spec, cache.source_hash(
-            *(_MODEL_CODE if kind == "model" else _SIM_CODE)))) is None for kind, _, spec in pieces)
     quick = budget.runs <= QUICK_BUDGET.runs
-    return REPRODUCE_SECONDS["quick" if quick else "full"] * missing / max(len(pieces), 1) * 2.0 / max(jobs, 1)
+    ref = QUICK_BUDGET if quick else DEFAULT_BUDGET
+    weight = {"model": 1.0, "sim": budget.runs / ref.runs}
+    missing = sum(weight.get(kind, 1.0) for kind, _, spec in pieces
+                  if force or cache.load(cache_dir, cache.cache_key(kind, spec, cache.source_hash(
+                      *(_MODEL_CODE if kind == "model" else _SIM_CODE)))) is None)
+    return REPRODUCE_SECONDS["quick" if quick else "full"] * missing / max(len(_pieces(ref)), 1) * 2.0 / max(jobs, 1)
 
 
 def compute(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False, progress: bool = True) -> dict:

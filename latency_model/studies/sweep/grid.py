@@ -343,6 +343,7 @@ def design_from_points(points, names=None, models=None) -> Design:
     return Design(tuple(cnames), tuple(built), models)
 
 
+@checked_call
 def grid_from_dict(params: dict) -> Grid:
     """A :class:`Grid` from ``{name: values}``: values a list, tuple, range, 1-D array, a
     scalar, or text in the ``--param`` syntax (``"0.01,0.1"``, ``"1:20"``), e.g.

@@ -541,6 +541,7 @@ def _save_uninterrupted(save, status):
 
 
 
+@checked_call
 def evaluate_points(points, names=None, *, models=None, what: str = "model", runs: int = 1000, seed: int = 0,
                     time_model: str | None = None, law: str = "paper", sim_config=None, engine: str = "auto",
                     out=None, jobs: int = 1, client=None, force: bool = False, progress: bool = False) -> SweepReport:
