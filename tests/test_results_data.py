@@ -132,3 +132,40 @@ def test_to_frame_without_pandas_says_how_to_install_it(monkeypatch):
     with pytest.raises(ImportError, match=r"latency_model\[pandas\]"):
         s.to_frame()
     json.dumps(s.to_dict())  # needs nothing
+
+
+def test_expected_latency_keeps_a_2d_size_array_shape():
+    from latency_model import TcpParams, conditional_latency, expected_latency
+
+    p = TcpParams()
+    grid = np.array([[2, 5, 8], [10, 20, 30]])
+    shaped = expected_latency(p, size_packets=grid)
+    flat = expected_latency(p, size_packets=grid.ravel())
+    assert shaped.sizes_bytes.shape == shaped.expected_latency_s.shape == grid.shape
+    assert shaped.conditional_latency_s.shape == grid.shape + (flat.k_max,)
+    assert shaped.loss_pmf.shape == grid.shape + (flat.k_max,)
+    np.testing.assert_array_equal(shaped.expected_latency_s.ravel(), flat.expected_latency_s)
+    assert shaped.records() == flat.records() and shaped.records("k") == flat.records("k")
+    lk = conditional_latency(p, k=[0, 1], size_packets=grid)
+    assert lk.shape == grid.shape + (2,)
+    np.testing.assert_array_equal(lk.reshape(-1, 2), conditional_latency(p, k=[0, 1], size_packets=grid.ravel()))
+    assert conditional_latency(p, k=1, size_packets=grid).shape == grid.shape
+    assert conditional_latency(p, k=1, size_packets=[2, 5]).shape == (2,)  # 1-D as before
+
+
+def test_a_prediction_and_a_packet_result_are_data():
+    pytest.importorskip("pandas")
+    from latency_model import TcpParams, expected_latency
+    from latency_model.model import packet
+    from latency_model.model.registry import predict
+
+    p = TcpParams()
+    pred = predict("fluid", p, [1000, 4000])
+    direct = expected_latency(p, size_bytes=[1000, 4000])
+    frame = pred.to_frame()
+    assert list(frame["size_bytes"]) == [1000.0, 4000.0]
+    np.testing.assert_allclose(frame["expected_latency_s"], direct.expected_latency_s, rtol=0, atol=0)
+    np.testing.assert_allclose(frame["L1_s"], direct.conditional_latency_s[:, 1], rtol=0, atol=0)
+    assert pred.to_dict()["model"] == "fluid"
+    one = packet.expected_latency(p, size_packets=[3])[0]
+    assert one.to_frame().shape[0] == 1 and one.to_dict()["size_bytes"] == 1500

@@ -66,6 +66,7 @@ from ..accel import numba_available
 from ..checks import check_array, check_choice, check_int, check_packet_work, check_real
 from ..growth import StandardRule
 from ..params import TcpParams
+from ..results import ResultData
 from . import _packet_engine as E
 from . import _packet_flat as F
 from . import _packet_sack as XS
@@ -198,8 +199,8 @@ class PathConfig:
 
 
 @dataclass(frozen=True)
-class PacketResult:
-    """The packet-level model's answer for one file size.
+class PacketResult(ResultData):
+    """The packet-level model's answer for one file size (``to_dict()``, ``to_frame()``: one row).
 
     Attributes
     ----------

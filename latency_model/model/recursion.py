@@ -141,7 +141,9 @@ class LatencyResult:
     Attributes
     ----------
     sizes_bytes : ndarray
-        File sizes, bytes.
+        File sizes, bytes, in the shape they were given (one dimension for a scalar or a
+        list; an array of two or more dimensions keeps its shape, and every array below
+        has that shape in front of its own).
     expected_latency_s : ndarray
         ``sum_k p(k | y) L_k(y)`` over the kept k, seconds (Eq. 1).
     conditional_latency_s : ndarray, shape (n_sizes, K)
@@ -165,7 +167,7 @@ class LatencyResult:
     @property
     def k_max(self) -> int:
         """Number K of conditional latencies summed (k = 0 .. K-1)."""
-        return self.conditional_latency_s.shape[1]
+        return self.conditional_latency_s.shape[-1]
 
     def to_dict(self) -> dict:
         """JSON-ready dict of the arrays (as lists, shapes kept) and ``k_max``."""
@@ -176,15 +178,17 @@ class LatencyResult:
     def records(self, by: str = "size") -> list[dict]:
         """Rows of :meth:`to_frame`: one per size (``by="size"``: expected latency, truncated
         and raw mass), or one per size and loss count k (``by="k"``: L_k and p(k | y))."""
+        sizes = np.ravel(self.sizes_bytes)  # sizes given as a 2-D array: one row each, in C order
         if by == "size":
             return [{"size_bytes": float(y), "expected_latency_s": float(e), "truncated_mass": float(t),
                      "raw_mass": float(r), "k_max": self.k_max}
-                    for y, e, t, r in zip(self.sizes_bytes, self.expected_latency_s, self.truncated_mass,
-                                          self.raw_mass)]
+                    for y, e, t, r in zip(sizes, np.ravel(self.expected_latency_s), np.ravel(self.truncated_mass),
+                                          np.ravel(self.raw_mass))]
         if by == "k":
-            return [{"size_bytes": float(y), "k": k, "conditional_latency_s": float(self.conditional_latency_s[i, k]),
-                     "loss_probability": float(self.loss_pmf[i, k])}
-                    for i, y in enumerate(self.sizes_bytes) for k in range(self.k_max)]
+            cond, pmf = (a.reshape(-1, self.k_max) for a in (self.conditional_latency_s, self.loss_pmf))
+            return [{"size_bytes": float(y), "k": k, "conditional_latency_s": float(cond[i, k]),
+                     "loss_probability": float(pmf[i, k])}
+                    for i, y in enumerate(sizes) for k in range(self.k_max)]
         raise ValueError(f"by must be 'size' or 'k', got {by!r}")
 
     def to_frame(self, by: str = "size"):
@@ -252,7 +256,9 @@ def conditional_latency(
     Returns
     -------
     ndarray
-        Shape ``(n_sizes,)`` for an int ``k``, ``(n_sizes, len(k))`` for a sequence.
+        Shape ``(n_sizes,)`` for an int ``k``, ``(n_sizes, len(k))`` for a sequence; a size
+        array of two or more dimensions keeps its shape in front (``sizes.shape`` or
+        ``sizes.shape + (len(k),)``).
     """
     opts = _options(options)
     sizes = _sizes("conditional_latency", positional, size_bytes, size_packets, params)
@@ -266,7 +272,15 @@ def conditional_latency(
     by_k = _solve(params, sizes, k_top + 1, opts)
     for col, kk in enumerate(ks):
         out[:, col] = by_k[:, kk]
-    return out[:, 0] if scalar else out
+    out = _keep_shape(out, size_bytes, size_packets)
+    return out[..., 0] if scalar else out
+
+
+def _keep_shape(a: np.ndarray, size_bytes, size_packets) -> np.ndarray:
+    """``a`` (one row per size, sizes flattened) with the sizes' own shape in front when they
+    were given as an array of two or more dimensions; 0-D and 1-D sizes keep one row each."""
+    shape = np.shape(size_bytes if size_bytes is not None else size_packets)
+    return a.reshape(shape + a.shape[1:]) if len(shape) >= 2 else a
 
 
 @checked_call
@@ -322,13 +336,16 @@ def expected_latency(
         exact_l2 = counts.pmf[:, 2] >= _EXACT_L2_MIN_WEIGHT
     cond = _solve(params, sizes, counts.k_max, opts, exact_l2)
     expected = counts.expectation(cond)  # Eq. 1
+    def shaped(a):
+        return _keep_shape(np.asarray(a), size_bytes, size_packets)
+
     return LatencyResult(
-        sizes_bytes=sizes,
-        expected_latency_s=expected,
-        conditional_latency_s=cond,
-        loss_pmf=counts.pmf,
-        truncated_mass=counts.truncated_mass,
-        raw_mass=counts.raw_mass,
+        sizes_bytes=shaped(sizes),
+        expected_latency_s=shaped(expected),
+        conditional_latency_s=shaped(cond),
+        loss_pmf=shaped(counts.pmf),
+        truncated_mass=shaped(counts.truncated_mass),
+        raw_mass=shaped(counts.raw_mass),
     )
 
 

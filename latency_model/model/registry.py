@@ -60,6 +60,34 @@ class Prediction:
     conditional_latency_s: np.ndarray | None = None  # noqa: F821
     p90_latency_s: np.ndarray | None = None  # noqa: F821
 
+    def records(self) -> list[dict]:
+        """Rows of :meth:`to_frame`, one per size: ``model``, ``size_bytes``,
+        ``expected_latency_s``, ``p90_latency_s`` when given and ``L0_s``, ``L1_s``, ... when
+        the model decomposes by loss count."""
+        import numpy as np
+
+        rows = []
+        for i, (y, e) in enumerate(zip(np.ravel(self.sizes_bytes), np.ravel(self.expected_latency_s))):
+            row = {"model": self.model, "size_bytes": float(y), "expected_latency_s": float(e)}
+            if self.p90_latency_s is not None:
+                row["p90_latency_s"] = float(np.ravel(self.p90_latency_s)[i])
+            if self.conditional_latency_s is not None:
+                row.update({f"L{k}_s": float(v) for k, v in enumerate(np.asarray(self.conditional_latency_s)[i])})
+            rows.append(row)
+        return rows
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict of the fields (arrays as lists, None kept)."""
+        from ..results import to_dict
+
+        return to_dict(self)
+
+    def to_frame(self):
+        """A pandas DataFrame of :meth:`records` (pandas is optional: ``latency_model[pandas]``)."""
+        from ..results import to_frame
+
+        return to_frame(self.records())
+
 
 def available_models() -> tuple:
     """Names of :data:`MODELS` whose module is installed, in :data:`MODELS` order."""
