@@ -21,7 +21,7 @@ def test_the_options_are_the_simulated_link_and_timers():
                              sender="ns3")
     linux = packet_options(SimConfig.profile("linux"))["path"]
     timers = dict(header_bytes=52, delack_timeout_s=0.04, min_rto_s=0.2, initial_rto_s=1.0, max_rto_s=120.0,
-                  quick_acks=16, clock_granularity_s=0.2, timestamps=True)
+                  quick_acks=16, clock_granularity_s=0.2, timestamps=True, handshake_rtt=True)
     assert linux == PathConfig(sender="sack", prr="ssrb", rack_tlp=True, **timers)
     assert packet_path(SimConfig.profile("linux", sender="rfc")) == PathConfig(**timers)
     assert packet_path(SimConfig(sender="sack", prr="crb")) == PathConfig(sender="sack", prr="crb")

@@ -16,7 +16,12 @@ from ..params import MAX_MSS_BYTES, MAX_SECONDS
 from .profiles import check_stack, profile_config
 
 __all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "SENDERS", "RTT_SAMPLING", "PRR_MODES",
-           "pipe_config"]
+           "pipe_config", "SYN_OPTION_BYTES"]
+
+SYN_OPTION_BYTES = 8
+"""Option bytes a SYN and a SYN-ACK carry beyond a data segment's header, when they are
+Linux's (MSS 4 + SACK-permitted 2 + timestamps 10 + NOP and window scale 4 = 20 bytes of
+options, against the data's 12 of timestamps): read with ``header_bytes`` = 52."""
 
 RTO_RULES = ("rfc6298", "paper")
 """``"rfc6298"``: SRTT/RTTVAR estimator with back-off (RFC 6298); ``"paper"``: the
@@ -109,6 +114,15 @@ class SimConfig:
         (RACK, with its reordering timer) replace RFC 6675's DupThresh / IsLost test, and
         a tail loss probe goes out after PTO (about 2 SRTT) instead of waiting for the RTO
         (see :mod:`latency_model.sim.sack`). Only with ``sender="sack"``. Default False.
+    handshake_rtt : bool
+        The RFC 6298 estimator starts from the SYN / SYN-ACK exchange's RTT sample (the
+        round trip plus the serialisation of a SYN and a SYN-ACK, each carrying
+        :data:`SYN_OPTION_BYTES` of options beyond the data's header), so the first RTO and
+        the first probe timeout follow it instead of ``initial_rto_s`` and RACK has its
+        min_RTT from the start (Linux ``tcp_input.c`` ``tcp_ack_update_rtt`` on the
+        SYN-ACK, ``tcp_synack_rtt_meas`` on the passive side). Not with ``sender="ns3"``,
+        whose SYN-ACK sample is part of that sender. Default False (RFC 6298 (2.1): no
+        sample before the first data segment's ACK).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -138,6 +152,7 @@ class SimConfig:
     fin: bool = True
     prr: str = "ssrb"
     rack_tlp: bool = False
+    handshake_rtt: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -186,6 +201,11 @@ class SimConfig:
         if self.rack_tlp and self.sender != "sack":
             raise ValueError("rack_tlp needs sender 'sack' (RACK-TLP infers losses from SACK "
                              f"information, RFC 8985), got sender {self.sender!r}")
+        if not isinstance(self.handshake_rtt, bool):
+            raise ValueError(f"handshake_rtt must be True or False, got {self.handshake_rtt!r}")
+        if self.handshake_rtt and self.sender == "ns3":
+            raise ValueError("handshake_rtt is for senders 'rfc' and 'sack' (the ns3 sender always "
+                             "takes ns-3's SYN-ACK sample), got sender 'ns3'")
         check_stack(self.stack)
 
     @classmethod
@@ -228,6 +248,11 @@ class SimConfig:
         if self.lt_mode == "rfc3042":
             return 1, dup_lt
         return dup_lt, dup_t - 1
+
+    def handshake_rtt_s(self, rtt_s: float) -> float:
+        """RTT sample of the SYN / SYN-ACK exchange, seconds: ``2 d`` plus the serialisation
+        of a SYN and a SYN-ACK (each the data's header plus :data:`SYN_OPTION_BYTES`)."""
+        return 2.0 * self.one_way_delay(rtt_s) + 2.0 * self.serialisation_s(SYN_OPTION_BYTES)
 
     def one_way_delay(self, rtt_s: float) -> float:
         """One-way propagation delay d, seconds: ``delay_s`` or ``rtt_s / 2``."""

@@ -70,16 +70,16 @@ N_IS = NNEW + 1
 N_FS = MIN_RTT + 1
 # Integer parameters PI.
 (P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_ABC,
- P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK) = _slots(
+ P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0) = _slots(
     "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_ABC "
-    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK")
-N_PI = P_RACK + 1
+    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0")
+N_PI = P_NSAMP0 + 1
 # Float parameters PF.
 (Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK, Q_CWND0, Q_SSTH0,
- Q_RTO0, Q_SRTT0, Q_RTTVAR0) = _slots(
+ Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0) = _slots(
     "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK Q_CWND0 Q_SSTH0 "
-    "Q_RTO0 Q_SRTT0 Q_RTTVAR0")
-N_PF = Q_RTTVAR0 + 1
+    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0")
+N_PF = Q_MINRTT0 + 1
 # Senders (P_SENDER), PRR modes (P_PRR), ns-3 congestion states (STATE), RACK timer modes.
 SENDER_RFC, SENDER_NS3, SENDER_SACK = range(3)
 PRR_SSRB, PRR_CRB, PRR_OFF = range(3)
@@ -572,4 +572,5 @@ def reset(I, F, S, PI, PF):
     F[SRTT] = PF[Q_SRTT0]
     F[RTTVAR] = PF[Q_RTTVAR0]
     F[RK_XTS] = -1.0
-    F[MIN_RTT] = np.inf
+    F[MIN_RTT] = PF[Q_MINRTT0]  # inf, or RACK's min_RTT from the handshake's sample
+    I[NSAMP] = PI[P_NSAMP0]

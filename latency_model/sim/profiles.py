@@ -106,10 +106,10 @@ STACKS: dict[str, StackProfile] = {
         "recovery, PRR-SSRB and RACK-TLP (sender 'sack'), timestamps (RFC 7323), RTO = SRTT + "
         "max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO 1 s, maximum 120 s, quick-ack mode "
         "for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 unless W0 is given, 52-byte "
-        "headers (TCP timestamps option). It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
+        "headers (TCP timestamps option), SRTT and RACK's min_RTT from the handshake's RTT "
+        "sample. It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
         "(growth here is the chosen rule, Reno by default), slow start without an ABC cap, the "
-        "adaptive delayed-ACK timer (ato), pacing and the handshake's RTT sample (a first-flight "
-        "TLP waits the 1 s default PTO); RFC 6675's rescue retransmission is kept, which Linux "
+        "adaptive delayed-ACK timer (ato) and pacing; RFC 6675's rescue retransmission is kept, which Linux "
         "does not implement.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
@@ -137,6 +137,10 @@ STACKS: dict[str, StackProfile] = {
             "quick_acks": (16, _LNX + "tcp_input.c tcp_enter_quickack_mode / tcp_incr_quickack: "
                            "TCP_MAX_QUICKACKS = 16 (fewer when rcv_wnd < 32 MSS)"),
             "fin": (True, "the application closes once the data is written"),
+            "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
+                              "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
+                              "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
+                              "RTTVAR = max(m/2, rto_min/4)) and tcp_update_rtt_min (RACK's min_RTT)"),
         },
         {"w0": (10, "RFC 6928; include/net/tcp.h TCP_INIT_CWND = 10")},
     ),
@@ -219,6 +223,8 @@ def profile_config(name: str, base, **overrides):
     if "sender" in overrides and "rtt_sampling" not in overrides:
         if overrides["sender"] == "ns3":
             values["rtt_sampling"] = "ns3"
+            if "handshake_rtt" not in overrides:  # ns-3's own SYN-ACK sample is its sender's
+                values["handshake_rtt"] = False
         elif values["rtt_sampling"] == "ns3":
             values["rtt_sampling"] = "karn"
     if overrides.get("sender", "sack") != "sack":  # PRR and RACK-TLP belong to the SACK sender

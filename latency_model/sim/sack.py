@@ -80,11 +80,12 @@ RACK-TLP (RFC 8985), ``SimConfig(rack_tlp=True)``:
 * **TLP** (Section 7): the probe timer is (re)armed after new data leaves (not a probe) or
   an ACK advances the cumulative ACK, when data is outstanding, nothing is SACKed, not in
   fast or RTO recovery, no probe is outstanding (TLP.end_seq) and an RTT sample was taken
-  since the last probe, the connection's start counting as one (its handshake, not
-  simulated, would give it) (checked when arming: neither can change before expiry; the
-  RFC checks at expiry and then restarts the RTO from there). PTO = 2 SRTT, + WCDelAckT (0.2 s)
-  with one segment in flight, 1 s without SRTT (no handshake here: the connection's first
-  flight has none), capped at the RTO's expiry. The probe: the next new segment if the
+  since the last probe, the connection's start counting as one (its handshake would give
+  it; with ``SimConfig.handshake_rtt`` it is that sample) (checked when arming: neither can
+  change before expiry; the RFC checks at expiry and then restarts the RTO from there).
+  PTO = 2 SRTT, + WCDelAckT (0.2 s) with one segment in flight, 1 s without SRTT (the first
+  flight, unless ``handshake_rtt`` gave SRTT and min_RTT from the SYN / SYN-ACK exchange),
+  capped at the RTO's expiry. The probe: the next new segment if the
   receiver window admits it, else the highest segment sent again; TLP.end_seq = SND.NXT;
   then the RTO restarts from now.
 * **TLP loss detection** (7.4): when the ACK reaches TLP.end_seq the episode ends; a
@@ -146,6 +147,9 @@ class SackSender(Sender):
         self._sent_new = False  # a first transmission left during the current event
         if self.rack_tlp:
             self._init_rack_tlp(queue)
+            if self.handshake_rtt_s is not None:  # RFC 8985 6.2 step 1 on the handshake's sample
+                self.rtt_samples = 1
+                self.min_rtt = self.handshake_rtt_s
 
     # Scoreboard ------------------------------------------------------------
     def dup_thresh(self) -> int:

@@ -27,7 +27,9 @@ Implemented, segment by segment:
   the retransmission is acknowledged), exponential back-off (5.5), restart on new ACK (5.3; only on the first
   partial ACK in recovery, RFC 6582 "impatient" variant); or the paper's fixed RTO;
   with ``rtt_sampling="timestamps"`` (RFC 7323 Section 4.1) every new ACK gives the
-  sample ``now - TSecr`` (the echoed send time), retransmitted or not;
+  sample ``now - TSecr`` (the echoed send time), retransmitted or not; with
+  ``handshake_rtt`` the SYN / SYN-ACK exchange gives the first sample before any data
+  leaves (Linux ``tcp_ack_update_rtt``), so the first RTO is SRTT-based;
 * on expiry: ``ssthresh = rule.ssthresh_after_loss`` (held on consecutive
   expiries, RFC 5681 Section 3.1), ``cwnd = 1 MSS``, go-back-N from the first
   unacknowledged segment, ``recover`` = highest segment sent (RFC 6582 Section 3.2 step 1).
@@ -105,6 +107,12 @@ class Sender:
         self.trace = None
         # Optional log of (time_s, rtt_s, cwnd_bytes, in_slow_start) per RTT sample (scenario.record_rtt).
         self.rtt_log: list | None = None
+        # The handshake's sample (SimConfig.handshake_rtt) feeds the RFC 6298 estimator only;
+        # subclasses that keep more RTT state (RACK's min_RTT) take it from here.
+        self.handshake_rtt_s: float | None = None
+        if config.handshake_rtt and not self.fixed_rto:
+            self.handshake_rtt_s = config.handshake_rtt_s(params.rtt_s)
+            Sender._rtt_sample(self, self.handshake_rtt_s)
 
     # Helpers -------------------------------------------------------------
     def _end(self, k: int) -> int:

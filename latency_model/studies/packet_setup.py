@@ -58,7 +58,8 @@ def packet_path(config):
                       backoff_collapses=config.sender == "ns3",
                       fixed_rto=config.rto_rule == "paper", sender=config.sender,
                       prr=config.prr if sack else "off", rack_tlp=config.rack_tlp,
-                      timestamps=config.rtt_sampling == "timestamps")
+                      timestamps=config.rtt_sampling == "timestamps",
+                      handshake_rtt=config.handshake_rtt)
 
 
 def packet_options(config) -> dict:
