@@ -40,7 +40,9 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
         (only,) = packet_differences(cfg)
         assert says in only
     assert packet_differences(SimConfig.profile("ns3")) == []  # its sender and timer: PathConfig.sender
-    assert packet_differences(SimConfig.profile("linux")) == []  # PathConfig sender "sack", timestamps
+    (bare,) = packet_differences(SimConfig.profile("linux"))  # PathConfig sender "sack", timestamps
+    assert "bare FIN" in bare  # but not Linux's bare FIN
+    assert packet_differences(SimConfig.profile("linux", bare_fin=False)) == []
     assert packet_differences(SimConfig.profile("linux", sender="rfc")) == []
     with pytest.raises(ValueError, match="config must be a SimConfig"):
         packet_differences({"sender": "rfc"})

@@ -24,7 +24,9 @@ from _kernel_twin import KernelTwin, reference
 MSS = 500
 S = (MSS + 52) * 8 / 100e6
 R0 = 0.1 + 2 * (52 + 8) * 8 / 100e6
+F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
 LINUX = SimConfig.profile("linux", delay_s=0.05)
+NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
 PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
 COMPILED = K.compiled_run_batch()
 KERNELS = [K.run_batch] + ([COMPILED] if COMPILED is not None else [])
@@ -47,17 +49,17 @@ def test_handshake_sample_sets_the_first_rto_and_probe():
     # PTO with one segment out is 2 SRTT + 200 ms = 0.400 s, capped at the RTO's expiry,
     # 3 r0: the probe (no new data: segment 0 again) leaves at 3 r0 and is ACKed at once
     # (FIN) one RTT and S later. Without the sample the PTO is RFC 8985's 1 s: 1.1 + S.
-    res, rows = run_transfer(PARAMS, size_packets=1, drops=[0], config=LINUX, trace=True)
+    res, rows = run_transfer(PARAMS, size_packets=1, drops=[0], config=NO_BARE, trace=True)
     assert [r.time_s for r in rows if r.event == "tlp_probe"] == [pytest.approx(3 * R0, abs=1e-12)]
     assert rows[0].rto_s == pytest.approx(3 * R0, abs=1e-12)
     assert res.completion_s == pytest.approx(3 * R0 + 0.1 + S, abs=1e-12)
-    old = run_transfer(PARAMS, size_packets=1, drops=[0], config=LINUX.replace(handshake_rtt=False))
+    old = run_transfer(PARAMS, size_packets=1, drops=[0], config=NO_BARE.replace(handshake_rtt=False))
     assert old.completion_s == pytest.approx(1.1 + S, abs=1e-12)
 
 
 def test_handshake_sample_without_rack_times_out_at_three_rtt():
     # The same loss without RACK-TLP: the RTO (3 r0) resends segment 0.
-    cfg = LINUX.replace(rack_tlp=False)
+    cfg = NO_BARE.replace(rack_tlp=False)
     res = run_transfer(PARAMS, size_packets=1, drops=[0], config=cfg)
     assert res.timeouts == 1
     assert res.completion_s == pytest.approx(3 * R0 + 0.1 + S, abs=1e-12)
@@ -75,7 +77,7 @@ def test_handshake_sample_on_the_rfc_sender():
     assert res1.completion_s == pytest.approx(1.1 + s40, abs=1e-12)
 
 
-@pytest.mark.parametrize("config", [LINUX, LINUX.replace(rack_tlp=False),
+@pytest.mark.parametrize("config", [NO_BARE, NO_BARE.replace(rack_tlp=False),
                                     SimConfig(delay_s=0.05, min_rto_s=0.2, handshake_rtt=True)],
                          ids=["linux", "linux-no-rack", "rfc-sender"])
 @pytest.mark.parametrize("n", [1, 3, 12, 40])
@@ -87,3 +89,71 @@ def test_handshake_rtt_refused_with_the_ns3_sender():
     with pytest.raises(ValueError, match="handshake_rtt"):
         SimConfig(sender="ns3", rtt_sampling="ns3", handshake_rtt=True)
     assert SimConfig.profile("linux", sender="ns3").handshake_rtt is False
+
+
+# The bare FIN -----------------------------------------------------------------------------------
+
+def test_bare_fin_sack_exposes_a_lost_single_segment():
+    # N = 1, segment 0 lost. t = 0: segment 0 and, the write having left whole, the bare FIN
+    # (slot 1, header only: F) behind it. The FIN arrives above the hole at 0.05 + S + F: ACK 0
+    # with SACK (1, 2) at once, at the sender at 0.1 + S + F. RACK: the FIN (sent at 0) is
+    # RACK's segment, segment 0 was sent before it (same time, lower sequence): lost once
+    # 0 + RACK.rtt + reo_wnd <= now, i.e. after reo_wnd = min_RTT / 4 = r0 / 4 (one segment
+    # SACKed, min_RTT = r0 from the handshake). At t1 = 0.1 + S + F + r0/4 the reordering
+    # timer marks it lost, recovery resends it; it fills the hole (with the FIN held: ACK 2)
+    # and the ACK returns at t1 + S + 0.1. Before: the probe at 3 r0 (see above).
+    res, rows = run_transfer(PARAMS, size_packets=1, drops=[0], config=LINUX, trace=True)
+    t1 = 0.1 + S + F + R0 / 4
+    assert [(r.event, r.segment, r.time_s) for r in rows if r.event in ("rack_lost", "fast_retransmit")] == [
+        ("rack_lost", 0, pytest.approx(t1, abs=1e-12)), ("fast_retransmit", 0, pytest.approx(t1, abs=1e-12))]
+    assert res.completion_s == pytest.approx(t1 + S + 0.1, abs=1e-12)
+    assert res.delivered_s == pytest.approx(t1 + S + 0.05, abs=1e-12)
+    assert (res.tlp_probes, res.timeouts, res.retransmissions) == (0, 0, 1)
+
+
+def test_bare_fin_waits_for_cwnd_when_the_write_fills_the_initial_window():
+    # N = 10 = W0, segment 9 lost. The FIN counts one segment against cwnd: it leaves at
+    # the first ACK (0.1 + S; cwnd 11 MSS, flight 9 MSS), arrives at 0.15 + S + F, and its
+    # SACK reaches the sender at 0.2 + S + F. Segment 9 (sent at 0) is then past
+    # RACK.rtt (0.1 + F) + reo_wnd already: fast retransmit at once, ACK at 0.3 + 2S + F.
+    res, rows = run_transfer(PARAMS, size_packets=10, drops=[9], config=LINUX, trace=True)
+    assert [r.time_s for r in rows if r.event == "send" and r.segment == 10] == [
+        pytest.approx(0.1 + S, abs=1e-12)]
+    assert [r.time_s for r in rows if r.event == "fast_retransmit"] == [pytest.approx(0.2 + S + F, abs=1e-12)]
+    assert res.completion_s == pytest.approx(0.3 + 2 * S + F, abs=1e-12)
+
+
+@pytest.mark.parametrize("n, drops", [(1, []), (10, []), (11, [10]), (20, [19]), (15, [3, 14])])
+def test_bare_fin_changes_nothing_without_a_hole_below_it_or_beyond_the_initial_window(n, drops):
+    # Without loss the transfer ends at the ACK of the last data byte, before the FIN's;
+    # from N = 11 the last data segment was still unsent at close, so the FIN rides on it.
+    a = run_transfer(PARAMS, size_packets=n, drops=drops, config=LINUX)
+    b = run_transfer(PARAMS, size_packets=n, drops=drops, config=NO_BARE)
+    assert a.completion_s == b.completion_s
+    assert a.delivered_s == b.delivered_s
+
+
+def test_bare_fin_is_never_dropped_and_draws_no_uniform():
+    # Random losses: the FIN draws nothing, so the data segments see the same uniforms with
+    # and without it, and a transfer without a lost data segment ends alike.
+    for seed in range(30):
+        a = run_transfer(PARAMS.replace(p=0.3), size_packets=3, config=LINUX, rng=seed)
+        b = run_transfer(PARAMS.replace(p=0.3), size_packets=3, config=NO_BARE, rng=seed)
+        assert a.first_transmissions_lost == b.first_transmissions_lost
+        if a.first_transmissions_lost == 0:
+            assert a.completion_s == b.completion_s
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 10, 11, 40])
+def test_bare_fin_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX)
+    _both_engines(PARAMS.replace(w0=2), n, LINUX)  # a bare FIN only where n <= 2
+
+
+def test_bare_fin_needs_the_sack_sender_and_a_fin():
+    with pytest.raises(ValueError, match="bare_fin"):
+        SimConfig(bare_fin=True)
+    with pytest.raises(ValueError, match="bare_fin"):
+        SimConfig(sender="sack", fin=False, bare_fin=True)
+    assert SimConfig.profile("linux", sender="rfc").bare_fin is False
+    assert SimConfig.profile("linux", fin=False).bare_fin is False

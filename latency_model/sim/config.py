@@ -114,6 +114,16 @@ class SimConfig:
         (RACK, with its reordering timer) replace RFC 6675's DupThresh / IsLost test, and
         a tail loss probe goes out after PTO (about 2 SRTT) instead of waiting for the RTO
         (see :mod:`latency_model.sim.sack`). Only with ``sender="sack"``. Default False.
+    bare_fin : bool
+        When every data segment leaves in the first flight (the write fits in the initial
+        window and the receiver window), the FIN follows as a separate bare segment: no
+        payload, never lost (the testbed drops no pure FIN), counted as one segment against
+        cwnd (Linux counts packets), SACKed by the receiver when it arrives above a hole, so
+        that RACK sees data sent before it as lost; the transfer still completes at the ACK
+        of the last data byte. Otherwise the FIN rides on the last data segment (``fin``).
+        Linux ``tcp_output.c`` ``tcp_send_fin``: the FIN joins the last queued skb only while that
+        skb is unsent, else a new FIN skb is queued. Only with ``sender="sack"`` and
+        ``fin``. Default False.
     handshake_rtt : bool
         The RFC 6298 estimator starts from the SYN / SYN-ACK exchange's RTT sample (the
         round trip plus the serialisation of a SYN and a SYN-ACK, each carrying
@@ -153,6 +163,7 @@ class SimConfig:
     prr: str = "ssrb"
     rack_tlp: bool = False
     handshake_rtt: bool = False
+    bare_fin: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -206,6 +217,11 @@ class SimConfig:
         if self.handshake_rtt and self.sender == "ns3":
             raise ValueError("handshake_rtt is for senders 'rfc' and 'sack' (the ns3 sender always "
                              "takes ns-3's SYN-ACK sample), got sender 'ns3'")
+        if not isinstance(self.bare_fin, bool):
+            raise ValueError(f"bare_fin must be True or False, got {self.bare_fin!r}")
+        if self.bare_fin and (self.sender != "sack" or not self.fin):
+            raise ValueError("bare_fin needs sender 'sack' and fin=True (a bare FIN is SACKed), got "
+                             f"sender {self.sender!r}, fin={self.fin!r}")
         check_stack(self.stack)
 
     @classmethod

@@ -107,6 +107,7 @@ def pack_params(params, size_bytes: int, config):
         P_PRR: _PRR[config.prr],
         P_RACK: int(config.sender == "sack" and config.rack_tlp),
         P_NSAMP0: getattr(snd, "rtt_samples", 0),
+        P_NDATA: snd.n_data,
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,

@@ -278,7 +278,7 @@ def sk_cumulative_ack(ack, now, acked, I, F, PI):
 def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     """A new cumulative ACK without RACK (``SackSender._new_sack_ack``)."""
     acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
-    if ack >= PI[P_N]:
+    if ack >= PI[P_NDATA]:
         finish(now, I, F)
         return
     if sk_cumulative_ack(ack, now, acked, I, F, PI):  # (B), (C)
@@ -563,7 +563,7 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     if acked_new:
         acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
         rk_tlp_process_ack(ack, flight_before, I, F, PI)
-        if ack >= PI[P_N]:
+        if ack >= PI[P_NDATA]:
             finish(now, I, F)
             return
         sk_cumulative_ack(ack, now, acked, I, F, PI)  # PRR's step comes with RACK's marks

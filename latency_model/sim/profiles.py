@@ -137,6 +137,11 @@ STACKS: dict[str, StackProfile] = {
             "quick_acks": (16, _LNX + "tcp_input.c tcp_enter_quickack_mode / tcp_incr_quickack: "
                            "TCP_MAX_QUICKACKS = 16 (fewer when rcv_wnd < 32 MSS)"),
             "fin": (True, "the application closes once the data is written"),
+            "bare_fin": (True, _LNX + "tcp_output.c tcp_send_fin (the FIN "
+                         "joins the last skb only while it is unsent, else a bare FIN skb is queued; "
+                         "tcp_output.c tcp_write_xmit sends it when tcp_cwnd_test admits one more "
+                         "packet), tcp_input.c tcp_sacktag_write_queue (its SACK), tcp_recovery.c "
+                         "tcp_rack_detect_loss (what was sent before it is lost one RTT + reo_wnd on)"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
@@ -230,8 +235,12 @@ def profile_config(name: str, base, **overrides):
     if overrides.get("sender", "sack") != "sack":  # PRR and RACK-TLP belong to the SACK sender
         if "rack_tlp" not in overrides:
             values["rack_tlp"] = False
+        if "bare_fin" not in overrides:  # a bare FIN matters through its SACK
+            values["bare_fin"] = False
         if "prr" not in overrides:
             values.pop("prr", None)
+    if overrides.get("fin") is False and "bare_fin" not in overrides:
+        values["bare_fin"] = False
     values.update(overrides)
     values["stack"] = name
     return base.replace(**values)

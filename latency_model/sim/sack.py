@@ -132,6 +132,13 @@ class SackSender(Sender):
 
     def __init__(self, queue, link, params, config, size_bytes: int) -> None:
         super().__init__(queue, link, params, config, size_bytes)
+        if config.bare_fin and size_bytes <= min(self.st.cwnd, self.rwnd_bytes):
+            # The whole write leaves in the first flight, so the FIN follows it as a bare
+            # segment n_data (Linux tcp_send_fin), one segment against cwnd.
+            self.n += 1
+            self.tx_count.append(0)
+            self.retransmitted.append(False)
+            self.sent_at.append(0.0)
         self.sacked = [False] * self.n
         self.high_sacked = 0      # one past the highest SACKed segment (HighSACK + 1)
         self.high_rxt = 0         # one past the highest segment retransmitted in recovery
@@ -325,7 +332,7 @@ class SackSender(Sender):
 
     def _new_sack_ack(self, ack: int, now: float, tsecr, delivered: int) -> None:
         acked = self._advance(ack, now, tsecr)
-        if ack >= self.n:
+        if ack >= self.n_data:
             self._finish(now, ack)
             return
         if self._cumulative_ack(ack, now, acked):  # (B), (C)
@@ -720,7 +727,7 @@ class SackSender(Sender):
         if acked_new:
             acked = self._advance(ack, now, tsecr)
             self._tlp_process_ack(ack, now, flight_before)  # before "done": visible in traces
-            if ack >= self.n:
+            if ack >= self.n_data:
                 self.rack_timer.cancel()
                 self._finish(now, ack)
                 self._busy = False

@@ -66,6 +66,7 @@ class Sender:
         self.mss = mss
         self.size = size_bytes
         self.n = -(-size_bytes // mss)
+        self.n_data = self.n  # data segments; n is one more with a bare FIN (SackSender)
         self.rule = params.rule
         self.st = params.rule.new_state(params.w0 * mss, params.w_ss * mss, mss)
         self.rwnd_bytes = params.rwnd * mss
@@ -118,7 +119,9 @@ class Sender:
     def _end(self, k: int) -> int:
         """Byte offset just past segment ``k - 1`` (bytes in segments 0..k-1)."""
         e = k * self.mss
-        return e if e < self.size else self.size
+        if e < self.size:
+            return e
+        return self.size if k <= self.n_data else self.size + self.mss  # a bare FIN: one MSS
 
     @property
     def acked_bytes(self) -> int:
@@ -159,8 +162,11 @@ class Sender:
         else:
             self._note("send", now, seg)
         self.sent_at[seg] = now
-        sent = (self.link.send_data(seg, self._seg_len(seg), now, now) if self.timestamps
-                else self.link.send_data(seg, self._seg_len(seg), now))
+        if seg >= self.n_data:  # a bare FIN: no payload, never dropped
+            sent = self.link.send_fin(seg, now, now if self.timestamps else None)
+        else:
+            sent = (self.link.send_data(seg, self._seg_len(seg), now, now) if self.timestamps
+                    else self.link.send_data(seg, self._seg_len(seg), now))
         if not sent and self.tx_count[seg] == 1:
             self.first_lost += 1
         if not self.timer.armed:  # RFC 6298 (5.1)
@@ -280,7 +286,7 @@ class Sender:
     def _new_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
         st = self.st
         acked = self._advance(ack, now, tsecr)
-        if ack >= self.n:
+        if ack >= self.n_data:
             self._finish(now, ack)
             return
         if self.in_recovery:

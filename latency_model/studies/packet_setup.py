@@ -108,4 +108,7 @@ def packet_differences(config) -> list[str]:
     if config.queue_packets is not None:
         out.append(f"its drop-tail buffer of {config.queue_packets} packets, where the model's link drops "
                    "nothing but the random losses")
+    if config.bare_fin:
+        out.append("its bare FIN after a write that fits in the initial window (SACKed above a lost "
+                   "tail), where the model's FIN rides on the last data segment")
     return out
