@@ -22,12 +22,15 @@ from latency_model.sim import OUT_FIELDS, SimConfig, run_many
 from latency_model.sim.transfer import run_transfer
 from latency_model.studies.packet_setup import packet_path
 
-SETUPS = {  # the linux profile without its bare FIN, which the packet model does not have
-    "linux": SimConfig.profile("linux", bare_fin=False),  # SACK, PRR-SSRB, RACK-TLP, timestamps
+# The linux profile without the three Linux mechanisms the packet model does not have (its
+# bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only).
+_MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False)
+SETUPS = {
+    "linux": SimConfig.profile("linux", **_MODELLED),  # SACK, PRR-SSRB, RACK-TLP, timestamps
     "linux-rfc-sender": SimConfig.profile("linux", sender="rfc"),  # timestamps, RFC sender
-    "sack": SimConfig.profile("linux", prr="off", rack_tlp=False, bare_fin=False),
-    "sack-prr": SimConfig.profile("linux", rack_tlp=False, bare_fin=False),
-    "sack-rack-tlp": SimConfig.profile("linux", prr="off", bare_fin=False),
+    "sack": SimConfig.profile("linux", prr="off", rack_tlp=False, **_MODELLED),
+    "sack-prr": SimConfig.profile("linux", rack_tlp=False, **_MODELLED),
+    "sack-rack-tlp": SimConfig.profile("linux", prr="off", **_MODELLED),
     "rfc-sack-crb": SimConfig(sender="sack", prr="crb"),  # Karn's rule, 1 s minimum RTO
     "rfc-sack-rack-tlp-prr": SimConfig(sender="sack", prr="ssrb", rack_tlp=True),
 }
@@ -184,8 +187,8 @@ def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     assert [r["expected_latency_s"] for r in doc["results"]] == pytest.approx(
         [r.expected_latency_s for r in want], rel=1e-12)
     assert doc["params"]["path"]["sender"] == "sack"
-    (bare,) = doc["not_followed"]  # the model's FIN rides on the last segment
-    assert "bare FIN" in bare
+    rack, lost, bare = doc["not_followed"]  # the model's RACK update and NextSeg are the RFCs', its FIN rides on data
+    assert "tcp_rack_advance" in rack and "marked-lost" in lost and "bare FIN" in bare
     code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
                                    "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",
                                    "--cache", str(tmp_path), "--json"])

@@ -157,3 +157,60 @@ def test_bare_fin_needs_the_sack_sender_and_a_fin():
         SimConfig(sender="sack", fin=False, bare_fin=True)
     assert SimConfig.profile("linux", sender="rfc").bare_fin is False
     assert SimConfig.profile("linux", fin=False).bare_fin is False
+
+
+# RACK's update on a SACKed retransmission ---------------------------------------------------
+
+def test_rack_advances_on_a_sacked_retransmission_as_linux_does():
+    # N = 3, segment 0 lost twice, segment 2 once; the bare FIN (slot 3) behind them. The
+    # SACKs of 1 and of the FIN (sent at 0) arm RACK's reordering timer for reo_wnd = r0 / 4
+    # from the FIN's SACK: at t1 = 0.1 + 3S + F + r0/4 segments 0 and 2 are marked lost and
+    # resent (0 at t1, lost again; 2 behind it). 2's SACK arrives at t1 + 2S + 0.1 and echoes
+    # TS.Recent = 0 (an out-of-order segment does not update it, RFC 7323 4.3). Linux
+    # (tcp_rack_advance) takes it: RTT 0.1 + 2S >= min_RTT = r0. RACK's segment is now 2's
+    # retransmission, sent with 0's at t1 but later in sequence, so 0's is lost at once
+    # (reo_wnd 0 in recovery): resent at t2 = t1 + 2S + 0.1, ACK 4 at t2 + S + 0.1. With
+    # RFC 8985's echo test the SACK is refused, nothing marks 0 again and the RTO repairs it.
+    drops = {0: 2, 2: 1}
+    res, rows = run_transfer(PARAMS, size_packets=3, drops=drops, config=LINUX, trace=True)
+    t1 = 0.1 + 3 * S + F + R0 / 4
+    t2 = t1 + 2 * S + 0.1
+    assert [(r.segment, r.time_s) for r in rows if r.event == "retransmit"] == [
+        (0, pytest.approx(t1, abs=1e-12)), (2, pytest.approx(t1 + 0.0, abs=1e-12)), (0, pytest.approx(t2, abs=1e-12))]
+    assert res.completion_s == pytest.approx(t2 + S + 0.1, abs=1e-12)
+    assert res.timeouts == 0
+    rfc = run_transfer(PARAMS, size_packets=3, drops=drops, config=LINUX.replace(rack_tsecr_test=True))
+    assert rfc.timeouts == 1 and rfc.completion_s > res.completion_s + 0.1
+
+
+@pytest.mark.parametrize("n", [3, 8, 20, 40])
+def test_rack_without_the_echo_test_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX)
+    _both_engines(PARAMS, n, LINUX.replace(bare_fin=False, handshake_rtt=False))
+
+
+# Retransmitting marked-lost segments only (no rescue) -----------------------------------------
+
+def test_no_rescue_retransmission_lets_a_later_sack_mark_the_hole():
+    # N = 20, segments 4 and 18 lost. Recovery for 4 sends new data as PRR allows: 18 at about
+    # 0.1 s, 19 (the last) at t19 (about 0.2 s). RFC 6675 then also resends 19 as the rescue
+    # (rule 4) when the ACKs for 5..17 arrive; no later SACK covers anything sent after 18,
+    # so 18 waits for the RTO. Linux resends only marked-lost segments: the SACK of the
+    # original 19, at t19 + S + 0.1, makes it RACK's segment and 18 (sent before it, more
+    # than RACK.rtt ago) is lost at once: resent then, ACK 20 one RTT and S later.
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=LINUX, trace=True)
+    (t19,) = [r.time_s for r in rows if r.event == "send" and r.segment == 19]
+    assert [(r.segment, r.time_s) for r in rows if r.event == "retransmit"] == [
+        (4, pytest.approx(0.1 + 8 * S, abs=1e-12)), (18, pytest.approx(t19 + S + 0.1, abs=1e-12))]
+    assert res.completion_s == pytest.approx(t19 + 2 * S + 0.2, abs=1e-12)
+    assert res.timeouts == 0
+    rfc = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=LINUX.replace(rxt_lost_only=False),
+                       trace=True)
+    rescue = [r.segment for r in rfc[1] if r.event == "retransmit"]
+    assert rescue[:2] == [4, 19] and rfc[0].timeouts == 1
+
+
+@pytest.mark.parametrize("n", [5, 20, 40])
+def test_rxt_lost_only_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX.replace(rack_tlp=False))  # IsLost instead of RACK's marks
+    _both_engines(PARAMS.replace(w0=3), n, LINUX)

@@ -168,8 +168,8 @@ _PINNED = [
     ("rfc", {}, TcpParams(p=0.1), 10, 3, "0x1.4cd54b208fc24p+1"),
     ("rfc", {}, TcpParams(p=0.1), 40, 2, "0x1.802a77a2ceccap+0"),
     ("rfc", {}, TcpParams(p=0.1), 40, 3, "0x1.acd8d518cba8ap+2"),
-    ("linux", {"handshake_rtt": False}, TcpParams(p=0.1, w0=10), 10, 1, "0x1.00536131f7089p-1"),
-    ("linux", {"handshake_rtt": False}, TcpParams(p=0.1, w0=10), 40, 3, "0x1.00234aa1e0278p+1"),
+    ("linux", {"handshake_rtt": False, "bare_fin": False, "rxt_lost_only": False}, TcpParams(p=0.1, w0=10), 10, 1, "0x1.00536131f7089p-1"),
+    ("linux", {"handshake_rtt": False, "bare_fin": False, "rxt_lost_only": False}, TcpParams(p=0.1, w0=10), 40, 3, "0x1.00234aa1e0278p+1"),
     ("rfc", {"rtt_sampling": "timestamps", "prr": "crb"}, TcpParams(p=0.2, dup_lt=2), 10, 2,
      "0x1.ccd81fe726144p+1"),
     ("rfc", {"rtt_sampling": "timestamps", "prr": "crb"}, TcpParams(p=0.2, dup_lt=2), 40, 2,
@@ -187,7 +187,7 @@ def test_rack_tlp_off_is_the_sack_sender_unchanged(stack, over, params, n, seed,
 
 @pytest.mark.parametrize("stack, over, params, expect", [
     ("rfc", {}, TcpParams(p=0.1), "0x1.8a494bd91c666p+7"),
-    ("linux", {"handshake_rtt": False}, TcpParams(p=0.1, w0=10), "0x1.612921811e662p+5"),
+    ("linux", {"handshake_rtt": False, "bare_fin": False, "rxt_lost_only": False}, TcpParams(p=0.1, w0=10), "0x1.612921811e662p+5"),
     ("rfc", {"rtt_sampling": "timestamps", "prr": "crb"}, TcpParams(p=0.2, dup_lt=2),
      "0x1.24d93b04b8cc5p+8"),
 ])

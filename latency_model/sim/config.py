@@ -114,6 +114,20 @@ class SimConfig:
         (RACK, with its reordering timer) replace RFC 6675's DupThresh / IsLost test, and
         a tail loss probe goes out after PTO (about 2 SRTT) instead of waiting for the RTO
         (see :mod:`latency_model.sim.sack`). Only with ``sender="sack"``. Default False.
+    rxt_lost_only : bool
+        In SACK recovery resend only segments marked lost (IsLost, or RACK's mark): RFC 6675
+        NextSeg's rules (3) (an unSACKed hole not yet deemed lost) and (4) (the rescue
+        retransmission) are off, as Linux ``tcp_output.c`` ``tcp_xmit_retransmit_queue``
+        (it walks the queue for ``TCPCB_LOST`` skbs, then new data). Only with
+        ``sender="sack"``. Default False (RFC 6675).
+    rack_tsecr_test : bool
+        RACK's update (RFC 8985 6.2 step 2) skips a SACKed or acknowledged retransmission
+        whose timestamp echo predates its last transmission, besides one resent less than
+        min_RTT ago. ``False``: only the min_RTT test, as Linux ``tcp_recovery.c``
+        ``tcp_rack_advance`` (an out-of-order segment does not update TS.Recent, so the SACK
+        of a retransmission echoes an older TSval and the RFC's test would refuse it: a
+        lost retransmission then waits for the RTO). Read only with ``rack_tlp`` and
+        timestamps. Default True.
     bare_fin : bool
         When every data segment leaves in the first flight (the write fits in the initial
         window and the receiver window), the FIN follows as a separate bare segment: no
@@ -164,6 +178,8 @@ class SimConfig:
     rack_tlp: bool = False
     handshake_rtt: bool = False
     bare_fin: bool = False
+    rack_tsecr_test: bool = True
+    rxt_lost_only: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -217,6 +233,12 @@ class SimConfig:
         if self.handshake_rtt and self.sender == "ns3":
             raise ValueError("handshake_rtt is for senders 'rfc' and 'sack' (the ns3 sender always "
                              "takes ns-3's SYN-ACK sample), got sender 'ns3'")
+        if not isinstance(self.rack_tsecr_test, bool):
+            raise ValueError(f"rack_tsecr_test must be True or False, got {self.rack_tsecr_test!r}")
+        if not isinstance(self.rxt_lost_only, bool):
+            raise ValueError(f"rxt_lost_only must be True or False, got {self.rxt_lost_only!r}")
+        if self.rxt_lost_only and self.sender != "sack":
+            raise ValueError(f"rxt_lost_only needs sender 'sack' (RFC 6675's NextSeg), got sender {self.sender!r}")
         if not isinstance(self.bare_fin, bool):
             raise ValueError(f"bare_fin must be True or False, got {self.bare_fin!r}")
         if self.bare_fin and (self.sender != "sack" or not self.fin):

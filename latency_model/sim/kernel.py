@@ -108,6 +108,8 @@ def pack_params(params, size_bytes: int, config):
         P_RACK: int(config.sender == "sack" and config.rack_tlp),
         P_NSAMP0: getattr(snd, "rtt_samples", 0),
         P_NDATA: snd.n_data,
+        P_RKTS: int(config.rack_tsecr_test),
+        P_LOSTONLY: int(config.rxt_lost_only),
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,

@@ -108,6 +108,8 @@ def sk_next_seg(I, PI, PF, S):
     if I[MAX] < PI[P_N] and (
             flight(I, PI) + seg_len(I[MAX], PI) <= PF[Q_RWNDB]):
         return I[MAX], 2
+    if PI[P_LOSTONLY] != 0:  # Linux: marked-lost segments and new data only
+        return -1, 0
     if first_hole >= 0:
         return first_hole, 3
     if I[RESCUE] < I[UNA]:
@@ -332,6 +334,8 @@ def rk_next_seg(I, PI, PF, S):
     if I[MAX] < PI[P_N] and (
             flight(I, PI) + seg_len(I[MAX], PI) <= PF[Q_RWNDB]):
         return I[MAX], 2
+    if PI[P_LOSTONLY] != 0:  # Linux: marked-lost segments and new data only
+        return -1, 0
     for s in range(I[HRXT] if I[HRXT] > I[UNA] else I[UNA], I[HSACK]):
         if S[S_SACKED, s] == 0 and S[S_RTXO, s] == 0:
             return s, 3
@@ -372,7 +376,7 @@ def rk_update(now, tsecr, I, F, S, SF, PI):
         k = S[S_NEW, i]
         ts = SF[SF_SENT, k]
         if S[S_RETX, k] != 0:
-            if PI[P_TS] != 0 and tsecr < ts:
+            if PI[P_TS] != 0 and PI[P_RKTS] != 0 and tsecr < ts:
                 continue
             if now - ts < F[MIN_RTT] - EPS_S:
                 continue

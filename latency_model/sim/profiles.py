@@ -107,10 +107,11 @@ STACKS: dict[str, StackProfile] = {
         "max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO 1 s, maximum 120 s, quick-ack mode "
         "for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 unless W0 is given, 52-byte "
         "headers (TCP timestamps option), SRTT and RACK's min_RTT from the handshake's RTT "
-        "sample. It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
+        "sample, a bare FIN after a write that fits in the initial window, Linux's RACK advance on a "
+        "SACKed retransmission, retransmissions of marked-lost segments only (no rescue). It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
         "(growth here is the chosen rule, Reno by default), slow start without an ABC cap, the "
-        "adaptive delayed-ACK timer (ato) and pacing; RFC 6675's rescue retransmission is kept, which Linux "
-        "does not implement.",
+        "adaptive delayed-ACK timer (ato), pacing, implicit Limited Transmit and the kernel's timer "
+        "granularity.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -142,6 +143,12 @@ STACKS: dict[str, StackProfile] = {
                          "tcp_output.c tcp_write_xmit sends it when tcp_cwnd_test admits one more "
                          "packet), tcp_input.c tcp_sacktag_write_queue (its SACK), tcp_recovery.c "
                          "tcp_rack_detect_loss (what was sent before it is lost one RTT + reo_wnd on)"),
+            "rxt_lost_only": (True, _LNX + "tcp_output.c tcp_xmit_retransmit_queue: only skbs "
+                              "marked TCPCB_LOST are retransmitted (no RFC 6675 NextSeg rules 3 and 4, "
+                              "no rescue retransmission)"),
+            "rack_tsecr_test": (False, _LNX + "tcp_recovery.c tcp_rack_advance: a SACKed "
+                                "retransmission is refused only when resent less than min_RTT ago "
+                                "(no timestamp-echo test)"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
@@ -237,6 +244,8 @@ def profile_config(name: str, base, **overrides):
             values["rack_tlp"] = False
         if "bare_fin" not in overrides:  # a bare FIN matters through its SACK
             values["bare_fin"] = False
+        if "rxt_lost_only" not in overrides:
+            values["rxt_lost_only"] = False
         if "prr" not in overrides:
             values.pop("prr", None)
     if overrides.get("fin") is False and "bare_fin" not in overrides:

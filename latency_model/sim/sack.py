@@ -150,6 +150,8 @@ class SackSender(Sender):
         self.recover_fs = 0
         self.pipe_log: list | None = None  # optional (time_s, pipe_bytes) per recovery ACK (tests)
         self.rack_tlp = config.rack_tlp
+        self.rack_tsecr_test = config.rack_tsecr_test
+        self.lost_only = config.rxt_lost_only
         self._busy = False  # inside an event handler (timers are settled at its end)
         self._sent_new = False  # a first transmission left during the current event
         if self.rack_tlp:
@@ -241,6 +243,8 @@ class SackSender(Sender):
         if self.snd_max < self.n and (
                 self._flight() + self._seg_len(self.snd_max) <= self._receiver_window()):
             return self.snd_max, 2
+        if self.lost_only:  # Linux: marked-lost segments and new data only
+            return -1, 0
         if first_hole >= 0:
             return first_hole, 3
         if self.rescue_rxt < self.snd_una:  # rule (4), once per recovery
@@ -506,6 +510,8 @@ class SackSender(Sender):
         if self.snd_max < self.n and (
                 self._flight() + self._seg_len(self.snd_max) <= self._receiver_window()):
             return self.snd_max, 2
+        if self.lost_only:  # Linux: marked-lost segments and new data only
+            return -1, 0
         for s in range(max(self.high_rxt, self.snd_una), self.high_sacked):
             if not sacked[s] and not rtx[s]:
                 return s, 3
@@ -533,7 +539,7 @@ class SackSender(Sender):
         for k in delivered:
             ts = sent_at[k]
             if retx[k]:  # step 2: not an ACK of the last (re)transmission?
-                if self.timestamps and tsecr is not None and tsecr < ts:
+                if self.rack_tsecr_test and self.timestamps and tsecr is not None and tsecr < ts:
                     continue
                 if now - ts < self.min_rtt - _EPS_S:  # an RTT equal to min_RTT is valid
                     continue

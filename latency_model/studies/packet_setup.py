@@ -108,6 +108,12 @@ def packet_differences(config) -> list[str]:
     if config.queue_packets is not None:
         out.append(f"its drop-tail buffer of {config.queue_packets} packets, where the model's link drops "
                    "nothing but the random losses")
+    if config.rack_tlp and config.rtt_sampling == "timestamps" and not config.rack_tsecr_test:
+        out.append("its RACK update without the timestamp-echo test (Linux tcp_rack_advance), where the "
+                   "model skips a SACKed retransmission whose echo predates it (RFC 8985 6.2)")
+    if config.rxt_lost_only:
+        out.append("its retransmission of marked-lost segments only (Linux tcp_xmit_retransmit_queue), "
+                   "where the model follows all of RFC 6675's NextSeg, rescue included")
     if config.bare_fin:
         out.append("its bare FIN after a write that fits in the initial window (SACKed above a lost "
                    "tail), where the model's FIN rides on the last data segment")
