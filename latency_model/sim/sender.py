@@ -125,8 +125,9 @@ class Sender:
 
     @property
     def acked_bytes(self) -> int:
-        """Bytes cumulatively acknowledged so far (goodput of a censored flow)."""
-        return self._end(self.snd_una)
+        """Bytes cumulatively acknowledged so far (goodput of a censored flow; a bare FIN
+        carries none)."""
+        return min(self._end(self.snd_una), self.size)
 
     def _seg_len(self, k: int) -> int:
         return self._end(k + 1) - k * self.mss
