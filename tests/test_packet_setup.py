@@ -40,10 +40,11 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
         (only,) = packet_differences(cfg)
         assert says in only
     assert packet_differences(SimConfig.profile("ns3")) == []  # its sender and timer: PathConfig.sender
-    rack, lost, bare = packet_differences(SimConfig.profile("linux"))  # PathConfig sender "sack", timestamps
-    assert "tcp_rack_advance" in rack and "marked-lost" in lost and "bare FIN" in bare  # not these of Linux's
+    rack, lt, lost, bare = packet_differences(SimConfig.profile("linux"))  # PathConfig sender "sack", timestamps
+    assert "tcp_rack_advance" in rack and "implicit Limited" in lt  # not these of Linux's
+    assert "marked-lost" in lost and "bare FIN" in bare
     assert packet_differences(SimConfig.profile("linux", bare_fin=False, rack_tsecr_test=True,
-                                                rxt_lost_only=False)) == []
+                                                rxt_lost_only=False, implicit_lt=False)) == []
     assert packet_differences(SimConfig.profile("linux", sender="rfc")) == []
     with pytest.raises(ValueError, match="config must be a SimConfig"):
         packet_differences({"sender": "rfc"})

@@ -197,14 +197,16 @@ def test_no_rescue_retransmission_lets_a_later_sack_mark_the_hole():
     # (rule 4) when the ACKs for 5..17 arrive; no later SACK covers anything sent after 18,
     # so 18 waits for the RTO. Linux resends only marked-lost segments: the SACK of the
     # original 19, at t19 + S + 0.1, makes it RACK's segment and 18 (sent before it, more
-    # than RACK.rtt ago) is lost at once: resent then, ACK 20 one RTT and S later.
-    res, rows = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=LINUX, trace=True)
+    # than RACK.rtt ago) is lost at once: resent then, ACK 20 one RTT and S later. (Without
+    # implicit Limited Transmit, which would send 19 with 18 already.)
+    cfg = LINUX.replace(implicit_lt=False)
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=cfg, trace=True)
     (t19,) = [r.time_s for r in rows if r.event == "send" and r.segment == 19]
     assert [(r.segment, r.time_s) for r in rows if r.event == "retransmit"] == [
         (4, pytest.approx(0.1 + 8 * S, abs=1e-12)), (18, pytest.approx(t19 + S + 0.1, abs=1e-12))]
     assert res.completion_s == pytest.approx(t19 + 2 * S + 0.2, abs=1e-12)
     assert res.timeouts == 0
-    rfc = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=LINUX.replace(rxt_lost_only=False),
+    rfc = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=cfg.replace(rxt_lost_only=False),
                        trace=True)
     rescue = [r.segment for r in rfc[1] if r.event == "retransmit"]
     assert rescue[:2] == [4, 19] and rfc[0].timeouts == 1
@@ -214,3 +216,28 @@ def test_no_rescue_retransmission_lets_a_later_sack_mark_the_hole():
 def test_rxt_lost_only_both_engines_agree(n):
     _both_engines(PARAMS, n, LINUX.replace(rack_tlp=False))  # IsLost instead of RACK's marks
     _both_engines(PARAMS.replace(w0=3), n, LINUX)
+
+
+# Implicit Limited Transmit ---------------------------------------------------------------------
+
+def test_implicit_limited_transmit_sends_on_every_duplicate_ack():
+    # N = 20, W0 = 10, segment 4 lost. ACKs 1-4 (at 0.1 + kS, k = 1..4) grow cwnd to 14 MSS
+    # and send 10-17. The SACKs of 5 and 6 (0.1 + 6S, 0.1 + 7S) each free one segment of
+    # the pipe (14 outstanding, SACKed ones out of it): 18 and 19 leave then, as in Linux
+    # (tcp_packets_in_flight); without Limited Transmit they wait for the recovery. The SACK
+    # of 7 (0.1 + 8S) is the third: reo_wnd 0 and 4 (sent at 4S) is lost, resent behind 19
+    # on the link (it leaves at 0.1 + 11S), arrives at 0.15 + 12S after 10-19 and the ACK
+    # for all 20 returns at 0.2 + 12S. Kernel: 0.2007 s (single_loss.csv).
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[4], config=LINUX, trace=True)
+    assert [(r.segment, r.time_s) for r in rows if r.event == "send" and r.segment >= 18] == [
+        (18, pytest.approx(0.1 + 6 * S, abs=1e-12)), (19, pytest.approx(0.1 + 7 * S, abs=1e-12))]
+    assert [r.time_s for r in rows if r.event == "fast_retransmit"] == [pytest.approx(0.1 + 8 * S, abs=1e-12)]
+    assert res.completion_s == pytest.approx(0.2 + 12 * S, abs=1e-12)
+    old = run_transfer(PARAMS, size_packets=20, drops=[4], config=LINUX.replace(implicit_lt=False))
+    assert old.completion_s > res.completion_s + 0.09  # one more RTT
+
+
+@pytest.mark.parametrize("n", [12, 20, 40])
+def test_implicit_lt_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX)
+    _both_engines(PARAMS, n, LINUX.replace(rack_tlp=False))

@@ -114,6 +114,14 @@ class SimConfig:
         (RACK, with its reordering timer) replace RFC 6675's DupThresh / IsLost test, and
         a tail loss probe goes out after PTO (about 2 SRTT) instead of waiting for the RTO
         (see :mod:`latency_model.sim.sack`). Only with ``sender="sack"``. Default False.
+    implicit_lt : bool
+        Limited Transmit as Linux has it implicitly: SACKed segments leave the packets in
+        flight (``include/net/tcp.h`` ``tcp_packets_in_flight``), so on *every* duplicate
+        ACK before recovery new data leaves while cwnd - pipe >= 1 SMSS (RFC 6675 Section 5
+        step 3 without the RFC 3042 bound of ``dup_lt``; ``tcp_output.c`` ``tcp_cwnd_test``).
+        The data so sent is left out of the FlightSize that sets ssthresh, as RFC 3042's
+        (RFC 5681 3.2 step 2). Only with ``sender="sack"``; it replaces ``dup_lt`` and
+        ``lt_mode`` there. Default False.
     rxt_lost_only : bool
         In SACK recovery resend only segments marked lost (IsLost, or RACK's mark): RFC 6675
         NextSeg's rules (3) (an unSACKed hole not yet deemed lost) and (4) (the rescue
@@ -180,6 +188,7 @@ class SimConfig:
     bare_fin: bool = False
     rack_tsecr_test: bool = True
     rxt_lost_only: bool = False
+    implicit_lt: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -235,6 +244,11 @@ class SimConfig:
                              "takes ns-3's SYN-ACK sample), got sender 'ns3'")
         if not isinstance(self.rack_tsecr_test, bool):
             raise ValueError(f"rack_tsecr_test must be True or False, got {self.rack_tsecr_test!r}")
+        if not isinstance(self.implicit_lt, bool):
+            raise ValueError(f"implicit_lt must be True or False, got {self.implicit_lt!r}")
+        if self.implicit_lt and self.sender != "sack":
+            raise ValueError(f"implicit_lt needs sender 'sack' (SACKed segments leave the pipe), got sender "
+                             f"{self.sender!r}")
         if not isinstance(self.rxt_lost_only, bool):
             raise ValueError(f"rxt_lost_only must be True or False, got {self.rxt_lost_only!r}")
         if self.rxt_lost_only and self.sender != "sack":

@@ -108,10 +108,10 @@ STACKS: dict[str, StackProfile] = {
         "for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 unless W0 is given, 52-byte "
         "headers (TCP timestamps option), SRTT and RACK's min_RTT from the handshake's RTT "
         "sample, a bare FIN after a write that fits in the initial window, Linux's RACK advance on a "
-        "SACKed retransmission, retransmissions of marked-lost segments only (no rescue). It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
+        "SACKed retransmission, retransmissions of marked-lost segments only (no rescue), implicit Limited "
+        "Transmit. It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
         "(growth here is the chosen rule, Reno by default), slow start without an ABC cap, the "
-        "adaptive delayed-ACK timer (ato), pacing, implicit Limited Transmit and the kernel's timer "
-        "granularity.",
+        "adaptive delayed-ACK timer (ato), pacing and the kernel's timer granularity.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -143,6 +143,9 @@ STACKS: dict[str, StackProfile] = {
                          "tcp_output.c tcp_write_xmit sends it when tcp_cwnd_test admits one more "
                          "packet), tcp_input.c tcp_sacktag_write_queue (its SACK), tcp_recovery.c "
                          "tcp_rack_detect_loss (what was sent before it is lost one RTT + reo_wnd on)"),
+            "implicit_lt": (True, "include/net/tcp.h tcp_packets_in_flight (packets_out - sacked_out - "
+                            "lost_out + retrans_out), " + _LNX + "tcp_output.c tcp_cwnd_test / "
+                            "tcp_write_xmit: new data on every duplicate ACK while in_flight < cwnd"),
             "rxt_lost_only": (True, _LNX + "tcp_output.c tcp_xmit_retransmit_queue: only skbs "
                               "marked TCPCB_LOST are retransmitted (no RFC 6675 NextSeg rules 3 and 4, "
                               "no rescue retransmission)"),
@@ -246,6 +249,8 @@ def profile_config(name: str, base, **overrides):
             values["bare_fin"] = False
         if "rxt_lost_only" not in overrides:
             values["rxt_lost_only"] = False
+        if "implicit_lt" not in overrides:
+            values["implicit_lt"] = False
         if "prr" not in overrides:
             values.pop("prr", None)
     if overrides.get("fin") is False and "bare_fin" not in overrides:

@@ -152,6 +152,8 @@ class SackSender(Sender):
         self.rack_tlp = config.rack_tlp
         self.rack_tsecr_test = config.rack_tsecr_test
         self.lost_only = config.rxt_lost_only
+        if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
+            self.lt_lo, self.lt_hi = 1, self.n
         self._busy = False  # inside an event handler (timers are settled at its end)
         self._sent_new = False  # a first transmission left during the current event
         if self.rack_tlp:

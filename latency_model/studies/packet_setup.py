@@ -111,6 +111,9 @@ def packet_differences(config) -> list[str]:
     if config.rack_tlp and config.rtt_sampling == "timestamps" and not config.rack_tsecr_test:
         out.append("its RACK update without the timestamp-echo test (Linux tcp_rack_advance), where the "
                    "model skips a SACKed retransmission whose echo predates it (RFC 8985 6.2)")
+    if config.implicit_lt:
+        out.append("its implicit Limited Transmit (Linux tcp_packets_in_flight), where the model sends "
+                   "on duplicate ACKs 1..dup_lt only")
     if config.rxt_lost_only:
         out.append("its retransmission of marked-lost segments only (Linux tcp_xmit_retransmit_queue), "
                    "where the model follows all of RFC 6675's NextSeg, rescue included")
