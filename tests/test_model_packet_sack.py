@@ -22,12 +22,15 @@ from latency_model.sim import OUT_FIELDS, SimConfig, run_many
 from latency_model.sim.transfer import run_transfer
 from latency_model.studies.packet_setup import packet_path
 
+# The linux profile without the four Linux mechanisms the packet model does not have (its
+# bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT).
+_MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False)
 SETUPS = {
-    "linux": SimConfig.profile("linux"),  # SACK, PRR-SSRB, RACK-TLP, timestamps
+    "linux": SimConfig.profile("linux", **_MODELLED),  # SACK, PRR-SSRB, RACK-TLP, timestamps
     "linux-rfc-sender": SimConfig.profile("linux", sender="rfc"),  # timestamps, RFC sender
-    "sack": SimConfig.profile("linux", prr="off", rack_tlp=False),
-    "sack-prr": SimConfig.profile("linux", rack_tlp=False),
-    "sack-rack-tlp": SimConfig.profile("linux", prr="off"),
+    "sack": SimConfig.profile("linux", prr="off", rack_tlp=False, **_MODELLED),
+    "sack-prr": SimConfig.profile("linux", rack_tlp=False, **_MODELLED),
+    "sack-rack-tlp": SimConfig.profile("linux", prr="off", **_MODELLED),
     "rfc-sack-crb": SimConfig(sender="sack", prr="crb"),  # Karn's rule, 1 s minimum RTO
     "rfc-sack-rack-tlp-prr": SimConfig(sender="sack", prr="ssrb", rack_tlp=True),
 }
@@ -183,7 +186,9 @@ def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     want = PM.expected_latency(TcpParams(p=0.1, b=2, w0=10), size_packets=[1, 3], path=path)
     assert [r["expected_latency_s"] for r in doc["results"]] == pytest.approx(
         [r.expected_latency_s for r in want], rel=1e-12)
-    assert doc["not_followed"] == [] and doc["params"]["path"]["sender"] == "sack"
+    assert doc["params"]["path"]["sender"] == "sack"
+    rack, lt, lost, bare = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN rides on data
+    assert "tcp_rack_advance" in rack and "implicit Limited" in lt and "marked-lost" in lost and "bare FIN" in bare
     code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
                                    "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",
                                    "--cache", str(tmp_path), "--json"])

@@ -21,7 +21,7 @@ def test_the_options_are_the_simulated_link_and_timers():
                              sender="ns3")
     linux = packet_options(SimConfig.profile("linux"))["path"]
     timers = dict(header_bytes=52, delack_timeout_s=0.04, min_rto_s=0.2, initial_rto_s=1.0, max_rto_s=120.0,
-                  quick_acks=16, clock_granularity_s=0.2, timestamps=True)
+                  quick_acks=16, clock_granularity_s=0.2, timestamps=True, handshake_rtt=True)
     assert linux == PathConfig(sender="sack", prr="ssrb", rack_tlp=True, **timers)
     assert packet_path(SimConfig.profile("linux", sender="rfc")) == PathConfig(**timers)
     assert packet_path(SimConfig(sender="sack", prr="crb")) == PathConfig(sender="sack", prr="crb")
@@ -40,7 +40,11 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
         (only,) = packet_differences(cfg)
         assert says in only
     assert packet_differences(SimConfig.profile("ns3")) == []  # its sender and timer: PathConfig.sender
-    assert packet_differences(SimConfig.profile("linux")) == []  # PathConfig sender "sack", timestamps
+    rack, lt, lost, bare = packet_differences(SimConfig.profile("linux"))  # PathConfig sender "sack", timestamps
+    assert "tcp_rack_advance" in rack and "implicit Limited" in lt  # not these of Linux's
+    assert "marked-lost" in lost and "bare FIN" in bare
+    assert packet_differences(SimConfig.profile("linux", bare_fin=False, rack_tsecr_test=True,
+                                                rxt_lost_only=False, implicit_lt=False)) == []
     assert packet_differences(SimConfig.profile("linux", sender="rfc")) == []
     with pytest.raises(ValueError, match="config must be a SimConfig"):
         packet_differences({"sender": "rfc"})

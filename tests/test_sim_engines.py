@@ -43,6 +43,7 @@ scenario = st.fixed_dictionaries({
     "fin": st.booleans(),
     "rtt_sampling": st.sampled_from(["karn", "timestamps"]),
     "delack": st.sampled_from([0.2, 0.04]),
+    "handshake_rtt": st.booleans(),
 })
 
 
@@ -54,7 +55,7 @@ def build(sc):
         sc["variant"])
     config = SimConfig(rto_rule=sc["rto_rule"], lt_mode=sc["lt_mode"], p_ack=sc["p_ack"],
                        quick_acks=sc["quick_acks"], fin=sc["fin"], rtt_sampling=sc["rtt_sampling"],
-                       delack_timeout_s=sc["delack"])
+                       delack_timeout_s=sc["delack"], handshake_rtt=sc["handshake_rtt"])
     return params, config
 
 

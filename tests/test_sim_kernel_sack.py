@@ -41,6 +41,11 @@ scenario = st.fixed_dictionaries({
     "header": st.sampled_from([40, 42]),
     "lt_mode": st.sampled_from(["rfc3042", "paper"]),
     "rto_rule": st.sampled_from(["rfc6298", "rfc6298", "paper"]),
+    "handshake_rtt": st.booleans(),
+    "bare_fin": st.booleans(),
+    "rack_tsecr_test": st.booleans(),
+    "rxt_lost_only": st.booleans(),
+    "implicit_lt": st.booleans(),
     "abc_l": st.sampled_from([None, None, 2]),
     # A small receiver window and an early ssthresh now and then (rule (2) of NextSeg
     # refused, congestion avoidance).
@@ -62,7 +67,9 @@ def test_sack_kernel_matches_reference_bit_for_bit(sc):
                        rtt_sampling=sc["rtt_sampling"],
                        quick_acks=sc["quick_acks"], fin=sc["fin"], p_ack=sc["p_ack"],
                        header_bytes=sc["header"], lt_mode=sc["lt_mode"],
-                       rto_rule=sc["rto_rule"])
+                       rto_rule=sc["rto_rule"], handshake_rtt=sc["handshake_rtt"],
+                       bare_fin=sc["bare_fin"] and sc["fin"], rack_tsecr_test=sc["rack_tsecr_test"],
+                       rxt_lost_only=sc["rxt_lost_only"], implicit_lt=sc["implicit_lt"])
     size = (sc["n"] - 1) * MSS + sc["last"]
     children = np.random.SeedSequence(sc["seed"]).spawn(4)
     ref = reference(params, size, config, children)

@@ -36,13 +36,13 @@ class _Const:
 
     __slots__ = ("n", "size", "mss", "last_len", "rwnd", "b", "dup_t", "lt_lo", "lt_hi",
                  "tail", "er", "d", "ser", "ser_last", "delack", "min_rto", "max_rto",
-                 "init_rto", "fin", "quick", "g", "collapse", "fixed", "ns3", "srtt0",
+                 "init_rto", "fin", "quick", "g", "collapse", "fixed", "ns3", "srtt0", "hs",
                  "sack", "prr", "rack", "ts", "ext", "xs")
 
     def __init__(self, *, size_bytes, mss, rwnd_packets, b, dup_t, dup_lt, tail, er, d,
                  ser_per_byte, header, delack, min_rto, max_rto, init_rto, fin, quick_acks=0,
                  clock_granularity=0.0, backoff_collapses=False, fixed_rto=0.0, sender="rfc",
-                 prr="off", rack_tlp=False, timestamps=False, extension=None):
+                 prr="off", rack_tlp=False, timestamps=False, handshake_rtt=False, extension=None):
         self.size = int(size_bytes)
         self.mss = int(mss)
         self.n = -(-self.size // self.mss)
@@ -77,6 +77,11 @@ class _Const:
         # serialisation (4 option bytes beyond the header, sim/ns3.py _SYN_BYTES)
         self.ns3 = sender == "ns3"
         self.srtt0 = 2.0 * self.d + 2.0 * (4 + header) * ser_per_byte if self.ns3 else -1.0
+        # the handshake's sample for the other senders (sim SimConfig.handshake_rtt: SYN and
+        # SYN-ACK with 8 option bytes beyond the header, config.SYN_OPTION_BYTES)
+        self.hs = bool(handshake_rtt) and not self.ns3 and self.fixed <= 0.0
+        if self.hs:
+            self.srtt0 = 2.0 * self.d + 2.0 * (8 + header) * ser_per_byte
         # the SACK sender (RFC 6675, PRR "off", "ssrb" or "crb", RACK-TLP; _packet_sack) and
         # RFC 7323 timestamps: their segments carry TSval, their ACKs (ack, TSecr, blocks)
         self.sack = sender == "sack"
@@ -211,7 +216,7 @@ def initial_state(c: _Const, w0_packets: float, w_ss_packets: float) -> _State:
     s.srtt = -1.0
     s.rttvar = 0.0
     s.rto_above_min = False
-    if c.ns3:  # the SYN-ACK's sample (ns-3 EstimateRtt on the handshake)
+    if c.ns3 or c.hs:  # the SYN-ACK's sample (ns-3 EstimateRtt; Linux tcp_ack_update_rtt)
         s.srtt = c.srtt0
         s.rttvar = c.srtt0 / 2.0
         _rto_from_estimator(c, s)

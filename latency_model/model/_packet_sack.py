@@ -183,7 +183,7 @@ def init_ext(c, s) -> None:
     s.rx_rtt = 0.0         # RACK.rtt, seconds
     s.fack = 0             # RACK.fack
     s.reord = False        # RACK.reord
-    s.min_rtt = math.inf   # RACK.min_RTT, seconds
+    s.min_rtt = c.srtt0 if c.hs and c.rack else math.inf  # RACK.min_RTT, seconds
     s.rmode = 0            # the RACK timer's purpose (REO, TLP)
     s.tlp_end = -1         # TLP.end_seq, -1 no probe outstanding
     s.tlp_rtx = False      # TLP.is_retrans

@@ -146,6 +146,11 @@ class PathConfig:
         RFC 7323 timestamps: every new ACK gives the RTT sample now - TSecr, a
         retransmission's too (Linux's default). Not with ``sender="ns3"``, which has its
         own sampling. Default False (Karn's rule).
+    handshake_rtt : bool
+        The estimator (and RACK's min_RTT) starts from the SYN / SYN-ACK exchange's sample,
+        2 d plus two serialisations of the header + 8 option bytes (the simulator's
+        ``SimConfig.handshake_rtt``, the linux profile's). Not with ``sender="ns3"``, which
+        takes its own. Default False.
     """
 
     link_rate_bps: float = 100e6
@@ -164,6 +169,7 @@ class PathConfig:
     prr: str = "off"
     rack_tlp: bool = False
     timestamps: bool = False
+    handshake_rtt: bool = False
 
     def __post_init__(self) -> None:
         check_real("link_rate_bps", self.link_rate_bps, low=0.0, low_open=True)
@@ -178,7 +184,7 @@ class PathConfig:
             raise ValueError(f"fin must be True or False, got {self.fin!r}")
         check_int("quick_acks", self.quick_acks, low=0)
         check_real("clock_granularity_s", self.clock_granularity_s, low=0.0)
-        for name in ("backoff_collapses", "fixed_rto", "rack_tlp", "timestamps"):
+        for name in ("backoff_collapses", "fixed_rto", "rack_tlp", "timestamps", "handshake_rtt"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         check_choice("sender", self.sender, SENDERS)
@@ -188,6 +194,8 @@ class PathConfig:
         if self.sender != "sack" and (self.prr != "off" or self.rack_tlp):
             raise ValueError(f"prr and rack_tlp need sender 'sack', got sender {self.sender!r} "
                              f"with prr {self.prr!r}, rack_tlp {self.rack_tlp}")
+        if self.sender == "ns3" and self.handshake_rtt:
+            raise ValueError("sender 'ns3' takes ns-3's SYN-ACK sample: handshake_rtt must be False")
         if self.sender == "ns3" and self.timestamps:
             raise ValueError("sender 'ns3' samples RTTs as ns-3 does: timestamps must be False")
 
@@ -295,7 +303,7 @@ def _const(params: TcpParams, size_bytes: int, path: PathConfig, serial: bool) -
         quick_acks=path.quick_acks, clock_granularity=path.clock_granularity_s,
         backoff_collapses=path.backoff_collapses, fixed_rto=params.rto if path.fixed_rto else 0.0,
         sender=path.sender, prr=path.prr, rack_tlp=path.rack_tlp, timestamps=path.timestamps,
-        extension=XS)
+        handshake_rtt=path.handshake_rtt, extension=XS)
 
 
 def _start(c: E._Const, params: TcpParams) -> tuple[E._State, float]:

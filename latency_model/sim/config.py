@@ -16,7 +16,12 @@ from ..params import MAX_MSS_BYTES, MAX_SECONDS
 from .profiles import check_stack, profile_config
 
 __all__ = ["SimConfig", "RTO_RULES", "LT_MODES", "SENDERS", "RTT_SAMPLING", "PRR_MODES",
-           "pipe_config"]
+           "pipe_config", "SYN_OPTION_BYTES"]
+
+SYN_OPTION_BYTES = 8
+"""Option bytes a SYN and a SYN-ACK carry beyond a data segment's header, when they are
+Linux's (MSS 4 + SACK-permitted 2 + timestamps 10 + NOP and window scale 4 = 20 bytes of
+options, against the data's 12 of timestamps): read with ``header_bytes`` = 52."""
 
 RTO_RULES = ("rfc6298", "paper")
 """``"rfc6298"``: SRTT/RTTVAR estimator with back-off (RFC 6298); ``"paper"``: the
@@ -110,6 +115,47 @@ class SimConfig:
         (RACK, with its reordering timer) replace RFC 6675's DupThresh / IsLost test, and
         a tail loss probe goes out after PTO (about 2 SRTT) instead of waiting for the RTO
         (see :mod:`latency_model.sim.sack`). Only with ``sender="sack"``. Default False.
+    implicit_lt : bool
+        Limited Transmit as Linux has it implicitly: SACKed segments leave the packets in
+        flight (``include/net/tcp.h`` ``tcp_packets_in_flight``), so on *every* duplicate
+        ACK before recovery new data leaves while cwnd - pipe >= 1 SMSS (RFC 6675 Section 5
+        step 3 without the RFC 3042 bound of ``dup_lt``; ``tcp_output.c`` ``tcp_cwnd_test``).
+        The data so sent is left out of the FlightSize that sets ssthresh, as RFC 3042's
+        (RFC 5681 3.2 step 2). Only with ``sender="sack"``; it replaces ``dup_lt`` and
+        ``lt_mode`` there. Default False.
+    rxt_lost_only : bool
+        In SACK recovery resend only segments marked lost (IsLost, or RACK's mark): RFC 6675
+        NextSeg's rules (3) (an unSACKed hole not yet deemed lost) and (4) (the rescue
+        retransmission) are off, as Linux ``tcp_output.c`` ``tcp_xmit_retransmit_queue``
+        (it walks the queue for ``TCPCB_LOST`` skbs, then new data). Only with
+        ``sender="sack"``. Default False (RFC 6675).
+    rack_tsecr_test : bool
+        RACK's update (RFC 8985 6.2 step 2) skips a SACKed or acknowledged retransmission
+        whose timestamp echo predates its last transmission, besides one resent less than
+        min_RTT ago. ``False``: only the min_RTT test, as Linux ``tcp_recovery.c``
+        ``tcp_rack_advance`` (an out-of-order segment does not update TS.Recent, so the SACK
+        of a retransmission echoes an older TSval and the RFC's test would refuse it: a
+        lost retransmission then waits for the RTO). Read only with ``rack_tlp`` and
+        timestamps. Default True.
+    bare_fin : bool
+        When every data segment leaves in the first flight (the write fits in the initial
+        window and the receiver window), the FIN follows as a separate bare segment: no
+        payload, never lost (the testbed drops no pure FIN), counted as one segment against
+        cwnd (Linux counts packets), SACKed by the receiver when it arrives above a hole, so
+        that RACK sees data sent before it as lost; the transfer still completes at the ACK
+        of the last data byte. Otherwise the FIN rides on the last data segment (``fin``).
+        Linux ``tcp_output.c`` ``tcp_send_fin``: the FIN joins the last queued skb only while that
+        skb is unsent, else a new FIN skb is queued. Only with ``sender="sack"`` and
+        ``fin``. Default False.
+    handshake_rtt : bool
+        The RFC 6298 estimator starts from the SYN / SYN-ACK exchange's RTT sample (the
+        round trip plus the serialisation of a SYN and a SYN-ACK, each carrying
+        :data:`SYN_OPTION_BYTES` of options beyond the data's header), so the first RTO and
+        the first probe timeout follow it instead of ``initial_rto_s`` and RACK has its
+        min_RTT from the start (Linux ``tcp_input.c`` ``tcp_ack_update_rtt`` on the
+        SYN-ACK, ``tcp_synack_rtt_meas`` on the passive side). Not with ``sender="ns3"``,
+        whose SYN-ACK sample is part of that sender. Default False (RFC 6298 (2.1): no
+        sample before the first data segment's ACK).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -139,6 +185,11 @@ class SimConfig:
     fin: bool = True
     prr: str = "ssrb"
     rack_tlp: bool = False
+    handshake_rtt: bool = False
+    bare_fin: bool = False
+    rack_tsecr_test: bool = True
+    rxt_lost_only: bool = False
+    implicit_lt: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -187,6 +238,27 @@ class SimConfig:
         if self.rack_tlp and self.sender != "sack":
             raise ValueError("rack_tlp needs sender 'sack' (RACK-TLP infers losses from SACK "
                              f"information, RFC 8985), got sender {self.sender!r}")
+        if not isinstance(self.handshake_rtt, bool):
+            raise ValueError(f"handshake_rtt must be True or False, got {self.handshake_rtt!r}")
+        if self.handshake_rtt and self.sender == "ns3":
+            raise ValueError("handshake_rtt is for senders 'rfc' and 'sack' (the ns3 sender always "
+                             "takes ns-3's SYN-ACK sample), got sender 'ns3'")
+        if not isinstance(self.rack_tsecr_test, bool):
+            raise ValueError(f"rack_tsecr_test must be True or False, got {self.rack_tsecr_test!r}")
+        if not isinstance(self.implicit_lt, bool):
+            raise ValueError(f"implicit_lt must be True or False, got {self.implicit_lt!r}")
+        if self.implicit_lt and self.sender != "sack":
+            raise ValueError(f"implicit_lt needs sender 'sack' (SACKed segments leave the pipe), got sender "
+                             f"{self.sender!r}")
+        if not isinstance(self.rxt_lost_only, bool):
+            raise ValueError(f"rxt_lost_only must be True or False, got {self.rxt_lost_only!r}")
+        if self.rxt_lost_only and self.sender != "sack":
+            raise ValueError(f"rxt_lost_only needs sender 'sack' (RFC 6675's NextSeg), got sender {self.sender!r}")
+        if not isinstance(self.bare_fin, bool):
+            raise ValueError(f"bare_fin must be True or False, got {self.bare_fin!r}")
+        if self.bare_fin and (self.sender != "sack" or not self.fin):
+            raise ValueError("bare_fin needs sender 'sack' and fin=True (a bare FIN is SACKed), got "
+                             f"sender {self.sender!r}, fin={self.fin!r}")
         check_stack(self.stack)
 
     @classmethod
@@ -229,6 +301,11 @@ class SimConfig:
         if self.lt_mode == "rfc3042":
             return 1, dup_lt
         return dup_lt, dup_t - 1
+
+    def handshake_rtt_s(self, rtt_s: float) -> float:
+        """RTT sample of the SYN / SYN-ACK exchange, seconds: ``2 d`` plus the serialisation
+        of a SYN and a SYN-ACK (each the data's header plus :data:`SYN_OPTION_BYTES`)."""
+        return 2.0 * self.one_way_delay(rtt_s) + 2.0 * self.serialisation_s(SYN_OPTION_BYTES)
 
     def one_way_delay(self, rtt_s: float) -> float:
         """One-way propagation delay d, seconds: ``delay_s`` or ``rtt_s / 2``."""

@@ -70,16 +70,17 @@ N_IS = NNEW + 1
 N_FS = MIN_RTT + 1
 # Integer parameters PI.
 (P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_ABC,
- P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK) = _slots(
+ P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY) = _slots(
     "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_ABC "
-    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK")
-N_PI = P_RACK + 1
+    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY")
+N_PI = P_LOSTONLY + 1
+# P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
 # Float parameters PF.
 (Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK, Q_CWND0, Q_SSTH0,
- Q_RTO0, Q_SRTT0, Q_RTTVAR0) = _slots(
+ Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0) = _slots(
     "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK Q_CWND0 Q_SSTH0 "
-    "Q_RTO0 Q_SRTT0 Q_RTTVAR0")
-N_PF = Q_RTTVAR0 + 1
+    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0")
+N_PF = Q_MINRTT0 + 1
 # Senders (P_SENDER), PRR modes (P_PRR), ns-3 congestion states (STATE), RACK timer modes.
 SENDER_RFC, SENDER_NS3, SENDER_SACK = range(3)
 PRR_SSRB, PRR_CRB, PRR_OFF = range(3)
@@ -112,10 +113,13 @@ FAIL_STALL = 3
 
 @inline
 def seg_end(k, PI):
-    """Byte offset just past segment ``k - 1`` (bytes in segments 0 .. k-1)."""
+    """Byte offset just past segment ``k - 1`` (bytes in segments 0 .. k-1); a bare FIN
+    counts one MSS (one segment against cwnd)."""
     e = k * PI[P_MSS]
     size = PI[P_SIZE]
-    return e if e < size else size
+    if e < size:
+        return e
+    return size if k <= PI[P_NDATA] else size + PI[P_MSS]
 
 
 @inline
@@ -189,8 +193,9 @@ def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
             I[SENT_NEW] = 1
     busy = F[BUSY]
     start = now if now > busy else busy
-    F[BUSY] = start + (seg_len(seg, PI) + PI[P_HDR]) * 8.0 / PF[Q_RATE]
-    lost = draw_lost(PF[Q_P], I, u)
+    fin = seg >= PI[P_NDATA]  # a bare FIN: no payload, no loss draw, never lost
+    F[BUSY] = start + ((0 if fin else seg_len(seg, PI)) + PI[P_HDR]) * 8.0 / PF[Q_RATE]
+    lost = False if fin else draw_lost(PF[Q_P], I, u)
     if I[FAIL] != 0:
         return
     if lost:
@@ -297,6 +302,7 @@ def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
         ack_now(now, I, F, PI, PF, u, RB, QI, QF)
         return
     filled_gap = I[NBUF] > 0
+    before = I[RNXT]
     I[RNXT] += 1
     while I[RNXT] < n and S[S_RBUF, I[RNXT]] != 0:
         S[S_RBUF, I[RNXT]] = 0
@@ -310,7 +316,7 @@ def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
                 RB[1, m] = RB[1, i]
                 m += 1
         I[NBLK] = m
-    if I[RNXT] == n:
+    if before < PI[P_NDATA] <= I[RNXT]:
         F[DELIV] = now
     if filled_gap or I[QUICK] > 0 or (PI[P_FIN] != 0 and I[RNXT] == n):
         ack_now(now, I, F, PI, PF, u, RB, QI, QF)
@@ -572,4 +578,5 @@ def reset(I, F, S, PI, PF):
     F[SRTT] = PF[Q_SRTT0]
     F[RTTVAR] = PF[Q_RTTVAR0]
     F[RK_XTS] = -1.0
-    F[MIN_RTT] = np.inf
+    F[MIN_RTT] = PF[Q_MINRTT0]  # inf, or RACK's min_RTT from the handshake's sample
+    I[NSAMP] = PI[P_NSAMP0]

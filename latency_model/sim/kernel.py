@@ -45,7 +45,7 @@ def pack_params(params, size_bytes: int, config):
     """Integer and float parameter arrays of :func:`run_batch` for one transfer size.
 
     The sender's initial values (cwnd, ssthresh, receiver window, the first RTO and, for
-    ns-3, the SYN-ACK's SRTT and RTTVAR; the Limited Transmit window, the timer bounds) are
+    ns-3 or with ``handshake_rtt``, the handshake's SRTT, RTTVAR and RACK's min_RTT; the Limited Transmit window, the timer bounds) are
     read from the event-driven sender built for the same arguments, so they are its values
     to the last bit.
 
@@ -106,6 +106,10 @@ def pack_params(params, size_bytes: int, config):
         P_SACK: int(config.sender == "sack"),
         P_PRR: _PRR[config.prr],
         P_RACK: int(config.sender == "sack" and config.rack_tlp),
+        P_NSAMP0: getattr(snd, "rtt_samples", 0),
+        P_NDATA: snd.n_data,
+        P_RKTS: int(config.rack_tsecr_test),
+        P_LOSTONLY: int(config.rxt_lost_only),
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,
@@ -122,6 +126,7 @@ def pack_params(params, size_bytes: int, config):
         Q_RTO0: snd.rto,
         Q_SRTT0: snd.srtt,
         Q_RTTVAR0: snd.rttvar,
+        Q_MINRTT0: getattr(snd, "min_rtt", np.inf),
     })
     return PI, PF
 

@@ -108,6 +108,8 @@ def sk_next_seg(I, PI, PF, S):
     if I[MAX] < PI[P_N] and (
             flight(I, PI) + seg_len(I[MAX], PI) <= PF[Q_RWNDB]):
         return I[MAX], 2
+    if PI[P_LOSTONLY] != 0:  # Linux: marked-lost segments and new data only
+        return -1, 0
     if first_hole >= 0:
         return first_hole, 3
     if I[RESCUE] < I[UNA]:
@@ -278,7 +280,7 @@ def sk_cumulative_ack(ack, now, acked, I, F, PI):
 def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     """A new cumulative ACK without RACK (``SackSender._new_sack_ack``)."""
     acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
-    if ack >= PI[P_N]:
+    if ack >= PI[P_NDATA]:
         finish(now, I, F)
         return
     if sk_cumulative_ack(ack, now, acked, I, F, PI):  # (B), (C)
@@ -332,6 +334,8 @@ def rk_next_seg(I, PI, PF, S):
     if I[MAX] < PI[P_N] and (
             flight(I, PI) + seg_len(I[MAX], PI) <= PF[Q_RWNDB]):
         return I[MAX], 2
+    if PI[P_LOSTONLY] != 0:  # Linux: marked-lost segments and new data only
+        return -1, 0
     for s in range(I[HRXT] if I[HRXT] > I[UNA] else I[UNA], I[HSACK]):
         if S[S_SACKED, s] == 0 and S[S_RTXO, s] == 0:
             return s, 3
@@ -372,7 +376,7 @@ def rk_update(now, tsecr, I, F, S, SF, PI):
         k = S[S_NEW, i]
         ts = SF[SF_SENT, k]
         if S[S_RETX, k] != 0:
-            if PI[P_TS] != 0 and tsecr < ts:
+            if PI[P_TS] != 0 and PI[P_RKTS] != 0 and tsecr < ts:
                 continue
             if now - ts < F[MIN_RTT] - EPS_S:
                 continue
@@ -563,7 +567,7 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     if acked_new:
         acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
         rk_tlp_process_ack(ack, flight_before, I, F, PI)
-        if ack >= PI[P_N]:
+        if ack >= PI[P_NDATA]:
             finish(now, I, F)
             return
         sk_cumulative_ack(ack, now, acked, I, F, PI)  # PRR's step comes with RACK's marks

@@ -233,6 +233,18 @@ class Link:
         self.queue.push(self.busy_until + self.delay, "data", seg if tsval is None else (seg, tsval))
         return True
 
+    def send_fin(self, seg: int, now: float, tsval: float | None = None) -> bool:
+        """Put a bare FIN (sequence slot ``seg``, no payload) on the link at ``now``
+        (seconds): serialised like a header, never dropped (a pure FIN, as the kernel
+        testbed's link treats it), no loss draw. Returns True."""
+        start = now if now > self.busy_until else self.busy_until
+        self.busy_until = start + self.header * 8.0 / self.rate
+        if self.limit is not None:
+            self.backlog.append(self.busy_until)
+        self.transmissions += 1
+        self.queue.push(self.busy_until + self.delay, "data", seg if tsval is None else (seg, tsval))
+        return True
+
     def send_ack(self, ack: int, now: float, tsecr: float | None = None, sack=None) -> bool:
         """Send a cumulative ACK for ``ack`` segments at ``now`` (seconds); return False if lost.
 

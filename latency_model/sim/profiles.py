@@ -106,11 +106,12 @@ STACKS: dict[str, StackProfile] = {
         "recovery, PRR-SSRB and RACK-TLP (sender 'sack'), timestamps (RFC 7323), RTO = SRTT + "
         "max(4 RTTVAR, 200 ms) with a 200 ms floor, initial RTO 1 s, maximum 120 s, quick-ack mode "
         "for the first 16 ACKs, a 40 ms delayed-ACK timer, IW 10 unless W0 is given, 52-byte "
-        "headers (TCP timestamps option). It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
+        "headers (TCP timestamps option), SRTT and RACK's min_RTT from the handshake's RTT "
+        "sample, a bare FIN after a write that fits in the initial window, Linux's RACK advance on a "
+        "SACKed retransmission, retransmissions of marked-lost segments only (no rescue), implicit Limited "
+        "Transmit. It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
         "(growth here is the chosen rule, Reno by default), slow start without an ABC cap, the "
-        "adaptive delayed-ACK timer (ato), pacing and the handshake's RTT sample (a first-flight "
-        "TLP waits the 1 s default PTO); RFC 6675's rescue retransmission is kept, which Linux "
-        "does not implement.",
+        "adaptive delayed-ACK timer (ato), pacing and the kernel's timer granularity.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -137,6 +138,24 @@ STACKS: dict[str, StackProfile] = {
             "quick_acks": (16, _LNX + "tcp_input.c tcp_enter_quickack_mode / tcp_incr_quickack: "
                            "TCP_MAX_QUICKACKS = 16 (fewer when rcv_wnd < 32 MSS)"),
             "fin": (True, "the application closes once the data is written"),
+            "bare_fin": (True, _LNX + "tcp_output.c tcp_send_fin (the FIN "
+                         "joins the last skb only while it is unsent, else a bare FIN skb is queued; "
+                         "tcp_output.c tcp_write_xmit sends it when tcp_cwnd_test admits one more "
+                         "packet), tcp_input.c tcp_sacktag_write_queue (its SACK), tcp_recovery.c "
+                         "tcp_rack_detect_loss (what was sent before it is lost one RTT + reo_wnd on)"),
+            "implicit_lt": (True, "include/net/tcp.h tcp_packets_in_flight (packets_out - sacked_out - "
+                            "lost_out + retrans_out), " + _LNX + "tcp_output.c tcp_cwnd_test / "
+                            "tcp_write_xmit: new data on every duplicate ACK while in_flight < cwnd"),
+            "rxt_lost_only": (True, _LNX + "tcp_output.c tcp_xmit_retransmit_queue: only skbs "
+                              "marked TCPCB_LOST are retransmitted (no RFC 6675 NextSeg rules 3 and 4, "
+                              "no rescue retransmission)"),
+            "rack_tsecr_test": (False, _LNX + "tcp_recovery.c tcp_rack_advance: a SACKed "
+                                "retransmission is refused only when resent less than min_RTT ago "
+                                "(no timestamp-echo test)"),
+            "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
+                              "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
+                              "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
+                              "RTTVAR = max(m/2, rto_min/4)) and tcp_update_rtt_min (RACK's min_RTT)"),
         },
         {"w0": (10, "RFC 6928; include/net/tcp.h TCP_INIT_CWND = 10")},
     ),
@@ -219,13 +238,23 @@ def profile_config(name: str, base, **overrides):
     if "sender" in overrides and "rtt_sampling" not in overrides:
         if overrides["sender"] == "ns3":
             values["rtt_sampling"] = "ns3"
+            if "handshake_rtt" not in overrides:  # ns-3's own SYN-ACK sample is its sender's
+                values["handshake_rtt"] = False
         elif values["rtt_sampling"] == "ns3":
             values["rtt_sampling"] = "karn"
     if overrides.get("sender", "sack") != "sack":  # PRR and RACK-TLP belong to the SACK sender
         if "rack_tlp" not in overrides:
             values["rack_tlp"] = False
+        if "bare_fin" not in overrides:  # a bare FIN matters through its SACK
+            values["bare_fin"] = False
+        if "rxt_lost_only" not in overrides:
+            values["rxt_lost_only"] = False
+        if "implicit_lt" not in overrides:
+            values["implicit_lt"] = False
         if "prr" not in overrides:
             values.pop("prr", None)
+    if overrides.get("fin") is False and "bare_fin" not in overrides:
+        values["bare_fin"] = False
     values.update(overrides)
     values["stack"] = name
     return base.replace(**values)

@@ -62,17 +62,22 @@ class Receiver:
         Echo TS.Recent in every ACK (RFC 7323).
     sack : bool
         Carry SACK blocks in every ACK (RFC 2018), see the module docstring.
+    data_segments : int, optional
+        Segments carrying data, when the last of the ``n_segments`` is a bare FIN
+        (``SimConfig.bare_fin``); ``delivered_s`` is when they are all held. Default
+        ``n_segments``.
     """
 
     __slots__ = ("link", "n", "b", "timeout", "rcv_nxt", "buffered", "n_buffered",
                  "pending", "timer", "delivered_s", "trace", "quick", "fin", "timestamps",
-                 "ts_recent", "last_ack_sent", "sack", "blocks")
+                 "ts_recent", "last_ack_sent", "sack", "blocks", "n_data")
 
     def __init__(self, queue, link, n_segments: int, b: int, delack_timeout_s: float,
                  quick_acks: int = 0, fin: bool = True, timestamps: bool = False,
-                 sack: bool = False) -> None:
+                 sack: bool = False, data_segments: int | None = None) -> None:
         self.link = link
         self.n = n_segments
+        self.n_data = n_segments if data_segments is None else data_segments
         self.b = b
         self.timeout = delack_timeout_s
         self.rcv_nxt = 0
@@ -124,6 +129,7 @@ class Receiver:
             self._ack_now(now)
             return
         filled_gap = self.n_buffered > 0
+        before = self.rcv_nxt
         self.rcv_nxt += 1
         while self.rcv_nxt < self.n and self.buffered[self.rcv_nxt]:
             self.buffered[self.rcv_nxt] = False
@@ -131,7 +137,7 @@ class Receiver:
             self.rcv_nxt += 1
         if self.sack and self.blocks:
             self.blocks = [blk for blk in self.blocks if blk[0] > self.rcv_nxt]
-        if self.rcv_nxt == self.n:
+        if before < self.n_data <= self.rcv_nxt:
             self.delivered_s = now
         if filled_gap or self.quick > 0 or (self.fin and self.rcv_nxt == self.n):
             self._ack_now(now)

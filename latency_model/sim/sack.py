@@ -80,11 +80,12 @@ RACK-TLP (RFC 8985), ``SimConfig(rack_tlp=True)``:
 * **TLP** (Section 7): the probe timer is (re)armed after new data leaves (not a probe) or
   an ACK advances the cumulative ACK, when data is outstanding, nothing is SACKed, not in
   fast or RTO recovery, no probe is outstanding (TLP.end_seq) and an RTT sample was taken
-  since the last probe, the connection's start counting as one (its handshake, not
-  simulated, would give it) (checked when arming: neither can change before expiry; the
-  RFC checks at expiry and then restarts the RTO from there). PTO = 2 SRTT, + WCDelAckT (0.2 s)
-  with one segment in flight, 1 s without SRTT (no handshake here: the connection's first
-  flight has none), capped at the RTO's expiry. The probe: the next new segment if the
+  since the last probe, the connection's start counting as one (its handshake would give
+  it; with ``SimConfig.handshake_rtt`` it is that sample) (checked when arming: neither can
+  change before expiry; the RFC checks at expiry and then restarts the RTO from there).
+  PTO = 2 SRTT, + WCDelAckT (0.2 s) with one segment in flight, 1 s without SRTT (the first
+  flight, unless ``handshake_rtt`` gave SRTT and min_RTT from the SYN / SYN-ACK exchange),
+  capped at the RTO's expiry. The probe: the next new segment if the
   receiver window admits it, else the highest segment sent again; TLP.end_seq = SND.NXT;
   then the RTO restarts from now.
 * **TLP loss detection** (7.4): when the ACK reaches TLP.end_seq the episode ends; a
@@ -131,6 +132,13 @@ class SackSender(Sender):
 
     def __init__(self, queue, link, params, config, size_bytes: int) -> None:
         super().__init__(queue, link, params, config, size_bytes)
+        if config.bare_fin and size_bytes <= min(self.st.cwnd, self.rwnd_bytes):
+            # The whole write leaves in the first flight, so the FIN follows it as a bare
+            # segment n_data (Linux tcp_send_fin), one segment against cwnd.
+            self.n += 1
+            self.tx_count.append(0)
+            self.retransmitted.append(False)
+            self.sent_at.append(0.0)
         self.sacked = [False] * self.n
         self.high_sacked = 0      # one past the highest SACKed segment (HighSACK + 1)
         self.high_rxt = 0         # one past the highest segment retransmitted in recovery
@@ -142,10 +150,17 @@ class SackSender(Sender):
         self.recover_fs = 0
         self.pipe_log: list | None = None  # optional (time_s, pipe_bytes) per recovery ACK (tests)
         self.rack_tlp = config.rack_tlp
+        self.rack_tsecr_test = config.rack_tsecr_test
+        self.lost_only = config.rxt_lost_only
+        if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
+            self.lt_lo, self.lt_hi = 1, self.n
         self._busy = False  # inside an event handler (timers are settled at its end)
         self._sent_new = False  # a first transmission left during the current event
         if self.rack_tlp:
             self._init_rack_tlp(queue)
+            if self.handshake_rtt_s is not None:  # RFC 8985 6.2 step 1 on the handshake's sample
+                self.rtt_samples = 1
+                self.min_rtt = self.handshake_rtt_s
 
     # Scoreboard ------------------------------------------------------------
     def dup_thresh(self) -> int:
@@ -230,6 +245,8 @@ class SackSender(Sender):
         if self.snd_max < self.n and (
                 self._flight() + self._seg_len(self.snd_max) <= self._receiver_window()):
             return self.snd_max, 2
+        if self.lost_only:  # Linux: marked-lost segments and new data only
+            return -1, 0
         if first_hole >= 0:
             return first_hole, 3
         if self.rescue_rxt < self.snd_una:  # rule (4), once per recovery
@@ -321,7 +338,7 @@ class SackSender(Sender):
 
     def _new_sack_ack(self, ack: int, now: float, tsecr, delivered: int) -> None:
         acked = self._advance(ack, now, tsecr)
-        if ack >= self.n:
+        if ack >= self.n_data:
             self._finish(now, ack)
             return
         if self._cumulative_ack(ack, now, acked):  # (B), (C)
@@ -495,6 +512,8 @@ class SackSender(Sender):
         if self.snd_max < self.n and (
                 self._flight() + self._seg_len(self.snd_max) <= self._receiver_window()):
             return self.snd_max, 2
+        if self.lost_only:  # Linux: marked-lost segments and new data only
+            return -1, 0
         for s in range(max(self.high_rxt, self.snd_una), self.high_sacked):
             if not sacked[s] and not rtx[s]:
                 return s, 3
@@ -522,7 +541,7 @@ class SackSender(Sender):
         for k in delivered:
             ts = sent_at[k]
             if retx[k]:  # step 2: not an ACK of the last (re)transmission?
-                if self.timestamps and tsecr is not None and tsecr < ts:
+                if self.rack_tsecr_test and self.timestamps and tsecr is not None and tsecr < ts:
                     continue
                 if now - ts < self.min_rtt - _EPS_S:  # an RTT equal to min_RTT is valid
                     continue
@@ -716,7 +735,7 @@ class SackSender(Sender):
         if acked_new:
             acked = self._advance(ack, now, tsecr)
             self._tlp_process_ack(ack, now, flight_before)  # before "done": visible in traces
-            if ack >= self.n:
+            if ack >= self.n_data:
                 self.rack_timer.cancel()
                 self._finish(now, ack)
                 self._busy = False

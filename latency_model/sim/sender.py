@@ -27,7 +27,9 @@ Implemented, segment by segment:
   the retransmission is acknowledged), exponential back-off (5.5), restart on new ACK (5.3; only on the first
   partial ACK in recovery, RFC 6582 "impatient" variant); or the paper's fixed RTO;
   with ``rtt_sampling="timestamps"`` (RFC 7323 Section 4.1) every new ACK gives the
-  sample ``now - TSecr`` (the echoed send time), retransmitted or not;
+  sample ``now - TSecr`` (the echoed send time), retransmitted or not; with
+  ``handshake_rtt`` the SYN / SYN-ACK exchange gives the first sample before any data
+  leaves (Linux ``tcp_ack_update_rtt``), so the first RTO is SRTT-based;
 * on expiry: ``ssthresh = rule.ssthresh_after_loss`` (held on consecutive
   expiries, RFC 5681 Section 3.1), ``cwnd = 1 MSS``, go-back-N from the first
   unacknowledged segment, ``recover`` = highest segment sent (RFC 6582 Section 3.2 step 1).
@@ -64,6 +66,7 @@ class Sender:
         self.mss = mss
         self.size = size_bytes
         self.n = -(-size_bytes // mss)
+        self.n_data = self.n  # data segments; n is one more with a bare FIN (SackSender)
         self.rule = params.rule
         self.st = params.rule.new_state(params.w0 * mss, params.w_ss * mss, mss)
         self.rwnd_bytes = params.rwnd * mss
@@ -105,17 +108,26 @@ class Sender:
         self.trace = None
         # Optional log of (time_s, rtt_s, cwnd_bytes, in_slow_start) per RTT sample (scenario.record_rtt).
         self.rtt_log: list | None = None
+        # The handshake's sample (SimConfig.handshake_rtt) feeds the RFC 6298 estimator only;
+        # subclasses that keep more RTT state (RACK's min_RTT) take it from here.
+        self.handshake_rtt_s: float | None = None
+        if config.handshake_rtt and not self.fixed_rto:
+            self.handshake_rtt_s = config.handshake_rtt_s(params.rtt_s)
+            Sender._rtt_sample(self, self.handshake_rtt_s)
 
     # Helpers -------------------------------------------------------------
     def _end(self, k: int) -> int:
         """Byte offset just past segment ``k - 1`` (bytes in segments 0..k-1)."""
         e = k * self.mss
-        return e if e < self.size else self.size
+        if e < self.size:
+            return e
+        return self.size if k <= self.n_data else self.size + self.mss  # a bare FIN: one MSS
 
     @property
     def acked_bytes(self) -> int:
-        """Bytes cumulatively acknowledged so far (goodput of a censored flow)."""
-        return self._end(self.snd_una)
+        """Bytes cumulatively acknowledged so far (goodput of a censored flow; a bare FIN
+        carries none)."""
+        return min(self._end(self.snd_una), self.size)
 
     def _seg_len(self, k: int) -> int:
         return self._end(k + 1) - k * self.mss
@@ -151,8 +163,11 @@ class Sender:
         else:
             self._note("send", now, seg)
         self.sent_at[seg] = now
-        sent = (self.link.send_data(seg, self._seg_len(seg), now, now) if self.timestamps
-                else self.link.send_data(seg, self._seg_len(seg), now))
+        if seg >= self.n_data:  # a bare FIN: no payload, never dropped
+            sent = self.link.send_fin(seg, now, now if self.timestamps else None)
+        else:
+            sent = (self.link.send_data(seg, self._seg_len(seg), now, now) if self.timestamps
+                    else self.link.send_data(seg, self._seg_len(seg), now))
         if not sent and self.tx_count[seg] == 1:
             self.first_lost += 1
         if not self.timer.armed:  # RFC 6298 (5.1)
@@ -272,7 +287,7 @@ class Sender:
     def _new_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
         st = self.st
         acked = self._advance(ack, now, tsecr)
-        if ack >= self.n:
+        if ack >= self.n_data:
             self._finish(now, ack)
             return
         if self.in_recovery:

@@ -223,8 +223,6 @@ def run_transfer(
     link = Link(q, config, delay, loss)
     timestamps = config.rtt_sampling == "timestamps"
     sack = config.sender == "sack"
-    rcv = Receiver(q, link, n, params.b, config.delack_timeout_s,
-                   quick_acks=config.quick_acks, fin=config.fin, timestamps=timestamps, sack=sack)
     if sack:
         from .sack import SackSender  # noqa: PLC0415
 
@@ -235,6 +233,8 @@ def run_transfer(
         snd = Ns3Sender(q, link, params, config, size)
     else:
         snd = Sender(q, link, params, config, size)
+    rcv = Receiver(q, link, snd.n, params.b, config.delack_timeout_s, quick_acks=config.quick_acks,
+                   fin=config.fin, timestamps=timestamps, sack=sack, data_segments=n)
 
     rows: list[TraceRow] | None = [] if trace else None
     if trace:

@@ -58,7 +58,8 @@ def packet_path(config):
                       backoff_collapses=config.sender == "ns3",
                       fixed_rto=config.rto_rule == "paper", sender=config.sender,
                       prr=config.prr if sack else "off", rack_tlp=config.rack_tlp,
-                      timestamps=config.rtt_sampling == "timestamps")
+                      timestamps=config.rtt_sampling == "timestamps",
+                      handshake_rtt=config.handshake_rtt)
 
 
 def packet_options(config) -> dict:
@@ -107,4 +108,16 @@ def packet_differences(config) -> list[str]:
     if config.queue_packets is not None:
         out.append(f"its drop-tail buffer of {config.queue_packets} packets, where the model's link drops "
                    "nothing but the random losses")
+    if config.rack_tlp and config.rtt_sampling == "timestamps" and not config.rack_tsecr_test:
+        out.append("its RACK update without the timestamp-echo test (Linux tcp_rack_advance), where the "
+                   "model skips a SACKed retransmission whose echo predates it (RFC 8985 6.2)")
+    if config.implicit_lt:
+        out.append("its implicit Limited Transmit (Linux tcp_packets_in_flight), where the model sends "
+                   "on duplicate ACKs 1..dup_lt only")
+    if config.rxt_lost_only:
+        out.append("its retransmission of marked-lost segments only (Linux tcp_xmit_retransmit_queue), "
+                   "where the model follows all of RFC 6675's NextSeg, rescue included")
+    if config.bare_fin:
+        out.append("its bare FIN after a write that fits in the initial window (SACKed above a lost "
+                   "tail), where the model's FIN rides on the last data segment")
     return out

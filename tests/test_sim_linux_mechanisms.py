@@ -1,0 +1,243 @@
+"""The ``linux`` profile's kernel mechanisms, pinned by traces derived by hand, on both
+engines (the event-driven reference and the flat-array kernel, interpreted and compiled).
+
+Setting unless stated: ``SimConfig.profile("linux")`` (52-byte headers, timestamps, SACK
+with RACK-TLP and PRR, minimum RTO and clock granularity 200 ms, 16 quick ACKs), MSS 500 B
+at 100 Mb/s (a data packet's serialisation S = 552 x 8 / 1e8 s = 44.16 us), one-way delay
+0.05 s, W0 = 10. ACKs take no serialisation. Segments are 0-based.
+
+The handshake's sample (``handshake_rtt``): a SYN and a SYN-ACK of 52 + 8 bytes each
+(serialisation 4.8 us), so r0 = 0.1 + 9.6 us; the first RTT sample gives SRTT = r0, RTTVAR =
+r0 / 2 and RTO = SRTT + max(4 RTTVAR, 200 ms) = 3 r0 (Linux ``tcp_rtt_estimator``: RTO =
+3 RTT on the first sample, at least SRTT + 200 ms).
+"""
+
+import numpy as np
+import pytest
+
+from latency_model import TcpParams
+from latency_model.sim import SimConfig, run_transfer
+from latency_model.sim import kernel as K
+
+from _kernel_twin import KernelTwin, reference
+
+MSS = 500
+S = (MSS + 52) * 8 / 100e6
+R0 = 0.1 + 2 * (52 + 8) * 8 / 100e6
+F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
+LINUX = SimConfig.profile("linux", delay_s=0.05)
+NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
+PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
+COMPILED = K.compiled_run_batch()
+KERNELS = [K.run_batch] + ([COMPILED] if COMPILED is not None else [])
+TWIN = KernelTwin(K.pack_params, K)
+
+
+def _both_engines(params, n, config, seeds=40):
+    """The flat-array kernels equal the reference on random losses (p = 0.2)."""
+    params = params.replace(p=0.2)
+    children = np.random.SeedSequence(46).spawn(seeds)
+    ref = reference(params, n * MSS, config, children)
+    for fn in KERNELS:
+        TWIN.check_identical(fn, params, n * MSS, config, children, ref)
+
+
+# The handshake's RTT sample -----------------------------------------------------------------
+
+def test_handshake_sample_sets_the_first_rto_and_probe():
+    # N = 1, segment 0 lost. Before any data: SRTT = r0, RTO = 3 r0 (0.300 s). The probe's
+    # PTO with one segment out is 2 SRTT + 200 ms = 0.400 s, capped at the RTO's expiry,
+    # 3 r0: the probe (no new data: segment 0 again) leaves at 3 r0 and is ACKed at once
+    # (FIN) one RTT and S later. Without the sample the PTO is RFC 8985's 1 s: 1.1 + S.
+    res, rows = run_transfer(PARAMS, size_packets=1, drops=[0], config=NO_BARE, trace=True)
+    assert [r.time_s for r in rows if r.event == "tlp_probe"] == [pytest.approx(3 * R0, abs=1e-12)]
+    assert rows[0].rto_s == pytest.approx(3 * R0, abs=1e-12)
+    assert res.completion_s == pytest.approx(3 * R0 + 0.1 + S, abs=1e-12)
+    old = run_transfer(PARAMS, size_packets=1, drops=[0], config=NO_BARE.replace(handshake_rtt=False))
+    assert old.completion_s == pytest.approx(1.1 + S, abs=1e-12)
+
+
+def test_handshake_sample_without_rack_times_out_at_three_rtt():
+    # The same loss without RACK-TLP: the RTO (3 r0) resends segment 0.
+    cfg = NO_BARE.replace(rack_tlp=False)
+    res = run_transfer(PARAMS, size_packets=1, drops=[0], config=cfg)
+    assert res.timeouts == 1
+    assert res.completion_s == pytest.approx(3 * R0 + 0.1 + S, abs=1e-12)
+
+
+def test_handshake_sample_on_the_rfc_sender():
+    # The RFC sender, 40-byte headers (SYN 48 B), minimum RTO 200 ms, G = 0: RTO = 3 r0.
+    cfg = SimConfig(delay_s=0.05, min_rto_s=0.2, handshake_rtt=True)
+    s40 = (MSS + 40) * 8 / 100e6
+    r0 = 0.1 + 2 * (40 + 8) * 8 / 100e6
+    res = run_transfer(PARAMS.replace(w0=2), size_packets=1, drops=[0], config=cfg)
+    assert res.completion_s == pytest.approx(3 * r0 + 0.1 + s40, abs=1e-12)
+    # With RFC 6298's 1 s floor the sample changes nothing here.
+    res1 = run_transfer(PARAMS.replace(w0=2), size_packets=1, drops=[0], config=cfg.replace(min_rto_s=1.0))
+    assert res1.completion_s == pytest.approx(1.1 + s40, abs=1e-12)
+
+
+@pytest.mark.parametrize("config", [NO_BARE, NO_BARE.replace(rack_tlp=False),
+                                    SimConfig(delay_s=0.05, min_rto_s=0.2, handshake_rtt=True)],
+                         ids=["linux", "linux-no-rack", "rfc-sender"])
+@pytest.mark.parametrize("n", [1, 3, 12, 40])
+def test_handshake_sample_both_engines_agree(config, n):
+    _both_engines(PARAMS, n, config)
+
+
+def test_handshake_rtt_refused_with_the_ns3_sender():
+    with pytest.raises(ValueError, match="handshake_rtt"):
+        SimConfig(sender="ns3", rtt_sampling="ns3", handshake_rtt=True)
+    assert SimConfig.profile("linux", sender="ns3").handshake_rtt is False
+
+
+# The bare FIN -----------------------------------------------------------------------------------
+
+def test_bare_fin_sack_exposes_a_lost_single_segment():
+    # N = 1, segment 0 lost. t = 0: segment 0 and, the write having left whole, the bare FIN
+    # (slot 1, header only: F) behind it. The FIN arrives above the hole at 0.05 + S + F: ACK 0
+    # with SACK (1, 2) at once, at the sender at 0.1 + S + F. RACK: the FIN (sent at 0) is
+    # RACK's segment, segment 0 was sent before it (same time, lower sequence): lost once
+    # 0 + RACK.rtt + reo_wnd <= now, i.e. after reo_wnd = min_RTT / 4 = r0 / 4 (one segment
+    # SACKed, min_RTT = r0 from the handshake). At t1 = 0.1 + S + F + r0/4 the reordering
+    # timer marks it lost, recovery resends it; it fills the hole (with the FIN held: ACK 2)
+    # and the ACK returns at t1 + S + 0.1. Before: the probe at 3 r0 (see above).
+    res, rows = run_transfer(PARAMS, size_packets=1, drops=[0], config=LINUX, trace=True)
+    t1 = 0.1 + S + F + R0 / 4
+    assert [(r.event, r.segment, r.time_s) for r in rows if r.event in ("rack_lost", "fast_retransmit")] == [
+        ("rack_lost", 0, pytest.approx(t1, abs=1e-12)), ("fast_retransmit", 0, pytest.approx(t1, abs=1e-12))]
+    assert res.completion_s == pytest.approx(t1 + S + 0.1, abs=1e-12)
+    assert res.delivered_s == pytest.approx(t1 + S + 0.05, abs=1e-12)
+    assert (res.tlp_probes, res.timeouts, res.retransmissions) == (0, 0, 1)
+
+
+def test_bare_fin_waits_for_cwnd_when_the_write_fills_the_initial_window():
+    # N = 10 = W0, segment 9 lost. The FIN counts one segment against cwnd: it leaves at
+    # the first ACK (0.1 + S; cwnd 11 MSS, flight 9 MSS), arrives at 0.15 + S + F, and its
+    # SACK reaches the sender at 0.2 + S + F. Segment 9 (sent at 0) is then past
+    # RACK.rtt (0.1 + F) + reo_wnd already: fast retransmit at once, ACK at 0.3 + 2S + F.
+    res, rows = run_transfer(PARAMS, size_packets=10, drops=[9], config=LINUX, trace=True)
+    assert [r.time_s for r in rows if r.event == "send" and r.segment == 10] == [
+        pytest.approx(0.1 + S, abs=1e-12)]
+    assert [r.time_s for r in rows if r.event == "fast_retransmit"] == [pytest.approx(0.2 + S + F, abs=1e-12)]
+    assert res.completion_s == pytest.approx(0.3 + 2 * S + F, abs=1e-12)
+
+
+@pytest.mark.parametrize("n, drops", [(1, []), (10, []), (11, [10]), (20, [19]), (15, [3, 14])])
+def test_bare_fin_changes_nothing_without_a_hole_below_it_or_beyond_the_initial_window(n, drops):
+    # Without loss the transfer ends at the ACK of the last data byte, before the FIN's;
+    # from N = 11 the last data segment was still unsent at close, so the FIN rides on it.
+    a = run_transfer(PARAMS, size_packets=n, drops=drops, config=LINUX)
+    b = run_transfer(PARAMS, size_packets=n, drops=drops, config=NO_BARE)
+    assert a.completion_s == b.completion_s
+    assert a.delivered_s == b.delivered_s
+
+
+def test_bare_fin_is_never_dropped_and_draws_no_uniform():
+    # Random losses: the FIN draws nothing, so the data segments see the same uniforms with
+    # and without it, and a transfer without a lost data segment ends alike.
+    for seed in range(30):
+        a = run_transfer(PARAMS.replace(p=0.3), size_packets=3, config=LINUX, rng=seed)
+        b = run_transfer(PARAMS.replace(p=0.3), size_packets=3, config=NO_BARE, rng=seed)
+        assert a.first_transmissions_lost == b.first_transmissions_lost
+        if a.first_transmissions_lost == 0:
+            assert a.completion_s == b.completion_s
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 10, 11, 40])
+def test_bare_fin_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX)
+    _both_engines(PARAMS.replace(w0=2), n, LINUX)  # a bare FIN only where n <= 2
+
+
+def test_bare_fin_needs_the_sack_sender_and_a_fin():
+    with pytest.raises(ValueError, match="bare_fin"):
+        SimConfig(bare_fin=True)
+    with pytest.raises(ValueError, match="bare_fin"):
+        SimConfig(sender="sack", fin=False, bare_fin=True)
+    assert SimConfig.profile("linux", sender="rfc").bare_fin is False
+    assert SimConfig.profile("linux", fin=False).bare_fin is False
+
+
+# RACK's update on a SACKed retransmission ---------------------------------------------------
+
+def test_rack_advances_on_a_sacked_retransmission_as_linux_does():
+    # N = 3, segment 0 lost twice, segment 2 once; the bare FIN (slot 3) behind them. The
+    # SACKs of 1 and of the FIN (sent at 0) arm RACK's reordering timer for reo_wnd = r0 / 4
+    # from the FIN's SACK: at t1 = 0.1 + 3S + F + r0/4 segments 0 and 2 are marked lost and
+    # resent (0 at t1, lost again; 2 behind it). 2's SACK arrives at t1 + 2S + 0.1 and echoes
+    # TS.Recent = 0 (an out-of-order segment does not update it, RFC 7323 4.3). Linux
+    # (tcp_rack_advance) takes it: RTT 0.1 + 2S >= min_RTT = r0. RACK's segment is now 2's
+    # retransmission, sent with 0's at t1 but later in sequence, so 0's is lost at once
+    # (reo_wnd 0 in recovery): resent at t2 = t1 + 2S + 0.1, ACK 4 at t2 + S + 0.1. With
+    # RFC 8985's echo test the SACK is refused, nothing marks 0 again and the RTO repairs it.
+    drops = {0: 2, 2: 1}
+    res, rows = run_transfer(PARAMS, size_packets=3, drops=drops, config=LINUX, trace=True)
+    t1 = 0.1 + 3 * S + F + R0 / 4
+    t2 = t1 + 2 * S + 0.1
+    assert [(r.segment, r.time_s) for r in rows if r.event == "retransmit"] == [
+        (0, pytest.approx(t1, abs=1e-12)), (2, pytest.approx(t1 + 0.0, abs=1e-12)), (0, pytest.approx(t2, abs=1e-12))]
+    assert res.completion_s == pytest.approx(t2 + S + 0.1, abs=1e-12)
+    assert res.timeouts == 0
+    rfc = run_transfer(PARAMS, size_packets=3, drops=drops, config=LINUX.replace(rack_tsecr_test=True))
+    assert rfc.timeouts == 1 and rfc.completion_s > res.completion_s + 0.1
+
+
+@pytest.mark.parametrize("n", [3, 8, 20, 40])
+def test_rack_without_the_echo_test_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX)
+    _both_engines(PARAMS, n, LINUX.replace(bare_fin=False, handshake_rtt=False))
+
+
+# Retransmitting marked-lost segments only (no rescue) -----------------------------------------
+
+def test_no_rescue_retransmission_lets_a_later_sack_mark_the_hole():
+    # N = 20, segments 4 and 18 lost. Recovery for 4 sends new data as PRR allows: 18 at about
+    # 0.1 s, 19 (the last) at t19 (about 0.2 s). RFC 6675 then also resends 19 as the rescue
+    # (rule 4) when the ACKs for 5..17 arrive; no later SACK covers anything sent after 18,
+    # so 18 waits for the RTO. Linux resends only marked-lost segments: the SACK of the
+    # original 19, at t19 + S + 0.1, makes it RACK's segment and 18 (sent before it, more
+    # than RACK.rtt ago) is lost at once: resent then, ACK 20 one RTT and S later. (Without
+    # implicit Limited Transmit, which would send 19 with 18 already.)
+    cfg = LINUX.replace(implicit_lt=False)
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=cfg, trace=True)
+    (t19,) = [r.time_s for r in rows if r.event == "send" and r.segment == 19]
+    assert [(r.segment, r.time_s) for r in rows if r.event == "retransmit"] == [
+        (4, pytest.approx(0.1 + 8 * S, abs=1e-12)), (18, pytest.approx(t19 + S + 0.1, abs=1e-12))]
+    assert res.completion_s == pytest.approx(t19 + 2 * S + 0.2, abs=1e-12)
+    assert res.timeouts == 0
+    rfc = run_transfer(PARAMS, size_packets=20, drops=[4, 18], config=cfg.replace(rxt_lost_only=False),
+                       trace=True)
+    rescue = [r.segment for r in rfc[1] if r.event == "retransmit"]
+    assert rescue[:2] == [4, 19] and rfc[0].timeouts == 1
+
+
+@pytest.mark.parametrize("n", [5, 20, 40])
+def test_rxt_lost_only_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX.replace(rack_tlp=False))  # IsLost instead of RACK's marks
+    _both_engines(PARAMS.replace(w0=3), n, LINUX)
+
+
+# Implicit Limited Transmit ---------------------------------------------------------------------
+
+def test_implicit_limited_transmit_sends_on_every_duplicate_ack():
+    # N = 20, W0 = 10, segment 4 lost. ACKs 1-4 (at 0.1 + kS, k = 1..4) grow cwnd to 14 MSS
+    # and send 10-17. The SACKs of 5 and 6 (0.1 + 6S, 0.1 + 7S) each free one segment of
+    # the pipe (14 outstanding, SACKed ones out of it): 18 and 19 leave then, as in Linux
+    # (tcp_packets_in_flight); without Limited Transmit they wait for the recovery. The SACK
+    # of 7 (0.1 + 8S) is the third: reo_wnd 0 and 4 (sent at 4S) is lost, resent behind 19
+    # on the link (it leaves at 0.1 + 11S), arrives at 0.15 + 12S after 10-19 and the ACK
+    # for all 20 returns at 0.2 + 12S. Kernel: 0.2007 s (single_loss.csv).
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[4], config=LINUX, trace=True)
+    assert [(r.segment, r.time_s) for r in rows if r.event == "send" and r.segment >= 18] == [
+        (18, pytest.approx(0.1 + 6 * S, abs=1e-12)), (19, pytest.approx(0.1 + 7 * S, abs=1e-12))]
+    assert [r.time_s for r in rows if r.event == "fast_retransmit"] == [pytest.approx(0.1 + 8 * S, abs=1e-12)]
+    assert res.completion_s == pytest.approx(0.2 + 12 * S, abs=1e-12)
+    old = run_transfer(PARAMS, size_packets=20, drops=[4], config=LINUX.replace(implicit_lt=False))
+    assert old.completion_s > res.completion_s + 0.09  # one more RTT
+
+
+@pytest.mark.parametrize("n", [12, 20, 40])
+def test_implicit_lt_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX)
+    _both_engines(PARAMS, n, LINUX.replace(rack_tlp=False))
