@@ -80,7 +80,27 @@ def compile_twins(namespace: dict, helpers, entries):
         fn = namespace[name]
         options = {"inline": "always"} if getattr(fn, "inline_compiled", False) else {}
         ns[name] = _fresh(numba.njit(cache=True, nogil=True, **options)(_rebind(fn, ns)), stamp)
-    return tuple(_fresh(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)), stamp) for entry in entries)
+    compiled = tuple(_fresh(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)), stamp) for entry in entries)
+    _announce_compile(namespace.get("__name__", "?"), compiled)
+    return compiled
+
+
+def _announce_compile(module: str, dispatchers) -> None:
+    """One line on a terminal's stderr when ``dispatchers`` have no machine code in numba's
+    cache yet: their first call compiles (once per install and source version, up to about
+    a minute), which would otherwise look like a hang. Silent when stderr is not a terminal
+    (logs, tests) and for code already cached."""
+    import sys
+
+    try:
+        if not sys.stderr.isatty():
+            return
+        missing = [d for d in dispatchers if not os.path.exists(d._cache._cache_file._index_path)]
+    except (AttributeError, ValueError, OSError):  # another numba's internals, a closed stream
+        return
+    if missing:
+        print(f"latency-model: compiling {module}'s numba kernels (once per install; later runs load them "
+              f"from {numba_cache_dir()})", file=sys.stderr, flush=True)
 
 
 def inline(fn):
