@@ -131,3 +131,69 @@ def test_pack_params_ns3_refuses_what_ns3_does_not_run():
     with pytest.raises(ValueError):  # ns-3 has no tail retransmission
         N.pack_params(params.replace(dup_lt=1, tail_retransmit=True), 5000,
                           SimConfig.profile("ns3"))
+
+
+# ACK serialisation (ns-3 PointToPointNetDevice::TransmitStart: every packet, a pure ACK
+# included, occupies the device for size x 8 / DataRate). Times derived by hand: 100 Mb/s,
+# d = 50 ms, MSS 500 B, 42-byte headers, so a data packet takes 542 x 8 / 1e8 = 43.36 us
+# and a pure ACK 42 x 8 / 1e8 = 3.36 us; W0 = 1, b = 1 (every ACK at once).
+_US = 1e-6
+_HAND = {
+    # the handshake's ACK (3.36) ahead of segment 0 (43.36), d, its ACK (3.36), d
+    1: 0.1 + (3.36 + 43.36 + 3.36) * _US,
+    # as N = 1 up to the first ACK (at T1 = 2d + 50.08 us, cwnd 2); segments 1 and 2 end
+    # at T1 + 43.36 and T1 + 86.72 us, their ACKs at T1 + d + 46.72 and T1 + d + 90.08 us
+    # on the return link; the second arrives at T1 + 2d + 90.08 us
+    3: 0.2 + (50.08 + 90.08) * _US,
+}
+
+
+@pytest.mark.parametrize("n", sorted(_HAND))
+def test_ns3_ack_serialisation_hand_derived(n):
+    params = TcpParams(p=0.0, w0=1, b=1, mss_bytes=MSS, rtt_s=0.1)
+    config = SimConfig.profile("ns3")
+    assert config.ack_serialisation and config.ack_serialisation_s() == pytest.approx(3.36e-6, rel=1e-12)
+    ref = run_transfer(params, size_bytes=n * MSS, config=config)
+    # Sums of a few float terms: 1e-12 s is far below the 3.36 us being checked.
+    assert ref.completion_s == pytest.approx(_HAND[n], abs=1e-12)
+    # Without it, each of the n = 1's one and n = 3's two round trips loses an ACK's 3.36 us,
+    # and the first segment its 3.36 us wait behind the handshake's ACK.
+    plain = run_transfer(params, size_bytes=n * MSS, config=config.replace(ack_serialisation=False))
+    rounds = {1: 1, 3: 2}[n]
+    assert ref.completion_s - plain.completion_s == pytest.approx((rounds + 1) * 3.36e-6, abs=1e-12)
+    children = np.random.SeedSequence(9).spawn(2)
+    ref_out = reference(params, n * MSS, config, children)
+    assert (ref_out[:, OUT_FIELDS.index("completion_s")] == ref.completion_s).all()
+    for fn in KERNELS:
+        status = check_identical(fn, params, n * MSS, config, children, ref_out)
+        assert (status == 0).all()
+
+
+def test_ack_serialisation_queues_acks_fifo():
+    # Two ACKs handed to the return link at the same instant: the second starts when the
+    # first has left (a FIFO device, as ns-3's queue in PointToPointNetDevice::Send), and a
+    # lost ACK still occupies the link.
+    from latency_model.sim.engine import EventQueue
+    from latency_model.sim.link import Link, ScriptedLoss
+
+    class LoseFirstAck(ScriptedLoss):
+        def __init__(self):
+            super().__init__([], 1)
+            self.acks = 0
+
+        def drop_ack(self):
+            self.acks += 1
+            return self.acks == 1
+
+    config = SimConfig.profile("ns3", link_rate_bps=1e6)  # 42 B: 336 us
+    for loss, arrivals in [(ScriptedLoss([], 1), [0.01 + 336e-6, 0.01 + 672e-6]),
+                           (LoseFirstAck(), [0.01 + 672e-6])]:
+        q = EventQueue()
+        link = Link(q, config, 0.01, loss)
+        assert link.busy_until == pytest.approx(336e-6, abs=1e-15)  # the handshake's ACK
+        link.send_ack(1, 0.0)
+        link.send_ack(2, 0.0)
+        got = []
+        while (ev := q.pop()) is not None:
+            got.append(ev[0])
+        assert got == pytest.approx(arrivals, abs=1e-15)

@@ -156,6 +156,15 @@ class SimConfig:
         SYN-ACK, ``tcp_synack_rtt_meas`` on the passive side). Not with ``sender="ns3"``,
         whose SYN-ACK sample is part of that sender. Default False (RFC 6298 (2.1): no
         sample before the first data segment's ACK).
+    ack_serialisation : bool
+        ACKs are serialised on the return link as data is on the forward one: a pure ACK
+        of ``header_bytes`` takes ``header_bytes * 8 / link_rate_bps`` seconds, ACKs queue
+        behind one another (FIFO, one transmission at a time) and a lost ACK still uses the
+        link; and the handshake's final ACK occupies the forward link for as long at t = 0,
+        so the first data segment starts after it. ns-3's ``PointToPointNetDevice``
+        transmits every packet at its ``DataRate`` (point-to-point-net-device.cc
+        ``TransmitStart``, queueing in ``Send`` while the device is busy). Default False
+        (ACKs take only the delay d).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -190,6 +199,7 @@ class SimConfig:
     rack_tsecr_test: bool = True
     rxt_lost_only: bool = False
     implicit_lt: bool = False
+    ack_serialisation: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -254,6 +264,8 @@ class SimConfig:
             raise ValueError(f"rxt_lost_only must be True or False, got {self.rxt_lost_only!r}")
         if self.rxt_lost_only and self.sender != "sack":
             raise ValueError(f"rxt_lost_only needs sender 'sack' (RFC 6675's NextSeg), got sender {self.sender!r}")
+        if not isinstance(self.ack_serialisation, bool):
+            raise ValueError(f"ack_serialisation must be True or False, got {self.ack_serialisation!r}")
         if not isinstance(self.bare_fin, bool):
             raise ValueError(f"bare_fin must be True or False, got {self.bare_fin!r}")
         if self.bare_fin and (self.sender != "sack" or not self.fin):
@@ -314,6 +326,11 @@ class SimConfig:
     def serialisation_s(self, payload_bytes: int) -> float:
         """Time to clock one packet of ``payload_bytes`` onto the link, seconds."""
         return (payload_bytes + self.header_bytes) * 8.0 / self.link_rate_bps
+
+    def ack_serialisation_s(self) -> float:
+        """Time one pure ACK (``header_bytes``) occupies the link, seconds, with
+        ``ack_serialisation``; 0.0 without it."""
+        return self.serialisation_s(0) if self.ack_serialisation else 0.0
 
     def replace(self, **changes) -> "SimConfig":
         """Copy with ``changes`` applied, validated again.

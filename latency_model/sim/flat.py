@@ -65,9 +65,9 @@ def _slots(names: str) -> tuple[int, ...]:
 N_IS = NNEW + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
 (CWND, SSTH, BACKED, RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
- RK_XTS, RK_RTT, MIN_RTT) = _slots(
-    "CWND SSTH BACKED RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT")
-N_FS = MIN_RTT + 1
+ RK_XTS, RK_RTT, MIN_RTT, ABUSY) = _slots(
+    "CWND SSTH BACKED RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY")
+N_FS = ABUSY + 1
 # Integer parameters PI.
 (P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_ABC,
  P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY) = _slots(
@@ -77,10 +77,10 @@ N_PI = P_LOSTONLY + 1
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
 # Float parameters PF.
 (Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK, Q_CWND0, Q_SSTH0,
- Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0) = _slots(
+ Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0, Q_ACKSER) = _slots(
     "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK Q_CWND0 Q_SSTH0 "
-    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0")
-N_PF = Q_MINRTT0 + 1
+    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0 Q_ACKSER")
+N_PF = Q_ACKSER + 1
 # Senders (P_SENDER), PRR modes (P_PRR), ns-3 congestion states (STATE), RACK timer modes.
 SENDER_RFC, SENDER_NS3, SENDER_SACK = range(3)
 PRR_SSRB, PRR_CRB, PRR_OFF = range(3)
@@ -221,10 +221,16 @@ def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
 @inline
 def send_ack(now, I, F, PI, PF, u, RB, QI, QF):
     """The receiver's cumulative ACK (with TS.Recent and its first three SACK blocks) on the
-    return path: lost with probability ``p_ack``, else arriving ``d`` later."""
+    return path: lost with probability ``p_ack``, else arriving ``d`` later; with ACK
+    serialisation (``PF[Q_ACKSER]`` > 0 s) ``d`` after its last bit leaves the return
+    FIFO (:class:`.link.Link`)."""
     lost = draw_lost(PF[Q_PACK], I, u)
     if I[FAIL] != 0:
         return
+    if PF[Q_ACKSER] > 0.0:
+        start = now if now > F[ABUSY] else F[ABUSY]
+        F[ABUSY] = start + PF[Q_ACKSER]
+        now = F[ABUSY]
     if lost:
         I[LOSTA] += 1
         return
@@ -579,4 +585,5 @@ def reset(I, F, S, PI, PF):
     F[RTTVAR] = PF[Q_RTTVAR0]
     F[RK_XTS] = -1.0
     F[MIN_RTT] = PF[Q_MINRTT0]  # inf, or RACK's min_RTT from the handshake's sample
+    F[BUSY] = PF[Q_ACKSER]  # the handshake's ACK, when ACKs are serialised (else 0)
     I[NSAMP] = PI[P_NSAMP0]

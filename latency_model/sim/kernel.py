@@ -127,6 +127,7 @@ def pack_params(params, size_bytes: int, config):
         Q_SRTT0: snd.srtt,
         Q_RTTVAR0: snd.rttvar,
         Q_MINRTT0: getattr(snd, "min_rtt", np.inf),
+        Q_ACKSER: config.ack_serialisation_s(),
     })
     return PI, PF
 

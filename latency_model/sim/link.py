@@ -163,7 +163,12 @@ class Link:
     ``(L + header) * 8 / C`` seconds after the previous one has left (store and
     forward) and reaches the receiver ``d`` seconds after its last bit left.
     A randomly lost packet still uses the link (it is dropped downstream). ACKs take
-    ``d`` seconds and are not serialised (40-byte ACKs on a 100 Mb/s link take 3.2 us).
+    ``d`` seconds and are not serialised (40-byte ACKs on a 100 Mb/s link take 3.2 us),
+    unless ``config.ack_serialisation``: then the return link is a second FIFO of the
+    same rate, a pure ACK of ``header`` bytes occupies it for ``header * 8 / C``
+    seconds after the previous ACK has left and arrives ``d`` after its last bit (a lost
+    ACK too uses it), and the forward link starts busy for one ACK's time (the
+    handshake's last ACK, sent just before the first data segment).
 
     Drop-tail buffer (``config.queue_packets = B``, optional): a packet handed to the
     link when ``B`` packets already wait behind the one being serialised is dropped at
@@ -185,7 +190,7 @@ class Link:
 
     __slots__ = ("queue", "rate", "header", "delay", "loss", "busy_until",
                  "lost_data", "lost_acks", "limit", "backlog", "queue_drops",
-                 "transmissions", "first_drop_index")
+                 "transmissions", "first_drop_index", "ack_time", "ack_busy_until")
 
     def __init__(self, queue, config, delay_s: float, loss: LossModel) -> None:
         self.queue = queue
@@ -193,7 +198,9 @@ class Link:
         self.header = config.header_bytes
         self.delay = delay_s
         self.loss = loss
-        self.busy_until = 0.0
+        self.ack_time = config.ack_serialisation_s()  # 0.0: ACKs are not serialised
+        self.ack_busy_until = 0.0
+        self.busy_until = self.ack_time  # the handshake's ACK
         self.lost_data = 0
         self.lost_acks = 0
         self.limit = config.queue_packets
@@ -201,6 +208,8 @@ class Link:
         self.queue_drops = 0
         self.transmissions = 0
         self.first_drop_index: int | None = None
+        if self.limit is not None and self.ack_time > 0.0:
+            self.backlog.append(self.busy_until)
 
     def _buffer_full(self, now: float) -> bool:
         backlog = self.backlog
@@ -252,7 +261,11 @@ class Link:
         With a SACK option ``sack`` (a tuple of ``(start, end)`` segment blocks, end
         exclusive, possibly empty; RFC 2018) it is ``(ack, tsecr, sack)``, ``tsecr`` None
         without timestamps. Without SACK the payloads are unchanged."""
-        if self.loss.drop_ack():
+        lost = self.loss.drop_ack()
+        if self.ack_time > 0.0:
+            start = now if now > self.ack_busy_until else self.ack_busy_until
+            self.ack_busy_until = now = start + self.ack_time
+        if lost:
             self.lost_acks += 1
             return False
         if sack is not None:

@@ -80,7 +80,8 @@ STACKS: dict[str, StackProfile] = {
         "congestion-avoidance step, duplicate ACKs ignored after a timeout, the RTO recomputed "
         "from the estimator on every new ACK (the back-off collapses), the SYN-ACK's RTT sample, "
         "the first data segment acknowledged at once, 42-byte headers (PPP 2 + IPv4 20 + TCP 20). "
-        "It leaves out ns-3's serialisation of ACKs (3.36 us each) and the 3.37 segfault of "
+        "ACKs serialised at the link rate and queued like data (the handshake's last ACK "
+        "ahead of the first segment). It leaves out the 3.37 segfault of "
         "TcpRateLinux::SkbSent (a fixed ns-3, 3.41 on, stops sending instead, as here).",
         {
             "sender": ("ns3", _NS3 + "tcp-socket-base.cc (ProcessAck, DupAck, EnterRecovery, "
@@ -88,6 +89,11 @@ STACKS: dict[str, StackProfile] = {
                        "(TcpNewReno), tcp-recovery-ops.cc (TcpClassicRecovery)"),
             "rtt_sampling": ("ns3", _NS3 + "tcp-socket-base.cc EstimateRtt, NewAck, UpdateRttHistory"),
             "header_bytes": (42, "point-to-point PppHeader 2 B + Ipv4Header 20 B + TcpHeader 20 B"),
+            "ack_serialisation": (True, "ns-3.37 src/point-to-point/model/point-to-point-net-device.cc "
+                                  "TransmitStart: every packet, a pure ACK included, occupies the "
+                                  "device for its size x 8 / DataRate; Send queues it while the "
+                                  "device is busy (the handshake's ACK is sent just before the first "
+                                  "data segment on the same device)"),
             "delack_timeout_s": (0.2, _NS3 + "tcp-socket.cc attribute DelAckTimeout (200 ms)"),
             "min_rto_s": (1.0, _NS3 + "tcp-socket-base.cc attribute MinRto (1 s)"),
             "initial_rto_s": (1.0, _NS3 + "tcp-socket.cc attribute ConnTimeout (3 s) is the SYN's; "

@@ -187,11 +187,12 @@ _DUMBBELL_RUNS = (
     "the rfc sender (sender 'rfc', no PRR or RACK-TLP settings) with Karn's RTT sampling "
     "(rtt_sampling 'karn'), a receiver without quick ACKs (quick_acks 0) that acknowledges "
     "the FIN segment at once (fin True), and the topology's rates, delays and queues "
-    "(link_rate_bps, delay_s and queue_packets left at their defaults)")
+    "(link_rate_bps, delay_s and queue_packets left at their defaults; ACKs not serialised, "
+    "ack_serialisation False)")
 """What the dumbbell run implements of a :class:`SimConfig`, for the refusal's message."""
 
 _DUMBBELL_FIXED = ("link_rate_bps", "delay_s", "queue_packets", "sender", "rtt_sampling",
-                   "quick_acks", "fin", "prr", "rack_tlp")
+                   "quick_acks", "fin", "prr", "rack_tlp", "ack_serialisation")
 """SimConfig fields the dumbbell run does not read (it builds :class:`Sender` and
 :class:`Receiver` with their defaults, and takes the path from the :class:`Dumbbell`): only
 their defaults are accepted. ``p_ack`` is refused separately; ``stack`` is a label."""

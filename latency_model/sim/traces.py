@@ -38,8 +38,8 @@ def mark_drops(rows: list, size_bytes: int, mss_bytes: int, config, delay_s: flo
 
     The link is FIFO with a fixed delay, so each transmission's arrival time follows from
     the send times alone; this replays :class:`~latency_model.sim.link.Link`'s timing
-    (serialisation at ``config.link_rate_bps`` with ``config.header_bytes`` of header, the
-    one-way delay, the drop-tail buffer ``config.queue_packets``) and marks a transmission
+    (serialisation at ``config.link_rate_bps`` with ``config.header_bytes`` of header, after
+    the handshake's ACK with ``config.ack_serialisation``, the one-way delay, the drop-tail buffer ``config.queue_packets``) and marks a transmission
     dropped when no ``data_arrival`` of its segment comes at its arrival time. Random and
     scripted losses and buffer overflows are all found this way. A transmission whose
     arrival would come after the transfer ended is marked only when ``lost_packets`` says
@@ -75,8 +75,8 @@ def mark_drops(rows: list, size_bytes: int, mss_bytes: int, config, delay_s: flo
             arrivals.setdefault(r.segment, deque()).append(r.time_s)
     end_s = rows[-1].time_s if rows else 0.0
     rate, header, limit = config.link_rate_bps, config.header_bytes, config.queue_packets
-    busy = 0.0
-    backlog: deque = deque()
+    busy = config.ack_serialisation_s()  # the handshake's ACK ahead of the data, if serialised
+    backlog: deque = deque([busy] if limit is not None and busy > 0.0 else [])
     out = []
     marked, unresolved = 0, []
     for r in rows:

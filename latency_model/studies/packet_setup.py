@@ -117,6 +117,10 @@ def packet_differences(config) -> list[str]:
     if config.rxt_lost_only:
         out.append("its retransmission of marked-lost segments only (Linux tcp_xmit_retransmit_queue), "
                    "where the model follows all of RFC 6675's NextSeg, rescue included")
+    if config.ack_serialisation:
+        out.append("its serialisation of ACKs on the return link (and of the handshake's ACK before "
+                   "the first segment; ns-3 PointToPointNetDevice), where the model's ACKs take the "
+                   "delay d only")
     if config.bare_fin:
         out.append("its bare FIN after a write that fits in the initial window (SACKed above a lost "
                    "tail), where the model's FIN rides on the last data segment")
