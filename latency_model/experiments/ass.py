@@ -361,7 +361,7 @@ def run_ass(experiment: AssExperiment | None = None, progress=None, jobs: int = 
     else:
         from concurrent.futures import ProcessPoolExecutor
 
-        from ..workers import worker_init  # workers end with their parent (issue 20)
+        from ..workers import worker_init  # workers end with their parent
 
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(cases)), initializer=worker_init,
                                    initargs=(os.getpid(),))

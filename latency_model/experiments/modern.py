@@ -501,7 +501,7 @@ def run_modern(experiment: ModernExperiment | None = None, progress=None, *, rng
     else:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        from ..workers import worker_init  # workers end with their parent (issue 20)
+        from ..workers import worker_init  # workers end with their parent
 
         with ProcessPoolExecutor(max_workers=ex.workers, initializer=worker_init,
                                  initargs=(os.getpid(),)) as pool:

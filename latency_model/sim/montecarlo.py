@@ -306,7 +306,7 @@ def simulate(
             bounds = np.linspace(0, runs, workers + 1).astype(int)
             jobs = [(params, size_b, children[a:b], config, engine, batch_size)
                     for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-            from ..workers import worker_init  # workers end with their parent (issue 20)
+            from ..workers import worker_init  # workers end with their parent
 
             with ProcessPoolExecutor(max_workers=workers, initializer=worker_init,
                                      initargs=(os.getpid(),)) as ex:
