@@ -72,7 +72,7 @@ def _figure_meta(fig: str, budget, command: str) -> dict:
                   "ci_low/ci_high": "95% Student-t interval of the simulated mean"
                                     + (" (delta method for the ratio)" if spec["kind"] == "reduction" else ""),
                   "n": "simulated transfers behind the value"},
-        # The module is latency_model.model.recursion since issue 19; the text keeps its old
+        # The module is latency_model.model.recursion since the layout moved; the text keeps its old
         # name so that the committed figN.json stayed bit-identical through that move.
         "model": {"method": "latency_model.recursion (fluid time model, paper's loss law, normalised)",
                   "params": {s: base_params(SIM_SETS[s][0], SIM_SETS[s][1]).to_dict() for s in sets}},
