@@ -111,3 +111,24 @@ def test_the_accuracy_map_passes_its_progress_to_the_sweep_without_a_terminal(tm
     except Stop:
         pass
     assert asked["progress"] is True
+
+
+def test_a_plain_progress_line_says_it_is_still_working_and_stops_at_close():
+    import io
+    import time
+
+    from latency_model.studies.figures import _progress
+
+    stream = io.StringIO()
+    bar = _progress(3, True, "reproduce", stream, every_s=0.02, alive_s=0.1)
+    time.sleep(0.45)  # nothing finishes: a line about every 0.1 s
+    bar.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) >= 2 and all(line.startswith("reproduce: 0/3 pieces computed, ") for line in lines)
+    assert all(line.endswith("(still working)") for line in lines)
+    time.sleep(0.25)
+    assert stream.getvalue().splitlines() == lines  # nothing after close
+    quiet = io.StringIO()
+    _progress(3, False, "reproduce", quiet, every_s=0.02, alive_s=0.05)
+    time.sleep(0.15)
+    assert quiet.getvalue() == ""  # disabled: no heartbeat either

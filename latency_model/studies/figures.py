@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
@@ -286,10 +287,12 @@ def _pieces(budget: Budget) -> list[tuple[str, str, dict]]:
 
 
 def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float = 5.0, *,
-              noun: str = "pieces computed", initial: int = 0):
+              noun: str = "pieces computed", initial: int = 0, alive_s: float = 20.0):
     """A tqdm bar on a terminal; otherwise a plain line ``desc: done/total noun, T s`` on
     ``stream`` (stderr) at most every ``every_s`` seconds and at the end, so that a log shows
-    the run is alive; nothing when ``enabled`` is False. ``initial``: done before the start."""
+    the run is alive; nothing when ``enabled`` is False. ``initial``: done before the start.
+    Where nothing finishes for ``alive_s`` seconds (a first run compiling numba's kernels, a
+    long piece), the line is repeated with "still working" until :meth:`close`."""
     stream = sys.stderr if stream is None else stream
     try:
         from tqdm import tqdm
@@ -302,17 +305,28 @@ def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float 
         def __init__(self):
             self.done = initial
             self.t0 = self.last = time.monotonic()
+            self.stop = threading.Event()
+            if enabled:
+                threading.Thread(target=self._alive, daemon=True).start()
+
+        def _say(self, now, note=""):
+            self.last = now
+            print(f"{desc}: {self.done}/{total} {noun}, {now - self.t0:.0f} s{note}", file=stream, flush=True)
+
+        def _alive(self):
+            while not self.stop.wait(min(alive_s, every_s)):
+                now = time.monotonic()
+                if now - self.last >= alive_s:
+                    self._say(now, " (still working)")
 
         def update(self, n=1):
             self.done += n
             now = time.monotonic()
             if enabled and (now - self.last >= every_s or self.done == total):
-                self.last = now
-                print(f"{desc}: {self.done}/{total} {noun}, {now - self.t0:.0f} s",
-                      file=stream, flush=True)
+                self._say(now)
 
         def close(self):
-            pass
+            self.stop.set()
 
     return _Lines()
 
