@@ -955,32 +955,20 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                              f"{method!r}")
         eps_state = check_real("eps_state", eps_state, low=0.0, high=1.0, low_open=True,
                                high_open=True)
-    if method == "relative":
+    if method in ("levels", "relative"):  # both run the flat engine: RFC and ns3 senders, no histogram
         if path.object_engine_only:
-            raise ValueError("method='relative' runs the RFC and ns3 senders without "
-                             "timestamps; the SACK sender and timestamps need method='tree'")
-        if quantiles:
-            raise ValueError("quantiles=True needs method='tree' (the relative-state method "
-                             "carries no histogram)")
-        if rwnd > F.MAX_RWND:
-            longest = -(-int(sizes.max()) // params.mss_bytes)
-            raise ValueError(f"method='relative' supports rwnd <= {F.MAX_RWND} packets or "
-                             f"files of at most {F.MAX_RWND} packets, got rwnd "
-                             f"{params.rwnd:g} and a file of {longest} packets")
-    check_packet_work(params, path, sizes / params.mss_bytes, method == "tree", k_max)  # path and work limits
-    if method == "levels":
-        if path.object_engine_only:
-            raise ValueError("method='levels' runs the RFC and ns3 senders without timestamps; "
+            raise ValueError(f"method={method!r} runs the RFC and ns3 senders without timestamps; "
                              "the SACK sender and timestamps need method='tree'")
         if quantiles:
-            raise ValueError("quantiles=True needs method='tree' (the level DP gives no "
+            raise ValueError(f"quantiles=True needs method='tree' (method={method!r} gives no "
                              "distribution)")
         if rwnd > F.MAX_RWND:
             longest = -(-int(sizes.max()) // params.mss_bytes)
-            raise ValueError(f"method='levels' supports rwnd <= {F.MAX_RWND} packets or "
+            raise ValueError(f"method={method!r} supports rwnd <= {F.MAX_RWND} packets or "
                              f"files of at most {F.MAX_RWND} packets, got rwnd "
                              f"{params.rwnd:g} and a file of {longest} packets; use "
                              f"method='tree'")
+    check_packet_work(params, path, sizes / params.mss_bytes, method == "tree", k_max)  # path and work limits
     sizes = [int(s) for s in sizes.astype(np.int64)]
     out = []
     if method == "relative":
