@@ -145,6 +145,29 @@ def check_int(name: str, value, *, low: int | None = None, high: int | None = No
     return v
 
 
+def check_jobs(name: str, value) -> int:
+    """A count of worker processes: an integer in ``[1, 4 x os.cpu_count()]``.
+
+    More processes than that only cost memory and start-up time (each worker is a process
+    of its own, and the work is CPU-bound); results never depend on the count (every
+    random stream is spawned from one ``SeedSequence``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the range, for anything else.
+    """
+    cpus = os.cpu_count() or 1
+    high = 4 * cpus
+    try:
+        return check_int(name, value, low=1, high=high)
+    except ValueError:
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) > high:
+            raise ValueError(f"{name} must be an integer in [1, {high}] (4 x the {cpus} CPUs of this machine), "
+                             f"got {value}") from None
+        raise
+
+
 def _show(value) -> str:
     from .values import show
 

@@ -284,3 +284,26 @@ def test_fluid_api_refuses_what_the_recursion_does_not_read():
         conditional_latency(er, size_packets=[3], k=1)
     with pytest.raises(ValueError, match="abc_l"):
         expected_latency(P.replace(rule=StandardRule(abc_l=2)), size_packets=[3])
+
+
+def test_worker_counts_are_bounded_by_the_machine(tmp_path):
+    # jobs=14144 started 304 worker processes for a quick reproduction on a 2-CPU machine
+    # (over a minute of start-up) where a count beyond 4 x the CPUs buys nothing.
+    import os
+
+    from latency_model import simulate
+    from latency_model.checks import check_jobs
+    from latency_model.experiments.ass import run_ass
+
+    high = 4 * (os.cpu_count() or 1)
+    assert check_jobs("jobs", high) == high and check_jobs("jobs", 1.0) == 1
+    for bad in (0, high + 1, 10**400, 2.5, True, "2"):
+        with pytest.raises(ValueError, match=r"jobs must be an integer"):
+            check_jobs("jobs", bad)
+    with pytest.raises(ValueError, match=rf"jobs must be an integer in \[1, {high}\] \(4 x the"):
+        run_reproduction(str(tmp_path / "r"), quick=True, jobs=14144, progress=False)
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(ValueError, match="workers must be an integer in"):
+        simulate(P, size_packets=[2], runs=10, seed=1, workers=high + 1)
+    with pytest.raises(ValueError, match="jobs must be an integer in"):
+        run_ass(jobs=high + 1)

@@ -642,18 +642,13 @@ def check_budget(what: str, memory_bytes: float, seconds: float) -> None:
 
 
 def check_workers(flag: str, value) -> int:
-    """A worker count: an integer >= 1 and at most 4 x the CPUs (more would only cost
-    memory: each worker is a process of its own)."""
-    from ..checks import check_int
+    """A worker count: :func:`latency_model.checks.check_jobs` (1 to 4 x the CPUs)."""
+    from ..checks import check_jobs
 
     try:
-        v = check_int(flag, value, low=1)
+        return check_jobs(flag, value)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    cpus = os.cpu_count() or 1
-    if v > 4 * cpus:
-        raise CliError(f"{flag} must be at most {4 * cpus} (4 x the {cpus} CPUs of this machine), got {v}")
-    return v
 
 
 def warn(message: str) -> None:

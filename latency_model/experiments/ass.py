@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..checks import check_choice, check_int, check_items, check_real, check_work, checked_call
+from ..checks import check_choice, check_int, check_jobs, check_items, check_real, check_work, checked_call
 from ..growth import AssRule, LssRule
 from ..growth.ass import DECREASE_MODES
 from ..params import TcpParams, initial_window_bytes
@@ -352,7 +352,7 @@ def run_ass(experiment: AssExperiment | None = None, progress=None, jobs: int = 
     ex = AssExperiment() if experiment is None else experiment
     if not isinstance(ex, AssExperiment):
         raise ValueError(f"experiment must be an AssExperiment, got {ex!r}")
-    jobs = check_int("jobs", jobs, low=1, high=256)
+    jobs = check_jobs("jobs", jobs)
     cases = ex.cases()
     runs = []
     if jobs == 1:

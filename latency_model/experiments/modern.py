@@ -49,7 +49,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import check_choice, check_int, check_items, check_real, check_work, checked_call
+from ..checks import check_choice, check_int, check_jobs, check_items, check_real, check_work, checked_call
 from ..params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
 from ..results import ResultData
 from ..sim._seeding import root_seed
@@ -163,7 +163,7 @@ class ModernExperiment:
         if self.lt_mode is None:
             set_(self, "lt_mode", "rfc3042" if self.stack == "ns3" else "paper")
         check_choice("lt_mode", self.lt_mode, LT_MODES)
-        set_(self, "workers", check_int("workers", self.workers, low=1))
+        set_(self, "workers", check_jobs("workers", self.workers))
         check_choice("engine", self.engine, ("auto", "python", "compiled"))
         for v in self.variants:  # every variant must run on the stack (one-line error otherwise)
             sim_config(v, self.stack, self.prr, self.lt_mode, base_params(self.iw_packets[0], self.ps[0]))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..checks import (check_array, check_choice, check_int, check_real, check_sizes, check_work, checked_call,
+from ..checks import (check_array, check_choice, check_int, check_jobs, check_real, check_sizes, check_work, checked_call,
                       simulation_work)
 from ..params import TcpParams
 from ..results import ResultData
@@ -288,7 +288,7 @@ def simulate(
     seed = root_seed(rng, seed)
     check_choice("engine", engine, ENGINES)
     batch_size = check_int("batch_size", batch_size, low=1)
-    workers = check_int("workers", workers, low=1)
+    workers = check_jobs("workers", workers)
     mss = params.mss_bytes
     sizes_bytes = [int(s) for s in check_sizes("simulate", positional, size_bytes, size_packets, mss, whole=True)]
     shape = np.shape(size_bytes if size_bytes is not None else size_packets)

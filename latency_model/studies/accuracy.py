@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from ..checks import check_choice, check_int, check_real
+from ..checks import check_choice, check_int, check_jobs, check_real
 from ..values import whole
 
 __all__ = [
@@ -835,7 +835,7 @@ def run_accuracy(amap: AccuracyMap, *, cache_dir, jobs: int = 1, client=None, fo
 
     if not isinstance(amap, AccuracyMap):
         raise ValueError(f"amap must be an AccuracyMap, got {amap!r}")
-    jobs = check_int("jobs", jobs, low=1)
+    jobs = check_jobs("jobs", jobs)
     if model_timeout_s is not None:
         model_timeout_s = check_real("model_timeout_s", model_timeout_s, low=0.0, low_open=True)
     spec = amap.sweep_spec()

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cache
-from ..checks import check_choice, check_int
+from ..checks import check_choice, check_int, check_jobs
 from ..params import SIZE_BASED_THRESHOLD_BYTES, TcpParams, apply_variant
 from ..sim.runner import ENGINES
 from ..workers import worker_init
@@ -375,7 +375,7 @@ def compute(budget: Budget, cache_dir, *, jobs: int = 1, force: bool = False, pr
     """
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a Budget, got {budget!r}")
-    jobs = check_int("jobs", jobs, low=1)
+    jobs = check_jobs("jobs", jobs)
     pieces = _pieces(budget)
     results: dict = {"model": {}, "sim": {name: {} for name in SIM_SETS},
                      "unsupported": {name: why for name in SIM_SETS

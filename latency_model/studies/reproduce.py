@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .. import __version__
-from ..checks import check_flag, check_instance, check_int, checked_call
+from ..checks import check_flag, check_instance, check_int, check_jobs, checked_call
 from ..sim.profiles import check_stack
 from . import cache
 from .export import atomic_write_text, record_created, undo_files, undo_folders, write_csv, write_json
@@ -139,7 +139,7 @@ def run_reproduction(out, *, quick: bool = False, jobs: int | None = None, force
         raise ValueError(f"out must be a directory, got the file {str(out)!r}")
     for name, value in (("quick", quick), ("force", force), ("progress", progress)):
         check_flag(name, value)
-    jobs = (os.cpu_count() or 1) if jobs is None else check_int("jobs", jobs, low=1)
+    jobs = (os.cpu_count() or 1) if jobs is None else check_jobs("jobs", jobs)
     check_instance("command", command, str)
     if budget is not None:
         check_instance("budget", budget, Budget)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...checks import check_file_path, check_flag, check_instance, check_int, check_real, checked_call
+from ...checks import check_file_path, check_flag, check_instance, check_int, check_jobs, check_real, checked_call
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
 from ..export import undo_folders, write_json
 from ..lock import output_lock
@@ -365,7 +365,7 @@ def run_sweep(
     if out is not None:
         out = check_file_path("out", out)
         check_table_name(out)
-    jobs = check_int("jobs", jobs, low=1)
+    jobs = check_jobs("jobs", jobs)
     check_flag("force", force)
     check_flag("progress", progress)
     if command is not None:
