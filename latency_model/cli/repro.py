@@ -34,6 +34,8 @@ def _command(args) -> str:
         parts.append("--force")
     if getattr(args, "strict", False):
         parts.append("--strict")
+    if getattr(args, "kernel_data", None) is not None:
+        parts += ["--kernel-data", str(args.kernel_data)]
     if getattr(args, "json", False):
         parts.append("--json")
     return " ".join(parts)
@@ -132,32 +134,64 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
-def cmd_validate(args) -> int:
-    """Exit status 0 when every case passes or fails only as a declared known difference,
-    1 on any other failure (``--strict``: on known differences too)."""
-    from ..studies.validate import error_text, exit_status, status_text, summary_text
+def _kernel_folder(args):
+    """``--kernel-data``, checked before any work (a folder with the campaign's ``cells.csv``
+    and ``kernel.json``); None: the repository's committed campaign, when present."""
+    if args.kernel_data is None:
+        return None
+    from ..kernel.cells import read_cells, read_path
 
+    try:
+        read_cells(args.kernel_data)
+        read_path(args.kernel_data)
+    except ValueError as exc:
+        raise CliError(f"--kernel-data: {str(exc).removeprefix('kernel data: ')}") from None
+    return args.kernel_data
+
+
+def cmd_validate(args) -> int:
+    """Exit status 0 when every case passes or fails only as a declared known difference (or
+    known kernel gap), 1 on any other failure (``--strict``: on known ones too)."""
+    from ..studies.export import atomic_write_text
+    from ..studies.validate import (KNOWN_GAP_MEANING, error_text, evaluate_kernel, exit_status, kernel_line,
+                                    kernel_report_markdown, kernel_status_text, kernel_summary_text, status_text,
+                                    summary_text)
+
+    folder = _kernel_folder(args)
     res = _run(args, progress=not args.json)
     ev = res["evaluation"]
-    status = exit_status(ev, strict=args.strict)
+    try:
+        kernel = evaluate_kernel(folder, quick=args.quick, cache_dir=Path(args.out) / ".cache", force=args.force)
+        report = atomic_write_text(Path(args.out) / "validation" / "KERNEL.md", kernel_report_markdown(kernel))
+    except OSError as exc:
+        raise CliError(os_error_message(exc, "--out")) from None
+    status = exit_status(ev, strict=args.strict, kernel=kernel)
     if args.json:
         keep = ("name", "status", "passed", "worst_relative_error", "tolerance", "tolerance_kind",
                 "sizes_compared", "known_difference")
         print(json_text({"cases": [{k: c[k] for k in keep} for c in ev["cases"]],
                           "passed": ev["passed"], "known": ev["known"], "failed": ev["failed"],
-                          "strict": bool(args.strict), "exit_status": status}))
-    else:
-        for c in ev["cases"]:
-            print(f"{status_text(c):<22}{c['name']:<36} {error_text(c)}")
-            if c["status"] == "n/a":
-                print(f"{'':<22}{c['why_failed'][:130]}")
-            if c["status"] in ("known", "known_not_seen"):
-                reason = c["known_difference"]
-                print(f"{'':<22}known difference: {reason[:110] + '...' if len(reason) > 110 else reason}")
-        rule = ("--strict: known differences fail" if args.strict
-                else "known differences do not fail (--strict makes them)")
-        print(f"{summary_text(ev)}; {rule}; exit status {status}; "
-              f"report: {Path(args.out) / 'validation' / 'REPORT.md'}")
+                          "kernel": kernel, "strict": bool(args.strict), "exit_status": status}))
+        return status
+    for c in ev["cases"]:
+        print(f"{status_text(c):<22}{c['name']:<36} {error_text(c)}")
+        if c["status"] == "n/a":
+            print(f"{'':<22}{c['why_failed'][:130]}")
+        if c["status"] in ("known", "known_not_seen"):
+            reason = c["known_difference"]
+            print(f"{'':<22}known difference: {reason[:110] + '...' if len(reason) > 110 else reason}")
+    if kernel["available"]:
+        print(f"kernel cells ({kernel['folder']}, Linux {kernel['release']}) against --stack linux, "
+              f"{'quick budget' if args.quick else 'the cells own runs'}; allowed: 2.5 combined SE + 2% of the "
+              f"kernel's mean; the cells other than pass:")
+        for c in kernel["comparisons"]:
+            if c["status"] != "pass":
+                print(f"{kernel_status_text(c):<22}{kernel_line(c)}")
+        print(KNOWN_GAP_MEANING)
+    rule = ("--strict: known differences fail" if args.strict
+            else "known differences do not fail (--strict makes them)")
+    print(f"{summary_text(ev)}; {kernel_summary_text(kernel)}; {rule}; exit status {status}; "
+          f"report: {Path(args.out) / 'validation' / 'REPORT.md'} and {report.name}")
     return status
 
 
@@ -237,7 +271,11 @@ def _validate_flags(p) -> None:
     _run_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--strict", action="store_true",
-                   help="exit 1 on a declared known difference too (default: only on other failures)")
+                   help="exit 1 on a declared known difference or known kernel gap too (default: only on other "
+                        "failures)")
+    p.add_argument("--kernel-data", default=None, metavar="DIR",
+                   help="the kernel campaign's results (cells.csv, kernel.json) compared with --stack linux "
+                        "(default: the repository's validation/linux/results, when present)")
 
 
 def _plot_flags(p) -> None:
@@ -258,8 +296,9 @@ def register(sub) -> None:
     """Register ``reproduce``, ``validate`` and ``plot`` on the subparsers ``sub``."""
     add_command(sub, "reproduce", help="regenerate the paper's tables and figures (model and simulation), "
                 "and the validation report", func=cmd_reproduce, flags=_reproduce_flags)
-    add_command(sub, "validate", help="model against simulator: run the validation cases, write "
-                "validation/REPORT.md; exit 1 if a case fails other than as a declared known difference "
-                "(--strict: any)", func=cmd_validate, flags=_validate_flags)
+    add_command(sub, "validate", help="model against simulator, and the committed Linux kernel cells against "
+                "--stack linux: write validation/REPORT.md and KERNEL.md; exit 1 if a case fails other than as a "
+                "declared known difference or known kernel gap (--strict: any)", func=cmd_validate,
+                flags=_validate_flags)
     add_command(sub, "plot", help="redraw a figure (PNG and SVG) from its tidy CSV", func=cmd_plot,
                 flags=_plot_flags)

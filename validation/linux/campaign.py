@@ -37,7 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from latency_model.kernel.measure import CSV_COLUMNS, measure, self_check, sim_setup, simulated
+from latency_model.kernel.cells import (CAMPAIGN_SEED, read_transfers as _read_transfers, sim_columns, tolerance_s,
+                                        transfers_path as _transfers_path)
+from latency_model.kernel.measure import CSV_COLUMNS, measure, self_check, sim_setup
 from latency_model.kernel.testbed import Testbed, TransferSpec
 from latency_model.sim import run_transfer
 from latency_model.studies.export import atomic_write_bytes, atomic_write_text
@@ -54,11 +56,6 @@ CELL_COLUMNS = ["cc", "p", "size_packets", "runs", "kernel_mean_s", "kernel_sem_
 def _sem(x) -> float:
     x = np.asarray(x, dtype=float)
     return float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
-
-
-def _cond(summary: dict, k: int):
-    c = summary["conditional"].get(k) or summary["conditional"].get(str(k))
-    return c
 
 
 def replay(transfers, cc: str) -> list:
@@ -152,15 +149,8 @@ def resim(args) -> int:
     for r in rows:
         cc, p, n, runs = r["cc"], float(r["p"]), int(r["size_packets"]), int(r["runs"])
         ts = _read_transfers(_transfers_path(RESULTS, cc, p, n))
-        s = simulated(cc, n * MSS, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS, p=p, runs=runs,
-                      seed=int(args.seed))
-        r["sim_mean_s"], r["sim_timeout_fraction"] = s["mean_latency_s"], s["timeout_fraction"]
-        r["sim_sem_s"] = (s["ci95_s"][1] - s["mean_latency_s"]) / 1.96
-        for k in (0, 1, 2):
-            c = _cond(s, k)
-            r[f"sim_k{k}_n"] = c["n"] if c else 0
-            r[f"sim_k{k}_mean_s"] = c["mean_s"] if c else ""
-            r[f"sim_k{k}_sem_s"] = (c["ci95_s"][1] - c["mean_s"]) / 1.96 if c and c["ci95_s"] else ""
+        r.update(sim_columns(cc, n, p, runs, seed=int(args.seed), mss_bytes=MSS, delay_s=DELAY_S,
+                             rate_bps=RATE_BPS))
         params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
         lat = np.array([float(t["completion_s"]) for t in ts])
         rep = np.array([run_transfer(params, size_bytes=int(t["size_bytes"]), config=config,
@@ -261,40 +251,21 @@ def _write_transfers(cc, p, n, transfers) -> None:
     atomic_write_bytes(RESULTS / f"transfers_{cc}_p{p:g}_n{n}.csv.gz", gzip.compress(text, mtime=0))
 
 
-def _read_transfers(path) -> list:
-    """Rows of a per-transfer CSV (gzipped as committed, or plain)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def _transfers_path(folder, cc, p, n) -> Path:
-    gz = Path(folder) / f"transfers_{cc}_p{p:g}_n{n}.csv.gz"
-    return gz if gz.exists() else gz.with_suffix("")
-
 
 def _cell_row(cc, p, n, cell, args) -> dict:
     k = cell.summary
     lat = np.array([t.completion_s for t in cell.transfers])
-    s = simulated(cc, n * MSS, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS, p=p, runs=args.runs,
-                  seed=args.seed)
     rep = np.array(replay(cell.transfers, cc))
     row = {"cc": cc, "p": p, "size_packets": n, "runs": args.runs,
            "kernel_mean_s": k["mean_latency_s"], "kernel_sem_s": _sem(lat),
            "kernel_timeout_fraction": k["timeout_fraction"], "kernel_fin_bare_fraction": k["fin_bare_fraction"],
-           "sim_mean_s": s["mean_latency_s"],
-           "sim_sem_s": (s["ci95_s"][1] - s["mean_latency_s"]) / 1.96,  # the CI's half-width / 1.96 (t ~ z here)
-           "sim_timeout_fraction": s["timeout_fraction"]}
+           **sim_columns(cc, n, p, args.runs, seed=args.seed, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS)}
     lost = np.array([t.lost_packets for t in cell.transfers])
     for kk in (0, 1, 2):
         sel = lat[lost == kk]
         row[f"kernel_k{kk}_n"] = int(sel.size)
         row[f"kernel_k{kk}_mean_s"] = float(sel.mean()) if sel.size else ""
         row[f"kernel_k{kk}_sem_s"] = _sem(sel) if sel.size > 1 else ""
-        c = _cond(s, kk)
-        row[f"sim_k{kk}_n"] = c["n"] if c else 0
-        row[f"sim_k{kk}_mean_s"] = c["mean_s"] if c else ""
-        row[f"sim_k{kk}_sem_s"] = (c["ci95_s"][1] - c["mean_s"]) / 1.96 if c and c["ci95_s"] else ""
     row.update({"replay_mean_s": float(rep.mean()), "replay_diff_mean_s": float((rep - lat).mean()),
                 "replay_within_3ms": float(np.mean(np.abs(rep - lat) <= 3e-3)),
                 "late_over_1ms": cell.link["over_1ms"], "packets": cell.link["packets"],
@@ -326,7 +297,7 @@ def report(args) -> int:
         return float(r[c]) if r.get(c) not in ("", None) else float("nan")
 
     def within(km, ks, sm, ss):
-        return abs(sm - km) <= 2.5 * math.hypot(ks, ss) + 0.02 * km
+        return abs(sm - km) <= tolerance_s(km, ks, ss)
 
     print("Overall (mean completion time, s; ± is the kernel's 95% CI half-width):\n")
     print("| cc | p | N | kernel | `--stack linux` | sim - kernel | within 2.5 SE + 2% | kernel P[RTO] | sim P[RTO] "
@@ -390,7 +361,7 @@ def main(argv=None) -> int:
     r.add_argument("--sizes", default="1,3,8,20,40")
     r.add_argument("--ps", default="0.02,0.1")
     r.add_argument("--ccs", default="reno,cubic")
-    r.add_argument("--seed", type=int, default=46)
+    r.add_argument("--seed", type=int, default=CAMPAIGN_SEED)
     r.add_argument("--concurrency", type=int, default=16)
     r.add_argument("--results", default=str(RESULTS))
     sg = sub.add_parser("single")
@@ -399,7 +370,7 @@ def main(argv=None) -> int:
     sg.add_argument("--concurrency", type=int, default=4)
     sg.add_argument("--results", default=str(RESULTS))
     rs = sub.add_parser("resim")
-    rs.add_argument("--seed", type=int, default=46)
+    rs.add_argument("--seed", type=int, default=CAMPAIGN_SEED)
     rs.add_argument("--results", default=str(RESULTS))
     mech = sub.add_parser("mechanisms")
     mech.add_argument("--results", default=str(RESULTS))
