@@ -167,12 +167,12 @@ def test_validate_json_contract_and_exit_status(repro, capsys):
     capsys.readouterr()
     status = main(["validate", "--json", "--quick", "--out", str(repro["out"]), "--jobs", "2"])
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"cases", "passed", "known", "failed", "strict", "exit_status"}
+    assert set(out) == {"cases", "passed", "known", "failed", "kernel", "strict", "exit_status"}
     assert out["passed"] + out["known"] + out["failed"] == len(out["cases"]) == len(CASES)
     for c in out["cases"]:
         assert {"name", "status", "passed", "worst_relative_error", "tolerance", "known_difference"} <= set(c)
         assert isinstance(c["passed"], bool)
-    assert status == out["exit_status"] == (1 if out["failed"] else 0)
+    assert status == out["exit_status"] == (1 if out["failed"] or out["kernel"]["failed"] else 0)
 
 
 def test_reproduce_rejects_zero_jobs(capsys):
