@@ -587,17 +587,18 @@ of it) and the quick one about 9 s, cached in ``--out/.cache`` after the first r
 budget bounds the cost as cells are added rather than saving much now."""
 
 _RACK_TIMER_WHY = (
-    "The kernel repairs a lost last segment after RACK's reordering timer, which it arms in jiffies "
-    "(4 ms at CONFIG_HZ=250) with TCP_TIMEOUT_MIN (2 jiffies, 8 ms) added "
-    "(net/ipv4/tcp_recovery.c tcp_rack_mark_lost) and runs late by the timer wheel's slack; the linux profile "
-    "fires it at RTT + min_RTT/4 exactly: the simulator is 6-7 ms faster than the kernel's 0.231 s "
-    "(validation/LINUX.md, mechanisms, item 5(b))."
+    "RACK's reordering timer in jiffies: the kernel asks for usecs_to_jiffies(remaining + 2 ms) "
+    "(net/ipv4/tcp_recovery.c tcp_rack_mark_lost) and the timer wheel fires it on the next tick after "
+    "that (kernel/time/timer.c calc_index): 28-32 ms after the SACK where the linux profile waits "
+    "RACK.rtt + 25 ms exactly, so the simulator is 6-7 ms faster than the kernel's 0.231 s "
+    "(validation/LINUX.md, mechanisms, item 5(a); measured in results/timers.csv)."
 )
 _SLOW_KERNEL_WHY = (
-    "The simulator is 19-46 ms faster than the kernel at p = 0.1: transfers the kernel ends with an RTO "
-    "where the simulator repairs without one (class kernel-timeout), the probe with one packet out "
-    "(2 SRTT + 200 ms from a delayed ACK) and RACK's jiffies timers, none of them yet in the linux profile "
-    "(validation/LINUX.md, mechanisms, items 4-5 and the diagnosis)."
+    "The simulator is 19-46 ms faster at p = 0.1: its loss draws had fewer losses than the kernel's "
+    "(6-36 ms of the gap remain at equal loss counts), and the kernel's RTO (304 ms, restarted by a SACK of "
+    "data sent before the retransmission, tcp_input.c tcp_clean_rtx_queue), loss probe and RACK timer run "
+    "on jiffies and the timer wheel's buckets, which the linux profile does not follow yet "
+    "(validation/LINUX.md, item 5 and the diagnosis)."
 )
 KERNEL_KNOWN_GAPS = {
     **{(cc, p, n, "one_loss"): _RACK_TIMER_WHY for cc in ("reno", "cubic") for p in (0.02, 0.1) for n in (1, 2)},

@@ -6,6 +6,8 @@
     python validation/linux/campaign.py report      # tables for validation/LINUX.md
     python validation/linux/campaign.py mechanisms  # paired replays grouped by repair path
     python validation/linux/campaign.py resim       # simulated columns again, after a simulator change
+    python validation/linux/campaign.py gaps        # a cell's gap: loss counts drawn vs mechanisms
+    python validation/linux/campaign.py positions   # single-loss positions outside 3 ms, by repair path
 
 ``run`` measures every cell (cc x p x N) that has no results yet (interrupted work resumes):
 ``results/transfers_<cc>_p<p>_n<N>.csv.gz`` (one row per kernel transfer, with the segment of
@@ -241,6 +243,84 @@ def mechanisms(args) -> int:
     return 0
 
 
+def sim_repair_path(n: int, segment: int, cc: str = "reno") -> str:
+    """How the simulator repairs a single loss of ``segment`` of ``n`` (its trace):
+    ``rack-timer`` (RACK marks it lost more than 1 ms after the last ACK: its reordering
+    timer), ``rack-ack`` (on an ACK), ``probe`` (a tail loss probe), ``rto``."""
+    params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+    r, trace = run_transfer(params, size_packets=n, config=config, drops=[segment], trace=True)
+    if r.timeouts:
+        return "rto"
+    if r.tlp_probes:
+        return "probe"
+    lost = next((e.time_s for e in trace if e.event == "rack_lost"), None)
+    acks = [e.time_s for e in trace if e.event in ("ack", "dupack") and lost is not None and e.time_s <= lost]
+    return "rack-timer" if lost is not None and (not acks or lost - acks[-1] > 1e-3) else "rack-ack"
+
+
+def positions(args) -> int:
+    """Single-loss positions outside 3 ms (``single_loss.csv``), grouped by the simulator's
+    repair path (:func:`sim_repair_path`): count, the range of sim - kernel, the positions."""
+    with open(Path(args.results) / "single_loss.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    print("| cc | simulator's repair | positions outside 3 ms | sim - kernel (ms) | positions (N:segment) |")
+    print("|---|---|---|---|---|")
+    for cc in sorted({r["cc"] for r in rows}):
+        groups: dict = {}
+        mine = [r for r in rows if r["cc"] == cc]
+        for r in mine:
+            d = float(r["diff_ms"])
+            if abs(d) > 3.0:
+                path = sim_repair_path(int(r["size_packets"]), int(r["segment"]), cc)
+                groups.setdefault(path, []).append((d, f"{r['size_packets']}:{r['segment']}"))
+        for path, v in sorted(groups.items()):
+            d = np.array([x for x, _ in v])
+            print(f"| {cc} | {path} | {d.size} of {len(mine)} | {d.min():+.0f} to {d.max():+.0f} | "
+                  f"{' '.join(q for _, q in v)} |")
+    return 0
+
+
+def gaps(args) -> int:
+    """The gap of each chosen cell (cc, p, N) split in two: the loss counts each side drew
+    (kernel and simulator beside p/(1 - p) N), the gap at equal loss counts (conditional means
+    weighted by the pooled count of each k), and the paired replays' gap by repair class
+    (:func:`repair_class`) as its contribution to the mean."""
+    from latency_model.kernel.measure import simulated
+
+    folder = Path(args.results)
+    with open(folder / "cells.csv", newline="") as f:
+        runs = {(r["cc"], float(r["p"]), int(r["size_packets"])): int(r["runs"]) for r in csv.DictReader(f)}
+    print("| cc | p | N | gap (ms) | lost: kernel / sim / p N/(1-p) | gap at equal loss counts (ms) | "
+          "paired replays (ms) | by class: contribution (ms) [transfers, mean each] |")
+    print("|---|---|---|---|---|---|---|---|")
+    for cell in args.cells.split(","):
+        cc, p, n = cell.split(":")
+        p, n = float(p), int(n)
+        ts = _read_transfers(_transfers_path(folder, cc, p, n))
+        lat = np.array([float(t["completion_s"]) for t in ts])
+        lost = np.array([int(t["lost_packets"]) for t in ts])
+        s = simulated(cc, n * MSS, mss_bytes=MSS, delay_s=DELAY_S, rate_bps=RATE_BPS, p=p, runs=runs[(cc, p, n)],
+                      seed=args.seed)
+        cond = {int(k): v for k, v in s["conditional"].items()}
+        both = [k for k in cond if (lost == k).any()]
+        w = {k: (lost == k).sum() + cond[k]["n"] for k in both}
+        same_k = sum(w[k] * (cond[k]["mean_s"] - lat[lost == k].mean()) for k in both) / sum(w.values())
+        params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+        groups: dict = {}
+        for t in ts:
+            if int(t["lost_packets"]) == 0:
+                continue
+            drops = dict(Counter(int(x) for x in t["dropped_segments"].split()))
+            sim = run_transfer(params, size_bytes=int(t["size_bytes"]), config=config, drops=drops)
+            groups.setdefault(repair_class(n, t, sim), []).append((sim.completion_s - float(t["completion_s"])) * 1e3)
+        replay = sum(sum(v) for v in groups.values()) / len(ts)
+        classes = "; ".join(f"{c} {sum(v) / len(ts):+.1f} [{len(v)}, {np.mean(v):+.0f}]"
+                            for c, v in sorted(groups.items(), key=lambda kv: sum(kv[1])))
+        print(f"| {cc} | {p:g} | {n} | {(s['mean_latency_s'] - lat.mean()) * 1e3:+.1f} | {lost.mean():.3f} / "
+              f"{s['mean_lost_packets']:.3f} / {p * n / (1 - p):.3f} | {same_k * 1e3:+.1f} | {replay:+.1f} | {classes} |")
+    return 0
+
+
 def _write_transfers(cc, p, n, transfers) -> None:
     lines = [",".join(CSV_COLUMNS)]
     for t in transfers:
@@ -376,9 +456,15 @@ def main(argv=None) -> int:
     mech.add_argument("--results", default=str(RESULTS))
     rep = sub.add_parser("report")
     rep.add_argument("--results", default=str(RESULTS))
+    gp = sub.add_parser("gaps")
+    gp.add_argument("--cells", default=",".join(f"{cc}:0.1:{n}" for cc in ("reno", "cubic") for n in (5, 11, 30, 40)))
+    gp.add_argument("--seed", type=int, default=CAMPAIGN_SEED)
+    gp.add_argument("--results", default=str(RESULTS))
+    pos = sub.add_parser("positions")
+    pos.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
     return {"run": run, "single": single, "report": report, "mechanisms": mechanisms,
-            "resim": resim}[args.cmd](args)
+            "resim": resim, "gaps": gaps, "positions": positions}[args.cmd](args)
 
 
 if __name__ == "__main__":
