@@ -181,15 +181,16 @@ def cmd_validate(args) -> int:
             reason = c["known_difference"]
             print(f"{'':<22}known difference: {reason[:110] + '...' if len(reason) > 110 else reason}")
     if kernel["available"]:
+        budget = "quick budget" if args.quick else "the cells' own runs"
         print(f"kernel cells ({kernel['folder']}, Linux {kernel['release']}) against --stack linux, "
-              f"{'quick budget' if args.quick else 'the cells own runs'}; allowed: 2.5 combined SE + 2% of the "
-              f"kernel's mean; the cells other than pass:")
+              f"{budget} (± the kernel's 95% CI); allowed: 2.5 "
+              f"combined SE + 2% of the kernel's mean; every comparison other than pass:")
         for c in kernel["comparisons"]:
             if c["status"] != "pass":
-                print(f"{kernel_status_text(c):<22}{kernel_line(c)}")
+                print(f"{kernel_status_text(c):<26}{kernel_line(c)}")
         print(KNOWN_GAP_MEANING)
-    rule = ("--strict: known differences fail" if args.strict
-            else "known differences do not fail (--strict makes them)")
+    rule = ("--strict: known differences and gaps fail" if args.strict
+            else "known differences and gaps do not fail (--strict makes them)")
     print(f"{summary_text(ev)}; {kernel_summary_text(kernel)}; {rule}; exit status {status}; "
           f"report: {Path(args.out) / 'validation' / 'REPORT.md'} and {report.name}")
     return status

@@ -780,9 +780,10 @@ def kernel_report_markdown(kernel: dict) -> str:
     lines = ["# Validation report: the Linux kernel against the simulator's linux profile", ""]
     if not kernel["available"]:
         return "\n".join(lines + [f"Not compared: {kernel['why_unavailable']}.", ""])
+    budget = ", quick budget" if kernel["quick"] else ", the cells' own runs"
     lines += [f"Kernel data: `{kernel['folder']}` (Linux {kernel['release']}, CONFIG_HZ={kernel['config_hz']}); "
               f"simulator `--stack linux`, rule `standard` for reno and `cubic` for cubic, seed {kernel['seed']}"
-              f"{', quick budget' if kernel['quick'] else ', the cells own runs'}. A comparison passes when "
+              f"{budget}. A comparison passes when "
               "|sim - kernel| <= 2.5 sqrt(SE_kernel^2 + SE_sim^2) + 2% of the kernel's mean.", "",
               f"**{kernel_summary_text(kernel)}.** {KNOWN_GAP_MEANING}", "",
               "| cc | p | N | quantity | kernel (s) | ± 95% | n | sim (s) | n | gap (ms) | allowed (ms) | result |",
