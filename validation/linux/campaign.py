@@ -8,6 +8,8 @@
     python validation/linux/campaign.py resim       # simulated columns again, after a simulator change
     python validation/linux/campaign.py gaps        # a cell's gap: loss counts drawn vs mechanisms
     python validation/linux/campaign.py positions   # single-loss positions outside 3 ms, by repair path
+    sudo python validation/linux/campaign.py rerun --cell reno:0.1:11   # the kernel again on a cell's own losses
+    python validation/linux/campaign.py kernel-timeouts  # the rerun's kernel-timeout transfers, with RTTs
 
 ``run`` measures every cell (cc x p x N) that has no results yet (interrupted work resumes):
 ``results/transfers_<cc>_p<p>_n<N>.csv.gz`` (one row per kernel transfer, with the segment of
@@ -321,6 +323,102 @@ def gaps(args) -> int:
     return 0
 
 
+def rerun(args) -> int:
+    """The kernel again on a committed cell's own loss draws (same seeds: the emulator's
+    streams give the same drop list as long as the kernel sends in the same order), with the
+    packet log: ``results/rerun_<cc>_p<p>_n<N>.csv.gz`` (one row per transfer, the campaign's
+    columns plus the client ``port`` of the packet log), ``..._packets.csv.gz`` and
+    ``..._meta.json`` (release, sysctls, lateness, load, date). Prints how far each transfer
+    moved from its campaign twin: the kernel's run-to-run spread on identical losses."""
+    import tempfile
+
+    folder = Path(args.results)
+    cc, p, n = args.cell.split(":")
+    p, n = float(p), int(n)
+    camp = _read_transfers(_transfers_path(folder, cc, p, n))
+    stem = f"rerun_{cc}_p{p:g}_n{n}"
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "packets.csv"
+        with Testbed(delay_s=DELAY_S, rate_bps=RATE_BPS, mss_bytes=MSS, packet_log=str(log)) as tb:
+            cell = measure(tb, n * MSS, cc=cc, p=p, runs=len(camp), seed=args.seed, concurrency=args.concurrency)
+            meta = {"release": tb.kernel_release, "config_hz": tb.hz, "sched_fifo": tb.fifo, "sysctls": tb.sysctls,
+                    "cell": {"cc": cc, "p": p, "size_packets": n, "runs": len(camp), "seed": args.seed,
+                             "concurrency": args.concurrency},
+                    "link": cell.link, "load_average": round(os.getloadavg()[0], 2), "wall_s": round(cell.wall_s, 1),
+                    "date": time.strftime("%Y-%m-%d", time.gmtime())}
+        packets = log.read_bytes()
+    cols = [*CSV_COLUMNS, "port"]
+    lines = [",".join(cols)]
+    for t in cell.transfers:
+        d = t.to_dict()
+        d["dropped_segments"] = " ".join(map(str, d["dropped_segments"]))
+        lines.append(",".join(str(d[k]) for k in cols))
+    atomic_write_bytes(folder / f"{stem}.csv.gz", gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0))
+    atomic_write_bytes(folder / f"{stem}_packets.csv.gz", gzip.compress(packets, mtime=0))
+    atomic_write_text(folder / f"{stem}_meta.json", json.dumps(meta, indent=1) + "\n")
+    same = sum(a["dropped_segments"] == " ".join(map(str, b.dropped_segments)) for a, b in zip(camp, cell.transfers))
+    x = np.array([t.completion_s for t in cell.transfers])
+    y = np.array([float(t["completion_s"]) for t in camp])
+    d = (x - y) * 1e3
+    to_x = np.array([t.timeouts > 0 for t in cell.transfers])
+    to_y = np.array([int(t["timeouts"]) > 0 for t in camp])
+    print(f"{cc} p={p:g} N={n}: {same} of {len(camp)} drop lists as in the campaign; mean {x.mean():.4f} s "
+          f"(campaign {y.mean():.4f}); each transfer against its campaign twin: mean {d.mean():+.2f} ms, "
+          f"{100 * np.mean(abs(d) <= 3):.1f}% within 3 ms, {int((abs(d) > 50).sum())} over 50 ms; with an RTO "
+          f"{int(to_x.sum())} (campaign {int(to_y.sum())}, both {int((to_x & to_y).sum())}); late > 1 ms "
+          f"{cell.link['over_1ms']} of {cell.link['packets']} deliveries; load {meta['load_average']}")
+    return 0
+
+
+def kernel_timeouts(args) -> int:
+    """The rerun's ``kernel-timeout`` transfers (:func:`repair_class`: the kernel timed out,
+    the simulator's replay did not) with, from its packet log, the handshake's RTT (SYN into
+    the link to SYN-ACK delivered: the sample that sets the kernel's min_RTT) and each
+    retransmission's (into the link to the first ACK delivered at least 99 ms later), both
+    as the emulator sees them; and the handshake RTTs of all the rerun's connections."""
+    folder = Path(args.results)
+    cc, p, n = args.cell.split(":")
+    stem = f"rerun_{cc}_p{float(p):g}_n{int(n)}"
+    rows = _read_transfers(folder / f"{stem}.csv.gz")
+    with gzip.open(folder / f"{stem}_packets.csv.gz", "rt", newline="") as f:
+        by_port: dict = {}
+        for r in csv.DictReader(f):
+            if r["event"] in ("in", "out", "drop"):
+                by_port.setdefault(int(r["port"]), []).append(r)
+
+    def rtts(port):
+        ev = sorted(by_port[port], key=lambda r: int(r["t_ns"]))
+        ms = [int(r["t_ns"]) / 1e6 for r in ev]
+        syn = next(i for i, r in enumerate(ev) if r["dir"] == "0" and int(r["flags"]) & 2)
+        sa = next(i for i, r in enumerate(ev) if r["dir"] == "1" and r["event"] == "out" and int(r["flags"]) & 2)
+        seen, out = set(), []
+        for i, r in enumerate(ev):
+            if r["dir"] == "0" and r["event"] in ("in", "drop") and int(r["len"]) > 0:
+                if int(r["seq"]) in seen and r["event"] == "in":
+                    ack = next((ms[j] for j in range(i, len(ev)) if ev[j]["dir"] == "1" and ev[j]["event"] == "out"
+                                and ms[j] > ms[i] + 99.0), None)
+                    out.append(f"{int(r['seq']) // MSS}: {ack - ms[i]:.3f}" if ack else f"{int(r['seq']) // MSS}: -")
+                seen.add(int(r["seq"]))
+        return ms[sa] - ms[syn], out
+
+    params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+    print("| transfer | dropped | kernel (s) | simulator (s) | handshake RTT (ms) | retransmissions' RTT (ms) |")
+    print("|---|---|---|---|---|---|")
+    for i, t in enumerate(rows):
+        if int(t["lost_packets"]) == 0:
+            continue
+        drops = dict(Counter(int(x) for x in t["dropped_segments"].split()))
+        sim = run_transfer(params, size_bytes=int(t["size_bytes"]), config=config, drops=drops)
+        if repair_class(int(n), t, sim) == "kernel-timeout":
+            hs, out = rtts(int(t["port"]))
+            print(f"| {i} | {t['dropped_segments']} | {float(t['completion_s']):.3f} | {sim.completion_s:.3f} | "
+                  f"{hs:.3f} | {'; '.join(out)} |")
+    hs = np.array([rtts(int(t["port"]))[0] for t in rows])
+    print(f"\nhandshake RTT of all {hs.size} connections (ms): percentiles 5/50/95 "
+          f"{' / '.join(f'{v:.3f}' for v in np.percentile(hs, [5, 50, 95]))}")
+    return 0
+
+
 def _write_transfers(cc, p, n, transfers) -> None:
     lines = [",".join(CSV_COLUMNS)]
     for t in transfers:
@@ -460,11 +558,20 @@ def main(argv=None) -> int:
     gp.add_argument("--cells", default=",".join(f"{cc}:0.1:{n}" for cc in ("reno", "cubic") for n in (5, 11, 30, 40)))
     gp.add_argument("--seed", type=int, default=CAMPAIGN_SEED)
     gp.add_argument("--results", default=str(RESULTS))
+    rr = sub.add_parser("rerun")
+    rr.add_argument("--cell", default="reno:0.1:11", help="cc:p:N of a committed cell")
+    rr.add_argument("--seed", type=int, default=CAMPAIGN_SEED)
+    rr.add_argument("--concurrency", type=int, default=16)
+    rr.add_argument("--results", default=str(RESULTS))
+    kt = sub.add_parser("kernel-timeouts")
+    kt.add_argument("--cell", default="reno:0.1:11", help="cc:p:N of a rerun cell")
+    kt.add_argument("--results", default=str(RESULTS))
     pos = sub.add_parser("positions")
     pos.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
     return {"run": run, "single": single, "report": report, "mechanisms": mechanisms,
-            "resim": resim, "gaps": gaps, "positions": positions}[args.cmd](args)
+            "resim": resim, "gaps": gaps, "positions": positions, "rerun": rerun,
+            "kernel-timeouts": kernel_timeouts}[args.cmd](args)
 
 
 if __name__ == "__main__":
