@@ -165,6 +165,8 @@ def cmd_validate(args) -> int:
         report = atomic_write_text(Path(args.out) / "validation" / "KERNEL.md", kernel_report_markdown(kernel))
     except OSError as exc:
         raise CliError(os_error_message(exc, "--out")) from None
+    except ValueError as exc:  # the committed data damaged: named, one line
+        raise CliError(str(exc)) from None
     status = exit_status(ev, strict=args.strict, kernel=kernel)
     if args.json:
         keep = ("name", "status", "passed", "worst_relative_error", "tolerance", "tolerance_kind",
