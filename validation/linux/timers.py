@@ -3,6 +3,7 @@ really wait (RACK's reordering timer, the loss probe, the RTO) beside the ``linu
 
     sudo python validation/linux/timers.py run [--runs 20]   # results/timers.csv, timers_packets.csv.gz
     python validation/linux/timers.py report                 # the table of validation/LINUX.md
+    sudo python validation/linux/timers.py minrtt [--runs 300]  # segments 3 and 10 of 11: RTO vs min_RTT
 
 Each case drops the first transmission of the given segments of an N-segment reno transfer
 (``--drop``), ``--runs`` times, 4 at a time, with the packet log on. Per transfer,
@@ -114,6 +115,58 @@ def run(args) -> int:
     return 0
 
 
+def minrtt(args) -> int:
+    """Segments 3 and 10 of 11 dropped once, ``--runs`` times 16 at a time (as loaded as the
+    campaign), with the packet log: does the kernel time out exactly when the retransmission
+    of 3 comes back faster than the handshake did (``tcp_rack_advance`` ignores a
+    retransmission's (S)ACK whose RTT is below min_RTT, which the handshake sets)?
+    ``results/minrtt.csv``: per transfer the completion time, RTO count, the handshake's RTT
+    (SYN into the link to SYN-ACK delivered) and the retransmission's (into the link to the
+    delivery of the first ACK covering it), both as the emulator sees them;
+    ``minrtt_packets.csv.gz``, ``minrtt.json``."""
+    out = Path(args.results)
+    n, drops = 11, (3, 10)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "packets.csv"
+        with Testbed(delay_s=DELAY_S, rate_bps=RATE_BPS, mss_bytes=MSS, packet_log=str(log)) as tb:
+            got = tb.run([TransferSpec(i, n * MSS, "reno", 0, 0.0, drops) for i in range(args.runs)],
+                         concurrency=args.concurrency)
+            meta = {"release": tb.kernel_release, "config_hz": tb.hz, "sched_fifo": tb.fifo, "sysctls": tb.sysctls,
+                    "case": {"size_packets": n, "drops": list(drops), "runs": args.runs,
+                             "concurrency": args.concurrency},
+                    "link": tb.link_stats().to_dict(), "load_average": round(os.getloadavg()[0], 2),
+                    "date": time.strftime("%Y-%m-%d", time.gmtime())}
+        text = log.read_text()
+    by_port = defaultdict(list)
+    for r in csv.DictReader(text.splitlines()):
+        if r["event"] in ("in", "out", "drop"):
+            by_port[int(r["port"])].append(r)
+    lines = ["run,port,completion_s,timeouts,handshake_rtt_ms,retransmission_rtt_ms"]
+    table = []
+    for i, k in enumerate(got):
+        ev = sorted(by_port[k.port], key=lambda r: int(r["t_ns"]))
+        ms = [int(r["t_ns"]) / 1e6 for r in ev]
+        syn = next(j for j, r in enumerate(ev) if r["dir"] == "0" and int(r["flags"]) & 2)
+        sa = next(j for j, r in enumerate(ev) if r["dir"] == "1" and r["event"] == "out" and int(r["flags"]) & 2)
+        rx = next(j for j, r in enumerate(ev) if r["dir"] == "0" and r["event"] == "in" and int(r["len"]) > 0
+                  and int(r["seq"]) == drops[0] * MSS)
+        ack = next(j for j in range(rx, len(ev)) if ev[j]["dir"] == "1" and ev[j]["event"] == "out"
+                   and int(ev[j]["ack"]) >= (drops[0] + 1) * MSS)
+        hs, rt = ms[sa] - ms[syn], ms[ack] - ms[rx]
+        table.append((k.timeouts > 0, rt < hs))
+        lines.append(f"{i},{k.port},{k.completion_s:.6f},{k.timeouts},{hs:.3f},{rt:.3f}")
+    atomic_write_text(out / "minrtt.csv", "\n".join(lines) + "\n")
+    atomic_write_bytes(out / "minrtt_packets.csv.gz", gzip.compress(text.encode(), mtime=0))
+    atomic_write_text(out / "minrtt.json", json.dumps(meta, indent=1) + "\n")
+    for below in (True, False):
+        sel = [to for to, b in table if b == below]
+        print(f"retransmission RTT {'below' if below else 'at or above'} the handshake's: {len(sel)} transfers, "
+              f"{sum(sel)} with an RTO")
+    print(f"late > 1 ms: {meta['link']['over_1ms']} of {meta['link']['packets']} deliveries; load "
+          f"{meta['load_average']}")
+    return 0
+
+
 def report(args) -> int:
     """Per case: kernel completion (min, mean, max), simulator, timer wait (min, mean, max)."""
     with open(Path(args.results) / "timers.csv", newline="") as f:
@@ -144,8 +197,12 @@ def main(argv=None) -> int:
     r.add_argument("--results", default=str(RESULTS))
     rep = sub.add_parser("report")
     rep.add_argument("--results", default=str(RESULTS))
+    mr = sub.add_parser("minrtt")
+    mr.add_argument("--runs", type=int, default=300)
+    mr.add_argument("--concurrency", type=int, default=16)
+    mr.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
-    return {"run": run, "report": report}[args.cmd](args)
+    return {"run": run, "report": report, "minrtt": minrtt}[args.cmd](args)
 
 
 if __name__ == "__main__":
