@@ -8,6 +8,7 @@
     python validation/linux/campaign.py resim       # simulated columns again, after a simulator change
     python validation/linux/campaign.py gaps        # a cell's gap: loss counts drawn vs mechanisms
     python validation/linux/campaign.py positions   # single-loss positions outside 3 ms, by repair path
+    python validation/linux/campaign.py fast        # class fast's replays: whole rounds or timer-sized
     sudo python validation/linux/campaign.py rerun --cell reno:0.1:11   # the kernel again on a cell's own losses
     python validation/linux/campaign.py kernel-timeouts  # the rerun's kernel-timeout transfers, with RTTs
 
@@ -419,6 +420,37 @@ def kernel_timeouts(args) -> int:
     return 0
 
 
+def fast_class(args) -> int:
+    """The paired replays of class ``fast`` (:func:`repair_class`) of the chosen cells, by the
+    size of sim - kernel: whole round trips (about 100 ms and more) or timer-sized (3-12 ms),
+    with each band's contribution to the cell's mean (ms)."""
+    folder = Path(args.results)
+    bands = [(-1e9, -150), (-150, -90), (-90, -60), (-60, -30), (-30, -12), (-12, -3), (-3, 3), (3, 12), (12, 30),
+             (30, 90), (90, 150), (150, 1e9)]
+    print("| cc | p | N | band of sim - kernel (ms) | transfers | mean (ms) | contribution to the mean (ms) |")
+    print("|---|---|---|---|---|---|---|")
+    for cell in args.cells.split(","):
+        cc, p, n = cell.split(":")
+        p, n = float(p), int(n)
+        ts = _read_transfers(_transfers_path(folder, cc, p, n))
+        params, config = sim_setup(cc, MSS, DELAY_S, RATE_BPS, 0.0)
+        d = []
+        for t in ts:
+            if int(t["lost_packets"]) == 0:
+                continue
+            drops = dict(Counter(int(x) for x in t["dropped_segments"].split()))
+            sim = run_transfer(params, size_bytes=int(t["size_bytes"]), config=config, drops=drops)
+            if repair_class(n, t, sim) == "fast":
+                d.append((sim.completion_s - float(t["completion_s"])) * 1e3)
+        d = np.array(d)
+        for lo, hi in bands:
+            sel = d[(d >= lo) & (d < hi)]
+            if sel.size:
+                name = f"below {hi:g}" if lo < -1e8 else f"{lo:g} and above" if hi > 1e8 else f"{lo:g} to {hi:g}"
+                print(f"| {cc} | {p:g} | {n} | {name} | {sel.size} | {sel.mean():+.1f} | {sel.sum() / len(ts):+.2f} |")
+    return 0
+
+
 def _write_transfers(cc, p, n, transfers) -> None:
     lines = [",".join(CSV_COLUMNS)]
     for t in transfers:
@@ -566,12 +598,15 @@ def main(argv=None) -> int:
     kt = sub.add_parser("kernel-timeouts")
     kt.add_argument("--cell", default="reno:0.1:11", help="cc:p:N of a rerun cell")
     kt.add_argument("--results", default=str(RESULTS))
+    fc = sub.add_parser("fast")
+    fc.add_argument("--cells", default="reno:0.1:30,reno:0.1:40")
+    fc.add_argument("--results", default=str(RESULTS))
     pos = sub.add_parser("positions")
     pos.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
     return {"run": run, "single": single, "report": report, "mechanisms": mechanisms,
             "resim": resim, "gaps": gaps, "positions": positions, "rerun": rerun,
-            "kernel-timeouts": kernel_timeouts}[args.cmd](args)
+            "kernel-timeouts": kernel_timeouts, "fast": fast_class}[args.cmd](args)
 
 
 if __name__ == "__main__":
