@@ -594,12 +594,13 @@ _RACK_TIMER_WHY = (
     "(validation/LINUX.md, mechanisms, item 5(a); measured in results/timers.csv)."
 )
 _SLOW_KERNEL_WHY = (
-    "The simulator is 19-46 ms faster at p = 0.1: its loss draws had fewer losses than the kernel's "
-    "(6-36 ms of the gap remain at equal loss counts), and the kernel's RTO (304 ms, restarted by a SACK of "
-    "data sent before the retransmission, tcp_input.c tcp_clean_rtx_queue), loss probe and RACK timer run "
-    "on jiffies and the timer wheel's buckets, which the linux profile does not follow yet; and 0.5-1.1% of "
-    "the kernel's transfers take an RTO because tcp_rack_advance ignores a retransmission that came back "
-    "faster than the handshake by microseconds of jitter (validation/LINUX.md, item 5 and the diagnosis)."
+    "The simulator is 19-46 ms faster at p = 0.1. Part is the loss draws (the simulator's had fewer losses "
+    "than the kernel's; 6-36 ms of the gap remain at equal loss counts). The rest: the kernel's RTO (304 ms, "
+    "restarted by a SACK of data sent before the retransmission, tcp_input.c tcp_clean_rtx_queue) and loss "
+    "probe fire on the timer wheel's 32 ms buckets; over several losses its window loses whole round trips "
+    "against the profile's (Linux Reno's packet-counting congestion avoidance, PRR with SACK compression); "
+    "and 0.5-1.1% of its transfers take an RTO because tcp_rack_advance ignores a retransmission that came "
+    "back faster than the handshake (validation/LINUX.md, item 5 and the diagnosis)."
 )
 KERNEL_KNOWN_GAPS = {
     **{(cc, p, n, "one_loss"): _RACK_TIMER_WHY for cc in ("reno", "cubic") for p in (0.02, 0.1) for n in (1, 2)},
