@@ -178,8 +178,8 @@ def test_run_sweep_out_is_a_directory(tmp_path):
 
 
 @pytest.mark.parametrize("kwargs, needle", [
-    (dict(jobs=0), r"jobs must be an integer >= 1"),
-    (dict(jobs="2"), r"jobs must be an integer >= 1"),
+    (dict(jobs=0), r"jobs must be an integer in \[1, "),
+    (dict(jobs="2"), r"jobs must be an integer in \[1, "),
     (dict(budget="x"), "budget must be a Budget"),
     (dict(quick="yes"), "quick must be True or False"),
     (dict(force=None), "force must be True or False"),

@@ -130,8 +130,8 @@ def test_long_work_gets_one_warning_line(capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["simulate", "--size-packets", "8", "--workers", "100000"], "--jobs must be at most"),
-    (["sweep", "--param", "p=0.1", "--jobs", "100000", "--out", "x.csv"], "--jobs must be at most"),
+    (["simulate", "--size-packets", "8", "--workers", "100000"], "--jobs must be an integer in [1, "),
+    (["sweep", "--param", "p=0.1", "--jobs", "100000", "--out", "x.csv"], "--jobs must be an integer in [1, "),
 ])
 def test_worker_counts_are_bounded_by_the_cpus(capsys, argv, message):
     code, _, err = run(capsys, *argv)

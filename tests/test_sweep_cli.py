@@ -70,7 +70,7 @@ def test_issue_contract_command(tmp_path, capsys):
     (["--param", "rule=btcp", "--param", "rule-param.beta=2"], "rule-param.beta is not a parameter of rule 'btcp'"),
     (["--param", "b=0"], "b must be an integer in [1, 2147483], got 0"),
     (["--param", "p=0.1", "--what", "simulation", "--runs", "0"], "--runs must be an integer >= 1, got 0"),
-    (["--param", "p=0.1", "--jobs", "0"], "--jobs must be an integer >= 1, got 0"),
+    (["--param", "p=0.1", "--jobs", "0"], "--jobs must be an integer in [1, "),
     (["--param", "rule=btcp", "--time-model", "fluid"], "time_model fluid needs a continuous fluid law"),
     ([], "give at least one --param"),
 ])
