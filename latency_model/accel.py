@@ -115,14 +115,30 @@ def inline(fn):
 def _sources_stamp(namespace: dict, entries) -> str:
     """SHA-256 of the source files a compiled set depends on: the namespace's module and
     the file of every function in it or among ``entries`` (the helpers imported from
-    other modules, and with them the constants those modules define)."""
+    other modules, and with them the constants those modules define); for a function
+    compiled before (a numba dispatcher, e.g. a growth rule's law from
+    :mod:`latency_model.growth.laws`), its own file and, recursively, the files of the
+    functions its globals hold, so that editing a rule recompiles the engine."""
     import hashlib
+    import types
 
     files = {namespace.get("__file__")}
-    for fn in [*namespace.values(), *entries]:
+    seen = set()
+
+    def add(fn, depth):
         code = getattr(fn, "__code__", None)
         if code is not None:
             files.add(code.co_filename)
+        py_func = getattr(fn, "py_func", None)  # an already compiled function (a rule's law)
+        if py_func is not None and id(fn) not in seen and depth < 8:
+            seen.add(id(fn))
+            add(py_func, depth + 1)
+            for g in list(py_func.__globals__.values()):
+                if hasattr(g, "py_func") or isinstance(g, types.FunctionType):
+                    add(g, depth + 1)
+
+    for fn in [*namespace.values(), *entries]:
+        add(fn, 0)
     h = hashlib.sha256()
     for f in sorted(f for f in files if f and os.path.isfile(f)):
         with open(f, "rb") as fh:

@@ -13,8 +13,9 @@ interpreted. This module holds what every sender of that engine shares, written 
   immediate ACKs out of order and on filling a gap, quick ACKs, FIN, RFC 7323 TS.Recent,
   RFC 2018 SACK blocks);
 * the RFC 6298 estimator (:func:`rtt_sample`) with Karn's rule (:func:`karn_valid`);
-* the RFC 5681 / RFC 6298 timeout (:func:`timeout`), the RFC 5681 growth
-  (:func:`grow_standard`), the send loop FlightSize against cwnd (:func:`send_new`), the
+* the RFC 5681 / RFC 6298 timeout (:func:`timeout`), the growth rule's law
+  (:func:`grow`, :func:`ssthresh_after_loss`, :func:`congestion_event`: every rule of
+  :data:`~latency_model.growth.RULES`, through :func:`~latency_model.growth.laws.rule_law`), the send loop FlightSize against cwnd (:func:`send_new`), the
   DupThresh of the paper's tail rule and RFC 5827 Early Retransmit (:func:`dup_thresh`);
 * event selection (:func:`next_event`): data and ACK arrivals are FIFO queues (a FIFO link
   and a constant delay keep each stream in time order) and the timers are scalars, each
@@ -38,6 +39,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..accel import inline
+# The hooks of a rule's law, renamed: LOSS is also a slot of the sack sender's state here.
+from ..growth.base import ACK as H_ACK, FAST_RETRANSMIT as H_FAST_RETRANSMIT, LOSS as H_LOSS, RTT as H_RTT
+from ..growth.base import TIMEOUT as H_TIMEOUT
+from ..growth.laws import N_PARAMS, N_STATE, rule_law
 from .engine import before, tick  # noqa: F401 (tick: a helper of before, compiled with it)
 
 
@@ -64,23 +69,31 @@ def _slots(names: str) -> tuple[int, ...]:
     "TLP_END TLP_RETX NSAMP SAMP_PROBE SENT_NEW NNEW")
 N_IS = NNEW + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
-(CWND, SSTH, BACKED, RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
- RK_XTS, RK_RTT, MIN_RTT, ABUSY) = _slots(
-    "CWND SSTH BACKED RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY")
+# Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
+# and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
+CWND, SSTH, BACKED = range(3)
+(RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
+ RK_XTS, RK_RTT, MIN_RTT, ABUSY) = (N_STATE + k for k in _slots(
+    "RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY"))
 N_FS = ABUSY + 1
 # Integer parameters PI.
-(P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_ABC,
+(P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_RULE,
  P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY) = _slots(
-    "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_ABC "
+    "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_RULE "
     "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY")
 N_PI = P_LOSTONLY + 1
+# P_RULE: the growth rule's law (growth.laws.rule_index).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
-# Float parameters PF.
-(Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK, Q_CWND0, Q_SSTH0,
- Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0, Q_ACKSER) = _slots(
-    "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK Q_CWND0 Q_SSTH0 "
-    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0 Q_ACKSER")
-N_PF = Q_ACKSER + 1
+# Float parameters PF: the growth rule's parameters R in the first N_PARAMS slots (the
+# vector its law reads), then the sender's, then the initial state vector of the rule (all
+# N_STATE slots: cwnd, ssthresh and bytes counted first).
+(Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK,
+ Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0, Q_ACKSER) = (N_PARAMS + k for k in _slots(
+    "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK "
+    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0 Q_ACKSER"))
+Q_STATE0 = Q_ACKSER + 1
+Q_CWND0, Q_SSTH0 = Q_STATE0 + CWND, Q_STATE0 + SSTH
+N_PF = Q_STATE0 + N_STATE
 # Senders (P_SENDER), PRR modes (P_PRR), ns-3 congestion states (STATE), RACK timer modes.
 SENDER_RFC, SENDER_NS3, SENDER_SACK = range(3)
 PRR_SSRB, PRR_CRB, PRR_OFF = range(3)
@@ -390,13 +403,14 @@ def karn_valid(ack, I, S):
 @inline
 def advance(ack, tsecr, now, I, F, S, SF, PI, PF):
     """A new cumulative ACK for ``ack`` segments: its RTT sample (RFC 7323 timestamps: every
-    new ACK, ``now - TSecr``; else Karn's rule), ``snd_una`` moves, the back-off ends.
+    new ACK, ``now - TSecr``; else Karn's rule) to the growth rule, then to the estimator,
+    ``snd_una`` moves, the back-off ends.
     Returns the bytes newly acknowledged."""
     acked = seg_end(ack, PI) - seg_end(I[UNA], PI)
-    if PI[P_TS] != 0:
-        rtt_sample(now - tsecr, I, F, PI, PF)
-    elif karn_valid(ack, I, S):
-        rtt_sample(now - SF[SF_SENT, ack - 1], I, F, PI, PF)
+    if PI[P_TS] != 0 or karn_valid(ack, I, S):
+        r = now - (tsecr if PI[P_TS] != 0 else SF[SF_SENT, ack - 1])
+        rule_law(PI[P_RULE], H_RTT, F, PF, PI[P_MSS], r)  # the rule's on_rtt_sample, first
+        rtt_sample(r, I, F, PI, PF)
     I[UNA] = ack
     if I[NXT] < ack:
         I[NXT] = ack
@@ -414,9 +428,22 @@ def finish(now, I, F):
 
 
 @inline
-def ssthresh_after_loss(fl, PI):
-    """RFC 5681 (4): ``max(FlightSize / 2, 2 SMSS)``, bytes (the standard rule's)."""
-    return max(fl / 2.0, 2.0 * PI[P_MSS])
+def ssthresh_after_loss(fl, F, PI, PF):
+    """The growth rule's ssthresh after a loss with FlightSize ``fl`` bytes, bytes
+    (``GrowthRule.ssthresh_after_loss``; RFC 5681 (4) for the standard rule)."""
+    return rule_law(PI[P_RULE], H_LOSS, F, PF, PI[P_MSS], fl)
+
+
+@inline
+def congestion_event(hook, F, PI, PF):
+    """The growth rule's ``on_congestion_event`` (``hook``: H_FAST_RETRANSMIT or H_TIMEOUT)."""
+    rule_law(PI[P_RULE], hook, F, PF, PI[P_MSS], 0.0)
+
+
+@inline
+def grow(acked, F, PI, PF):
+    """The growth rule's ``on_ack`` for an ACK of ``acked`` new bytes outside recovery."""
+    rule_law(PI[P_RULE], H_ACK, F, PF, PI[P_MSS], acked)
 
 
 def timeout(I, F, PI, PF):
@@ -430,7 +457,8 @@ def timeout(I, F, PI, PF):
     if I[BACKOFF] > I[MAXBO]:
         I[MAXBO] = I[BACKOFF]
     if I[BACKOFF] == 1:
-        F[SSTH] = ssthresh_after_loss(flight(I, PI), PI)
+        F[SSTH] = ssthresh_after_loss(flight(I, PI), F, PI, PF)
+    congestion_event(H_TIMEOUT, F, PI, PF)
     F[CWND] = float(mss)
     F[BACKED] = 0.0
     I[INREC] = 0
@@ -444,23 +472,6 @@ def timeout(I, F, PI, PF):
 
 
 # Sender mechanisms shared by the rfc and sack senders -----------------------------------
-
-def grow_standard(acked, F, PI):
-    """:class:`~latency_model.growth.StandardRule` ``on_ack`` (RFC 5681 Section 3.1, RFC 3465
-    ABC with ``abc_l``), operation for operation."""
-    mss = PI[P_MSS]
-    abc = PI[P_ABC]
-    if F[CWND] < F[SSTH]:
-        limit = mss if abc == 0 else abc * mss
-        F[CWND] += min(acked, limit)
-    elif abc == 0:
-        F[CWND] += mss * mss / F[CWND]
-    else:
-        F[BACKED] += acked
-        if F[BACKED] >= F[CWND]:
-            F[BACKED] -= F[CWND]
-            F[CWND] += mss
-
 
 @inline
 def dup_thresh(I, PI, PF):
@@ -578,8 +589,7 @@ def reset(I, F, S, PI, PF):
     I[TLP_END] = -1
     I[SAMP_PROBE] = -1
     I[QUICK] = PI[P_QUICK]
-    F[CWND] = PF[Q_CWND0]
-    F[SSTH] = PF[Q_SSTH0]
+    F[:N_STATE] = PF[Q_STATE0:Q_STATE0 + N_STATE]  # cwnd, ssthresh, the rule's own state
     F[RTO] = PF[Q_RTO0]
     F[SRTT] = PF[Q_SRTT0]
     F[RTTVAR] = PF[Q_RTTVAR0]
