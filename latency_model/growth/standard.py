@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 
+from ..accel import inline
 from ..checks import check_int
 from .base import ACK, BYTES_ACKED, CWND, LOSS, SSTHRESH, ContinuousLaw, GrowthRule
 
@@ -52,6 +53,7 @@ class StandardRule(GrowthRule):
         return (0 if self.abc_l is None else self.abc_l,)
 
 
+@inline  # small: the compiled engine's most used law costs no call
 def standard_law(hook, S, R, mss, x):
     """RFC 5681 growth on the state vector ``S`` (bytes), ``R = (abc_l or 0,)``.
 

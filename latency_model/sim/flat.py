@@ -78,11 +78,12 @@ CWND, SSTH, BACKED = range(3)
 N_FS = ABUSY + 1
 # Integer parameters PI.
 (P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_RULE,
- P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY) = _slots(
+ P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY,
+ P_RULE_RTT) = _slots(
     "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_RULE "
-    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY")
-N_PI = P_LOSTONLY + 1
-# P_RULE: the growth rule's law (growth.laws.rule_index).
+    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_RTT")
+N_PI = P_RULE_RTT + 1
+# P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_RTT: 1 if it reads RTT samples.
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
 # Float parameters PF: the growth rule's parameters R in the first N_PARAMS slots (the
 # vector its law reads), then the sender's, then the initial state vector of the rule (all
@@ -369,8 +370,11 @@ def rto_estimate(F, PF):
 
 @inline
 def rtt_sample(r, I, F, PI, PF):
-    """An RTT sample of ``r`` seconds: RACK's min_RTT (RFC 8985 6.2 step 1) and the RFC 6298
-    estimator (2.2)-(2.5); nothing for the paper's fixed RTO."""
+    """An RTT sample of ``r`` seconds: the growth rule's ``on_rtt_sample`` (first, as the
+    event-driven sender calls it), RACK's min_RTT (RFC 8985 6.2 step 1) and the RFC 6298
+    estimator (2.2)-(2.5); nothing more for the paper's fixed RTO."""
+    if PI[P_RULE_RTT] != 0:
+        rule_law(PI[P_RULE], H_RTT, F, PF, PI[P_MSS], r)
     if PI[P_RACK] != 0:
         I[NSAMP] += 1
         if r < F[MIN_RTT]:
@@ -407,10 +411,10 @@ def advance(ack, tsecr, now, I, F, S, SF, PI, PF):
     ``snd_una`` moves, the back-off ends.
     Returns the bytes newly acknowledged."""
     acked = seg_end(ack, PI) - seg_end(I[UNA], PI)
-    if PI[P_TS] != 0 or karn_valid(ack, I, S):
-        r = now - (tsecr if PI[P_TS] != 0 else SF[SF_SENT, ack - 1])
-        rule_law(PI[P_RULE], H_RTT, F, PF, PI[P_MSS], r)  # the rule's on_rtt_sample, first
-        rtt_sample(r, I, F, PI, PF)
+    if PI[P_TS] != 0:
+        rtt_sample(now - tsecr, I, F, PI, PF)
+    elif karn_valid(ack, I, S):
+        rtt_sample(now - SF[SF_SENT, ack - 1], I, F, PI, PF)
     I[UNA] = ack
     if I[NXT] < ack:
         I[NXT] = ack
@@ -431,7 +435,7 @@ def finish(now, I, F):
 def ssthresh_after_loss(fl, F, PI, PF):
     """The growth rule's ssthresh after a loss with FlightSize ``fl`` bytes, bytes
     (``GrowthRule.ssthresh_after_loss``; RFC 5681 (4) for the standard rule)."""
-    return rule_law(PI[P_RULE], H_LOSS, F, PF, PI[P_MSS], fl)
+    return rule_law(PI[P_RULE], H_LOSS, F, PF, PI[P_MSS], float(fl))
 
 
 @inline
@@ -442,8 +446,10 @@ def congestion_event(hook, F, PI, PF):
 
 @inline
 def grow(acked, F, PI, PF):
-    """The growth rule's ``on_ack`` for an ACK of ``acked`` new bytes outside recovery."""
-    rule_law(PI[P_RULE], H_ACK, F, PF, PI[P_MSS], acked)
+    """The growth rule's ``on_ack`` for an ACK of ``acked`` new bytes outside recovery
+    (``x`` is a float at every call of a law: one compiled version of each; the bytes are
+    integers far below 2**53, so the laws compute the same values as with an int)."""
+    rule_law(PI[P_RULE], H_ACK, F, PF, PI[P_MSS], float(acked))
 
 
 def timeout(I, F, PI, PF):
@@ -589,7 +595,8 @@ def reset(I, F, S, PI, PF):
     I[TLP_END] = -1
     I[SAMP_PROBE] = -1
     I[QUICK] = PI[P_QUICK]
-    F[:N_STATE] = PF[Q_STATE0:Q_STATE0 + N_STATE]  # cwnd, ssthresh, the rule's own state
+    for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state
+        F[k] = PF[Q_STATE0 + k]
     F[RTO] = PF[Q_RTO0]
     F[SRTT] = PF[Q_SRTT0]
     F[RTTVAR] = PF[Q_RTTVAR0]

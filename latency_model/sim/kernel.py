@@ -99,6 +99,7 @@ def pack_params(params, size_bytes: int, config):
         P_ER: int(snd.er),
         P_FIXED: int(snd.fixed_rto),
         P_RULE: rule,
+        P_RULE_RTT: int(params.rule.law_reads_rtt),
         P_HDR: config.header_bytes,
         P_QUICK: config.quick_acks,
         P_FIN: int(config.fin),
@@ -261,6 +262,18 @@ def _kernel_functions() -> list[str]:
     return names + ["start", "on_ack", "on_rto", "run_one"]
 
 
+def compile_namespace(laws: dict) -> dict:
+    """The namespace :func:`compiled_run_batch` compiles in: this module's and the engine
+    modules' globals, with the rules' compiled ``laws`` (``law_0``, ...: the names
+    :func:`~latency_model.growth.laws.rule_law` dispatches to)."""
+    ns = dict(globals())
+    for m in _MODULES:
+        ns.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
+    ns.update(laws)
+    ns["__file__"] = __file__
+    return ns
+
+
 @functools.cache
 def compiled_run_batch():
     """The numba-compiled :func:`run_batch`, or ``None`` when numba is unavailable.
@@ -271,10 +284,5 @@ def compiled_run_batch():
     laws = compiled_laws()
     if laws is None:
         return None
-    ns = dict(globals())
-    for m in _MODULES:
-        ns.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
-    ns.update(laws)  # the rules' compiled laws, which rule_law dispatches to
-    ns["__file__"] = __file__
-    fns = compile_twins(ns, ["rule_law", *_kernel_functions()], (run_batch,))
+    fns = compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch,))
     return None if fns is None else fns[0]
