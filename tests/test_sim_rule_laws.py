@@ -129,3 +129,20 @@ def test_the_rules_sources_are_part_of_the_compiled_engines_cache_key():
     for cls in RULES.values():
         assert os.path.join(growth_dir, os.path.basename(cls.law.__code__.co_filename)) in files
     assert laws.__file__ in files and os.path.join(growth_dir, "flow.py") in files  # smooth's helpers
+
+
+@pytest.mark.parametrize("name,kw", RULE_CASES)
+def test_a_law_changes_nothing_on_the_hooks_it_does_not_declare(name, kw):
+    # The compiled engine skips the calls a rule's law_hooks leaves out; the event engine
+    # makes them all. So a law must leave its state alone on any other hook.
+    from latency_model.growth.base import FAST_RETRANSMIT, RTT, TIMEOUT
+
+    rule = make_rule(name, **kw)
+    st = rule.new_state(2 * 500.0, 8 * 500.0, 500)
+    for rtt in (0.1, 0.12, 0.11, 0.3):
+        rule.on_rtt_sample(st, rtt)
+        rule.on_ack(st, 500)
+    for hook in {FAST_RETRANSMIT, TIMEOUT, RTT} - rule.law_hooks:
+        before = list(st.v)
+        assert rule.law(hook, st.v, rule.law_params, 500, 0.2) == 0.0
+        assert st.v == before or np.array_equal(st.v, before, equal_nan=True), hook

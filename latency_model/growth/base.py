@@ -208,8 +208,8 @@ class GrowthRule(abc.ABC):
     ``_pack`` and, for a state beyond cwnd, ssthresh and bytes_acked, a ``state_class``
     whose ``N_SLOTS`` named slots follow :data:`FIRST_SLOT`. The hooks are :data:`ACK`,
     :data:`LOSS` (returns the new ssthresh), :data:`FAST_RETRANSMIT`, :data:`TIMEOUT`,
-    :data:`RTT` (set ``law_reads_rtt`` for a law that acts on it), :data:`ECN` and
-    :data:`SOURCE_QUENCH`. The methods :meth:`on_ack`,
+    :data:`RTT`, :data:`ECN` and
+    :data:`SOURCE_QUENCH`; ``law_hooks`` names those of the last five the law acts on. The methods :meth:`on_ack`,
     :meth:`ssthresh_after_loss`, :meth:`on_congestion_event`, :meth:`on_signal` and
     :meth:`on_rtt_sample` call the law interpreted (the event-driven simulator); the
     compiled Monte Carlo engine calls it compiled, on the same vector
@@ -264,8 +264,9 @@ class GrowthRule(abc.ABC):
     # module functions named in law_helpers); the methods below call it interpreted.
     law: ClassVar = None
     law_helpers: ClassVar[tuple[str, ...]] = ()
-    law_reads_rtt: ClassVar[bool] = False
-    """Whether the law acts on :data:`RTT` (the compiled engine skips the call otherwise)."""
+    law_hooks: ClassVar[frozenset] = frozenset()
+    """The hooks besides :data:`ACK` and :data:`LOSS` the law acts on (of :data:`FAST_RETRANSMIT`,
+    :data:`TIMEOUT`, :data:`RTT`): the compiled engine makes only those calls."""
     state_class: ClassVar[type] = CongestionState
 
     @property

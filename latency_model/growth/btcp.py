@@ -68,6 +68,7 @@ class BtcpRule(GrowthRule):
         object.__setattr__(self, "mice_t", check_real("mice_t", self.mice_t, low=1.0, high=1e6))
 
     state_class = BtcpState
+    law_hooks = frozenset((FAST_RETRANSMIT, TIMEOUT))
 
     def slow_start_round(self, w, b):
         return w + btcp_increment(w, self.f, self.mice_t) / b

@@ -181,7 +181,7 @@ class CubicRule(GrowthRule):
 
     # -- packet level -----------------------------------------------------------
     state_class = CubicState
-    law_reads_rtt = True
+    law_hooks = frozenset((RTT, TIMEOUT))
     law_helpers = ("cubic_root", "cubic_now_us", "cubic_jiffies", "cubic_hystart_reset", "cubic_cwnd_pkts",
                    "cubic_hystart_update", "cubic_cong_avoid", "bictcp_update")
 

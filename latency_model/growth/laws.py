@@ -26,8 +26,9 @@ _LAWS = tuple(cls.law for cls in RULES.values())
 N_STATE = FIRST_SLOT + max(cls.state_class.N_SLOTS for cls in RULES.values())
 """Length of the state vector every law fits in."""
 N_PARAMS = max(len(cls().law_params) for cls in RULES.values())
-"""Length of the parameter vector every law's parameters fit in (their defaults' count,
-which is the count for any parameters: a rule packs a fixed number)."""
+"""Length of the parameter vector every law's parameters fit in: the most any rule packs
+with its default parameters (a rule packs no more with others: ASS's default, Algorithm 2,
+has the most bands)."""
 
 
 def rule_index(rule: GrowthRule) -> int:

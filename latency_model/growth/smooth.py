@@ -154,6 +154,7 @@ class SmoothStartRule(GrowthRule):
 
     # Packet level -------------------------------------------------------------
     state_class = SmoothState
+    law_hooks = frozenset((FAST_RETRANSMIT, TIMEOUT))
     law_helpers = ("smooth_acks", "smooth_integral_at", "smooth_d", "smooth_w_limit", "smooth_restart_a_a",
                    "smooth_start_ack", "smooth_restart")
 

@@ -209,7 +209,7 @@ class SmoothTcpRule(SmoothStartRule):
 
     # Packet level -------------------------------------------------------------
     state_class = SmoothTcpState
-    law_reads_rtt = True
+    law_hooks = frozenset((FAST_RETRANSMIT, TIMEOUT, RTT))
     law_helpers = (*SmoothStartRule.law_helpers, "partial", "update_metrics")
 
     def _pack(self):

@@ -79,11 +79,12 @@ N_FS = ABUSY + 1
 # Integer parameters PI.
 (P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_RULE,
  P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY,
- P_RULE_RTT) = _slots(
+ P_RULE_HOOKS) = _slots(
     "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_RULE "
-    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_RTT")
-N_PI = P_RULE_RTT + 1
-# P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_RTT: 1 if it reads RTT samples.
+    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_HOOKS")
+N_PI = P_RULE_HOOKS + 1
+# P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
+# hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
 # Float parameters PF: the growth rule's parameters R in the first N_PARAMS slots (the
 # vector its law reads), then the sender's, then the initial state vector of the rule (all
@@ -368,13 +369,19 @@ def rto_estimate(F, PF):
     return F[SRTT] + (k_var if k_var > g else g)
 
 
+def rtt_to_rule(r, F, PI, PF):
+    """The growth rule's ``on_rtt_sample`` for a sample of ``r`` seconds."""
+    rule_law(PI[P_RULE], H_RTT, F, PF, PI[P_MSS], r)
+
+
 @inline
 def rtt_sample(r, I, F, PI, PF):
     """An RTT sample of ``r`` seconds: the growth rule's ``on_rtt_sample`` (first, as the
-    event-driven sender calls it), RACK's min_RTT (RFC 8985 6.2 step 1) and the RFC 6298
-    estimator (2.2)-(2.5); nothing more for the paper's fixed RTO."""
-    if PI[P_RULE_RTT] != 0:
-        rule_law(PI[P_RULE], H_RTT, F, PF, PI[P_MSS], r)
+    event-driven sender calls it; only for a rule whose law reads RTT samples), RACK's
+    min_RTT (RFC 8985 6.2 step 1) and the RFC 6298 estimator (2.2)-(2.5); nothing more for
+    the paper's fixed RTO."""
+    if PI[P_RULE_HOOKS] & (1 << H_RTT) != 0:
+        rtt_to_rule(r, F, PI, PF)
     if PI[P_RACK] != 0:
         I[NSAMP] += 1
         if r < F[MIN_RTT]:
@@ -431,20 +438,19 @@ def finish(now, I, F):
     I[DONE] = 1
 
 
-@inline
 def ssthresh_after_loss(fl, F, PI, PF):
     """The growth rule's ssthresh after a loss with FlightSize ``fl`` bytes, bytes
     (``GrowthRule.ssthresh_after_loss``; RFC 5681 (4) for the standard rule)."""
     return rule_law(PI[P_RULE], H_LOSS, F, PF, PI[P_MSS], float(fl))
 
 
-@inline
 def congestion_event(hook, F, PI, PF):
-    """The growth rule's ``on_congestion_event`` (``hook``: H_FAST_RETRANSMIT or H_TIMEOUT)."""
-    rule_law(PI[P_RULE], hook, F, PF, PI[P_MSS], 0.0)
+    """The growth rule's ``on_congestion_event`` (``hook``: H_FAST_RETRANSMIT or H_TIMEOUT),
+    if its law acts on it."""
+    if PI[P_RULE_HOOKS] & (1 << hook) != 0:
+        rule_law(PI[P_RULE], hook, F, PF, PI[P_MSS], 0.0)
 
 
-@inline
 def grow(acked, F, PI, PF):
     """The growth rule's ``on_ack`` for an ACK of ``acked`` new bytes outside recovery
     (``x`` is a float at every call of a law: one compiled version of each; the bytes are

@@ -99,7 +99,7 @@ def pack_params(params, size_bytes: int, config):
         P_ER: int(snd.er),
         P_FIXED: int(snd.fixed_rto),
         P_RULE: rule,
-        P_RULE_RTT: int(params.rule.law_reads_rtt),
+        P_RULE_HOOKS: sum(1 << h for h in params.rule.law_hooks),
         P_HDR: config.header_bytes,
         P_QUICK: config.quick_acks,
         P_FIN: int(config.fin),
@@ -131,6 +131,9 @@ def pack_params(params, size_bytes: int, config):
     # The rule's parameters and its initial state vector (cwnd, ssthresh, ...), as the
     # event-driven sender's rule made them.
     packed = params.rule.law_params
+    if len(packed) > N_PARAMS:  # a rule's contract (growth.laws.N_PARAMS), not a user's input
+        raise ValueError(f"rule {params.rule.name!r} packs {len(packed)} parameters, more than the "
+                         f"engine's {N_PARAMS}")
     PF[:len(packed)] = packed
     v = snd.st.v
     PF[Q_STATE0:Q_STATE0 + len(v)] = v
