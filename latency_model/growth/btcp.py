@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 
 from ..checks import check_int, check_real
-from .base import ACK, CWND, FAST_RETRANSMIT, FIRST_SLOT, LOSS, SSTHRESH, TIMEOUT, CongestionState, GrowthRule, state_slot
+from .base import (ACK, CWND, FAST_RETRANSMIT, FIRST_SLOT, LOSS, SSTHRESH, TIMEOUT, CongestionState, GrowthRule,
+                   state_slot)
 from .flow import btcp_increment
 
 __all__ = ["BtcpRule", "BtcpState", "btcp_law"]

@@ -198,7 +198,8 @@ class CubicRule(GrowthRule):
 # The packet-level law, the kernel's functions over the state vector S (CubicState's slots).
 # R = (beta, hystart, hz, beta_scale, cube_rtt_scale, cube_factor, fast_convergence,
 # tcp_friendliness, hystart_low_window), integers as floats.
-R_BETA, R_HYSTART, R_HZ, R_BETA_SCALE, R_CUBE_RTT_SCALE, R_CUBE_FACTOR, R_FAST_CONV, R_FRIENDLY, R_LOW_WINDOW = range(9)
+(R_BETA, R_HYSTART, R_HZ, R_BETA_SCALE, R_CUBE_RTT_SCALE, R_CUBE_FACTOR, R_FAST_CONV, R_FRIENDLY,
+ R_LOW_WINDOW) = range(9)
 
 
 def cubic_now_us(S):

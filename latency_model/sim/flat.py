@@ -14,9 +14,10 @@ interpreted. This module holds what every sender of that engine shares, written 
   RFC 2018 SACK blocks);
 * the RFC 6298 estimator (:func:`rtt_sample`) with Karn's rule (:func:`karn_valid`);
 * the RFC 5681 / RFC 6298 timeout (:func:`timeout`), the growth rule's law
-  (:func:`grow`, :func:`ssthresh_after_loss`, :func:`congestion_event`: every rule of
-  :data:`~latency_model.growth.RULES`, through :func:`~latency_model.growth.laws.rule_law`), the send loop FlightSize against cwnd (:func:`send_new`), the
-  DupThresh of the paper's tail rule and RFC 5827 Early Retransmit (:func:`dup_thresh`);
+  (:func:`grow`, :func:`ssthresh_after_loss`, :func:`congestion_event`, :func:`rtt_to_rule`:
+  every rule of :data:`~latency_model.growth.RULES`, through
+  :func:`~latency_model.growth.laws.rule_law`), the send loop FlightSize against cwnd
+  (:func:`send_new`), the DupThresh of the paper's tail rule and RFC 5827 Early Retransmit (:func:`dup_thresh`);
 * event selection (:func:`next_event`): data and ACK arrivals are FIFO queues (a FIFO link
   and a constant delay keep each stream in time order) and the timers are scalars, each
   carrying the ``seq`` it was given when armed; the earliest ``(tick, seq)`` runs first

@@ -50,9 +50,10 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     """Whether a compiled kernel implements the run of ``params`` over ``config``.
 
     The kernels implement every rule whose class is in :data:`~latency_model.growth.RULES`
-    (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass), without a drop-tail buffer (``config.queue_packets is
-    None``; the kernel's link has none), for every sender (``rfc``, ``sack``, and ``ns3``
-    within what :class:`~latency_model.sim.ns3.Ns3Sender` runs).
+    (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass),
+    without a drop-tail buffer (``config.queue_packets is None``; the kernel's link has
+    none), for every sender (``rfc``, ``sack``, and ``ns3`` within what
+    :class:`~latency_model.sim.ns3.Ns3Sender` runs: the standard rule only).
 
     Parameters
     ----------
