@@ -289,12 +289,17 @@ class GrowthRule(abc.ABC):
     def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
         """Grow ``st.cwnd`` for one ACK that newly acknowledges ``acked_bytes`` (> 0) bytes.
 
-        Not called for duplicate ACKs or during fast recovery.
+        Not called for duplicate ACKs or during fast recovery. A rule without a law (one
+        outside the registry, run by the event-driven simulator only) overrides this.
         """
+        if self.law is None:
+            raise TypeError(f"{type(self).__name__} has no law: it must override on_ack")
         self.law(ACK, st.v, self.law_params, st.mss, acked_bytes)
 
     def ssthresh_after_loss(self, st: CongestionState, flight_bytes: float) -> float:
         """New ssthresh after a loss, bytes: by default ``max(FlightSize/2, 2 MSS)`` (RFC 5681, Eq. 4)."""
+        if self.law is None:
+            return max(flight_bytes / 2.0, 2.0 * st.mss)
         return self.law(LOSS, st.v, self.law_params, st.mss, flight_bytes)
 
     def on_congestion_event(self, st: CongestionState, kind: str) -> None:
@@ -302,20 +307,22 @@ class GrowthRule(abc.ABC):
         hook = EVENTS.get(kind)
         if hook is None:
             raise ValueError(f"kind must be one of fast_retransmit, timeout, got {kind!r}")
-        self.law(hook, st.v, self.law_params, st.mss, 0.0)
+        if self.law is not None:
+            self.law(hook, st.v, self.law_params, st.mss, 0.0)
 
     def on_signal(self, st: CongestionState, signal: str) -> None:
         """Hook for router signals: ``"ecn"`` and ``"source_quench"`` go to the law; others
         (e.g. NGWA stamps) are ignored."""
         hook = SIGNALS.get(signal)
-        if hook is not None:
+        if hook is not None and self.law is not None:
             self.law(hook, st.v, self.law_params, st.mss, 0.0)
 
     def on_rtt_sample(self, st: CongestionState, rtt_s: float) -> None:
         """Hook for each RTT sample, seconds (RFC 6298 with Karn's rule: none from an
         ACK that covers a retransmitted segment), called just before the :meth:`on_ack` of the same ACK
         (and also during fast recovery, where no ``on_ack`` follows)."""
-        self.law(RTT, st.v, self.law_params, st.mss, rtt_s)
+        if self.law is not None:
+            self.law(RTT, st.v, self.law_params, st.mss, rtt_s)
 
     # Description -------------------------------------------------------------
     def describe(self) -> dict:
