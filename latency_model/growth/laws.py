@@ -63,7 +63,6 @@ _namespace = {f"law_{k}": law for k, law in enumerate(_LAWS)}
 exec(compile(LAW_SOURCE, __file__, "exec"), _namespace)  # noqa: S102 (our own generated source)
 rule_law = _namespace["rule_law"]
 rule_law.__module__ = __name__
-rule_law.inline_compiled = True  # accel.inline: numba inlines the dispatch where it is called
 
 
 def _compiled_law(cls):

@@ -370,6 +370,7 @@ def rto_estimate(F, PF):
     return F[SRTT] + (k_var if k_var > g else g)
 
 
+@inline
 def rtt_to_rule(r, F, PI, PF):
     """The growth rule's ``on_rtt_sample`` for a sample of ``r`` seconds."""
     rule_law(PI[P_RULE], H_RTT, F, PF, PI[P_MSS], r)
@@ -439,12 +440,14 @@ def finish(now, I, F):
     I[DONE] = 1
 
 
+@inline
 def ssthresh_after_loss(fl, F, PI, PF):
     """The growth rule's ssthresh after a loss with FlightSize ``fl`` bytes, bytes
     (``GrowthRule.ssthresh_after_loss``; RFC 5681 (4) for the standard rule)."""
     return rule_law(PI[P_RULE], H_LOSS, F, PF, PI[P_MSS], float(fl))
 
 
+@inline
 def congestion_event(hook, F, PI, PF):
     """The growth rule's ``on_congestion_event`` (``hook``: H_FAST_RETRANSMIT or H_TIMEOUT),
     if its law acts on it."""
@@ -452,6 +455,7 @@ def congestion_event(hook, F, PI, PF):
         rule_law(PI[P_RULE], hook, F, PF, PI[P_MSS], 0.0)
 
 
+@inline
 def grow(acked, F, PI, PF):
     """The growth rule's ``on_ack`` for an ACK of ``acked`` new bytes outside recovery
     (``x`` is a float at every call of a law: one compiled version of each; the bytes are
