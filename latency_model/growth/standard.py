@@ -53,7 +53,7 @@ class StandardRule(GrowthRule):
         return (0 if self.abc_l is None else self.abc_l,)
 
 
-@inline  # small: the compiled engine's most used law costs no call
+@inline  # small: inlined into the compiled dispatch (growth.laws.rule_law), the most used law
 def standard_law(hook, S, R, mss, x):
     """RFC 5681 growth on the state vector ``S`` (bytes), ``R = (abc_l or 0,)``.
 
