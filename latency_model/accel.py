@@ -78,11 +78,16 @@ def compile_twins(namespace: dict, helpers, entries):
             ns[name] = intrinsic
     for name in helpers:
         fn = namespace[name]
-        options = {"inline": "always"} if getattr(fn, "inline_compiled", False) else {}
-        ns[name] = _fresh(numba.njit(cache=True, nogil=True, **options)(_rebind(fn, ns)), stamp)
-    compiled = tuple(_fresh(numba.njit(cache=True, nogil=True)(_rebind(entry, ns)), stamp) for entry in entries)
+        ns[name] = _fresh(numba.njit(cache=True, nogil=True, **_inline_option(fn))(_rebind(fn, ns)), stamp)
+    compiled = tuple(_fresh(numba.njit(cache=True, nogil=True, **_inline_option(entry))(_rebind(entry, ns)), stamp)
+                     for entry in entries)
     _announce_compile(namespace.get("__name__", "?"), compiled)
     return compiled
+
+
+def _inline_option(fn) -> dict:
+    """numba's option for ``fn``: ``inline="always"`` where :func:`inline` marked it."""
+    return {"inline": "always"} if getattr(fn, "inline_compiled", False) else {}
 
 
 def _announce_compile(module: str, dispatchers) -> None:
@@ -104,7 +109,7 @@ def _announce_compile(module: str, dispatchers) -> None:
 
 
 def inline(fn):
-    """Mark ``fn`` (a helper of :func:`compile_twins`) to be inlined where it is called
+    """Mark ``fn`` (a helper or an entry of :func:`compile_twins`) to be inlined where it is called
     (numba's ``inline="always"``, at the level of numba's IR); interpreted, nothing changes.
     For small helpers called from many places: a call that LLVM does not inline passes
     each array argument as a struct of seven or more fields."""
@@ -112,19 +117,41 @@ def inline(fn):
     return fn
 
 
-def _sources_stamp(namespace: dict, entries) -> str:
-    """SHA-256 of the source files a compiled set depends on: the namespace's module and
-    the file of every function in it or among ``entries`` (the helpers imported from
-    other modules, and with them the constants those modules define)."""
-    import hashlib
+def _source_files(namespace: dict, entries) -> set:
+    """The source files a compiled set depends on: the namespace's module and the file of
+    every function in it or among ``entries`` (the helpers imported from other modules, and
+    with them the constants those modules define); for a function compiled before (a numba
+    dispatcher, e.g. a growth rule's law from :mod:`latency_model.growth.laws`), its own
+    file and, recursively, the files of the functions its globals hold, so that editing a
+    rule recompiles the engine that calls its law."""
+    import types
 
     files = {namespace.get("__file__")}
-    for fn in [*namespace.values(), *entries]:
+    seen = set()
+
+    def add(fn, depth):
         code = getattr(fn, "__code__", None)
         if code is not None:
             files.add(code.co_filename)
+        py_func = getattr(fn, "py_func", None)
+        if py_func is not None and id(fn) not in seen and depth < 8:
+            seen.add(id(fn))
+            add(py_func, depth + 1)
+            for g in list(py_func.__globals__.values()):
+                if hasattr(g, "py_func") or isinstance(g, types.FunctionType):
+                    add(g, depth + 1)
+
+    for fn in [*namespace.values(), *entries]:
+        add(fn, 0)
+    return {f for f in files if f and os.path.isfile(f)}
+
+
+def _sources_stamp(namespace: dict, entries) -> str:
+    """SHA-256 of the files of :func:`_source_files`."""
+    import hashlib
+
     h = hashlib.sha256()
-    for f in sorted(f for f in files if f and os.path.isfile(f)):
+    for f in sorted(_source_files(namespace, entries)):
         with open(f, "rb") as fh:
             h.update(f.encode() + b"\0" + fh.read())
     return h.hexdigest()

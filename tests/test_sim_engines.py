@@ -1,5 +1,6 @@
 """The array kernel (pure Python or numba-compiled) reproduces the reference
-event-driven path bit for bit, and the runner falls back for other rules."""
+event-driven path bit for bit, and the runner falls back for unregistered rules (every
+registered rule: tests/test_sim_rule_laws.py)."""
 
 import numpy as np
 import pytest
@@ -92,17 +93,17 @@ def test_compiled_matches_reference_with_fallback_runs():
 
 
 class _HalfRule(StandardRule):
-    """Subclass: not the exact StandardRule, so no kernel."""
+    """Subclass: not a registered rule class, so no law in the kernel's dispatch."""
 
     name = "half"
 
 
-def test_other_rules_fall_back_to_python():
+def test_unregistered_rules_fall_back_to_python():
     params = TcpParams(p=0.1, rule=_HalfRule())
     assert not fast_path_supported(params)
     children = np.random.SeedSequence(1).spawn(30)
     a = run_many(params, 5000, children, engine="auto")
     b = reference(params, 5000, SimConfig(), children)
     assert np.array_equal(a, b)
-    with pytest.raises(ValueError, match="standard rule"):
+    with pytest.raises(ValueError, match="registered growth rules"):
         run_many(params, 5000, children, engine="compiled")

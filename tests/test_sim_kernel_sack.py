@@ -169,8 +169,11 @@ def test_sack_kernel_linux_profile(variant, rack_tlp):
 def test_pack_params_refuses_what_the_engine_does_not_run():
     from latency_model.growth import AssRule
 
+    class Unregistered(AssRule):  # a subclass: its law is not in the engine's dispatch
+        name = "unregistered"
+
     params = TcpParams(p=0.1)
     with pytest.raises(ValueError, match="drop-tail"):
         K.pack_params(params, 5000, SimConfig(sender="sack", queue_packets=10))
-    with pytest.raises(ValueError, match="standard rule"):
-        K.pack_params(params.replace(rule=AssRule()), 5000, SimConfig(sender="sack"))
+    with pytest.raises(ValueError, match="registered rule class"):
+        K.pack_params(params.replace(rule=Unregistered()), 5000, SimConfig(sender="sack"))

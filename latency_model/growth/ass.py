@@ -7,11 +7,11 @@ from functools import partial
 
 
 from ..checks import check_choice, check_int
-from .base import CongestionState, GrowthRule
+from .base import ACK, CWND, LOSS, SSTHRESH, GrowthRule
 from .flow import ASS_BANDS, ASS_DECREASE, ASS_LSS_FROM, _ass_band, banded_round
 from .lss import lss_increment_bytes
 
-__all__ = ["AssRule", "DECREASE_MODES"]
+__all__ = ["AssRule", "DECREASE_MODES", "ass_law"]
 
 DECREASE_MODES = ("divide", "fraction", "standard")
 
@@ -83,21 +83,51 @@ class AssRule(GrowthRule):
     def slow_start_round(self, w, b):
         return banded_round(w, w / b, partial(_ass_band, algorithm=self.algorithm))
 
-    def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
-        mss = st.mss
-        if st.cwnd < st.ssthresh:
-            step = self.increment_packets(st.cwnd / mss)
-            if step is None:
-                st.cwnd += lss_increment_bytes(st.cwnd, mss, ASS_LSS_FROM)
-            else:
-                st.cwnd += step * mss
-        else:
-            st.cwnd += mss * mss / st.cwnd
+    law_helpers = ("lss_increment_bytes",)
 
-    def ssthresh_after_loss(self, st: CongestionState, flight_bytes: float) -> float:
-        if self.decrease == "standard":
-            kept = flight_bytes / 2.0
+    def _pack(self):
+        bands = ASS_BANDS[self.algorithm]
+        packed = [DECREASE_MODES.index(self.decrease), len(bands)]
+        for (edge, step), (edge_d, factor) in zip(bands, ASS_DECREASE[self.algorithm]):
+            assert edge == edge_d  # increments and decrease factors share their bands
+            packed += [edge, step, factor]
+        return tuple(packed)
+
+
+def ass_law(hook, S, R, mss, x):
+    """Advanced Slow Start on the state vector ``S`` (bytes). ``R``: the decrease mode (0
+    divide, 1 fraction, 2 standard), the number of bands, then for each band its upper
+    edge (packets), its per-ACK increment (packets) and its decrease factor (see
+    :class:`AssRule`). An :data:`~.base.ACK` in slow start adds the band's increment, or
+    LSS's (RFC 3742, ``max_ssthresh`` = 100) from 100 packets on; congestion avoidance is
+    RFC 5681's. :data:`~.base.LOSS` returns the ssthresh of the decrease mode."""
+    if hook == ACK:
+        if S[CWND] < S[SSTHRESH]:
+            w = S[CWND] / mss
+            step = -1.0
+            for i in range(int(R[1])):
+                if w < R[2 + 3 * i]:
+                    step = R[3 + 3 * i]
+                    break
+            if step < 0.0:
+                S[CWND] += lss_increment_bytes(S[CWND], mss, ASS_LSS_FROM)
+            else:
+                S[CWND] += step * mss
         else:
-            factor = self.decrease_factor(st.cwnd / st.mss)
-            kept = flight_bytes / factor if self.decrease == "divide" else flight_bytes * (1.0 - 1.0 / factor)
-        return max(kept, 2.0 * st.mss)
+            S[CWND] += mss * mss / S[CWND]
+    elif hook == LOSS:
+        if R[0] == 2.0:
+            kept = x / 2.0
+        else:
+            w = S[CWND] / mss
+            factor = 2.0
+            for i in range(int(R[1])):
+                if w < R[2 + 3 * i]:
+                    factor = R[4 + 3 * i]
+                    break
+            kept = x / factor if R[0] == 0.0 else x * (1.0 - 1.0 / factor)
+        return max(kept, 2.0 * mss)
+    return 0.0
+
+
+AssRule.law = staticmethod(ass_law)

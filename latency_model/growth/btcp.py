@@ -7,17 +7,26 @@ from dataclasses import dataclass
 
 
 from ..checks import check_int, check_real
-from .base import CongestionState, GrowthRule
+from .base import (ACK, CWND, FAST_RETRANSMIT, FIRST_SLOT, LOSS, SSTHRESH, TIMEOUT, CongestionState, GrowthRule,
+                   state_slot)
 from .flow import btcp_increment
 
-__all__ = ["BtcpRule", "BtcpState"]
+__all__ = ["BtcpRule", "BtcpState", "btcp_law"]
 
 
-@dataclass(slots=True)
+ENABLED = FIRST_SLOT
+
+
 class BtcpState(CongestionState):
     """Congestion state plus Figure 4's ``btcp_enabled`` flag (False for the rest of the flow)."""
 
-    enabled: bool = True
+    __slots__ = ()
+    N_SLOTS = 1
+    enabled = state_slot(ENABLED, bool)
+
+    def __init__(self, cwnd, ssthresh, mss, bytes_acked=0.0) -> None:
+        super().__init__(cwnd, ssthresh, mss, bytes_acked)
+        self.enabled = True
 
 
 @dataclass(frozen=True)
@@ -59,25 +68,35 @@ class BtcpRule(GrowthRule):
         object.__setattr__(self, "f", check_int("f", self.f, low=1))
         object.__setattr__(self, "mice_t", check_real("mice_t", self.mice_t, low=1.0, high=1e6))
 
-    def new_state(self, cwnd_bytes, ssthresh_bytes, mss_bytes) -> BtcpState:
-        return BtcpState(cwnd=float(cwnd_bytes), ssthresh=float(ssthresh_bytes), mss=mss_bytes)
+    state_class = BtcpState
+    law_hooks = frozenset((FAST_RETRANSMIT, TIMEOUT))
 
     def slow_start_round(self, w, b):
         return w + btcp_increment(w, self.f, self.mice_t) / b
 
-    def on_ack(self, st: BtcpState, acked_bytes: int) -> None:
-        mss = st.mss
-        if st.cwnd < st.ssthresh:
-            if st.enabled:
-                c = st.cwnd / mss
-                inc = max(1, math.floor((self.mice_t - c) / self.f))
-                st.cwnd += inc * mss / c
-            else:
-                st.cwnd += min(acked_bytes, mss)
-        else:
-            st.cwnd += mss * mss / st.cwnd
+    def _pack(self):
+        return (self.f, self.mice_t)
 
-    def on_congestion_event(self, st: BtcpState, kind: str) -> None:
-        if kind not in ("fast_retransmit", "timeout"):
-            raise ValueError(f"kind must be one of fast_retransmit, timeout, got {kind!r}")
-        st.enabled = False
+
+def btcp_law(hook, S, R, mss, x):
+    """B-TCP(f) (Figure 4) on the state vector ``S`` (bytes; ``S[ENABLED]`` the
+    ``btcp_enabled`` flag), ``R = (f, mice_t)``: see :class:`BtcpRule`. A fast retransmit or
+    a timeout disables B-TCP; :data:`~.base.LOSS` returns ``max(FlightSize/2, 2 SMSS)``."""
+    if hook == ACK:
+        if S[CWND] < S[SSTHRESH]:
+            if S[ENABLED] != 0.0:
+                c = S[CWND] / mss
+                inc = max(1, math.floor((R[1] - c) / R[0]))
+                S[CWND] += inc * mss / c
+            else:
+                S[CWND] += min(x, mss)
+        else:
+            S[CWND] += mss * mss / S[CWND]
+    elif hook == LOSS:
+        return max(x / 2.0, 2.0 * mss)
+    elif hook == FAST_RETRANSMIT or hook == TIMEOUT:
+        S[ENABLED] = 0.0
+    return 0.0
+
+
+BtcpRule.law = staticmethod(btcp_law)

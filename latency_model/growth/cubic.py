@@ -40,12 +40,13 @@ last loss, which a per-round law does not carry).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..checks import check_int
-from .base import CongestionState, GrowthRule
+from .base import ACK, CWND, FIRST_SLOT, LOSS, RTT, SSTHRESH, TIMEOUT, CongestionState, GrowthRule, state_slot
 
-__all__ = ["CubicRule", "CubicState", "cubic_root"]
+__all__ = ["CubicRule", "CubicState", "cubic_root", "cubic_law"]
 
 BICTCP_BETA_SCALE = 1024
 BICTCP_HZ = 10
@@ -66,7 +67,9 @@ def cubic_root(a: int) -> int:
     """Integer cube root as ``tcp_cubic.c`` ``cubic_root`` computes it: a table lookup on
     the leading bits and one Newton-Raphson step (average error ~0.2%)."""
     a = int(a)
-    b = a.bit_length()  # fls64
+    b = 0  # fls64
+    while (a >> b) != 0:
+        b += 1
     if b < 7:
         return (_V[a] + 35) >> 6
     b = ((b * 84) >> 8) - 1
@@ -76,34 +79,48 @@ def cubic_root(a: int) -> int:
     return (((x & _U32) * 341) & _U32) >> 10
 
 
-@dataclass(slots=True)
+(CNT, LAST_MAX_CWND, LAST_CWND, LAST_TIME, BIC_ORIGIN_POINT, BIC_K, DELAY_MIN_US, EPOCH_START, ACK_CNT,
+ TCP_CWND, FOUND, SAMPLE_CNT, CURR_RTT_US, ROUND_LEFT, ROUND_START_US, LAST_ACK_US, SND_CWND_CNT, SRTT_S,
+ CLOCK_S, NOW_S) = range(FIRST_SLOT, FIRST_SLOT + 20)
+
+
 class CubicState(CongestionState):
-    """Congestion state plus ``struct bictcp`` (``tcp_cubic.c``); windows in packets, times
-    in jiffies (of the rule's ``hz``) or microseconds as named.
+    """Congestion state plus ``struct bictcp`` (``tcp_cubic.c``) as slots of the state
+    vector; windows in packets, times in jiffies (of the rule's ``hz``) or microseconds as
+    named (integers below 2**53, exact in the float vector).
 
     ``now_s``: the caller's clock, seconds (``None``: the rule's ACK clock ``clock_s``).
+    ``epoch_start`` is jiffies + 1, 0 = no epoch (the kernel's 0 is "unset" too);
+    ``round_left`` the packets still to be acknowledged in this HyStart round.
     """
 
-    cnt: int = 0
-    last_max_cwnd: int = 0
-    last_cwnd: int = 0
-    last_time: int = 0
-    bic_origin_point: int = 0
-    bic_k: int = 0
-    delay_min_us: int = 0
-    epoch_start: int = 0  # jiffies + 1, 0 = no epoch (the kernel's 0 is "unset" too)
-    ack_cnt: int = 0
-    tcp_cwnd: int = 0
-    found: bool = False
-    sample_cnt: int = 0
-    curr_rtt_us: int = _U32
-    round_left: float = 0.0  # packets still to be acknowledged in this HyStart round
-    round_start_us: int = 0
-    last_ack_us: int = 0
-    snd_cwnd_cnt: int = 0
-    srtt_s: float = 0.0
-    clock_s: float = 0.0
-    now_s: float | None = None
+    __slots__ = ()
+    N_SLOTS = 20
+    cnt = state_slot(CNT, int)
+    last_max_cwnd = state_slot(LAST_MAX_CWND, int)
+    last_cwnd = state_slot(LAST_CWND, int)
+    last_time = state_slot(LAST_TIME, int)
+    bic_origin_point = state_slot(BIC_ORIGIN_POINT, int)
+    bic_k = state_slot(BIC_K, int)
+    delay_min_us = state_slot(DELAY_MIN_US, int)
+    epoch_start = state_slot(EPOCH_START, int)
+    ack_cnt = state_slot(ACK_CNT, int)
+    tcp_cwnd = state_slot(TCP_CWND, int)
+    found = state_slot(FOUND, bool)
+    sample_cnt = state_slot(SAMPLE_CNT, int)
+    curr_rtt_us = state_slot(CURR_RTT_US, int)
+    round_left = state_slot(ROUND_LEFT)
+    round_start_us = state_slot(ROUND_START_US, int)
+    last_ack_us = state_slot(LAST_ACK_US, int)
+    snd_cwnd_cnt = state_slot(SND_CWND_CNT, int)
+    srtt_s = state_slot(SRTT_S)
+    clock_s = state_slot(CLOCK_S)
+    now_s = state_slot(NOW_S, "optional")
+
+    def __init__(self, cwnd, ssthresh, mss, bytes_acked=0.0) -> None:
+        super().__init__(cwnd, ssthresh, mss, bytes_acked)
+        self.v[CURR_RTT_US] = float(_U32)
+        self.v[NOW_S] = math.nan
 
 
 @dataclass(frozen=True)
@@ -163,145 +180,198 @@ class CubicRule(GrowthRule):
         return w + 3.0 * (1.0 - beta) / (1.0 + beta) / b
 
     # -- packet level -----------------------------------------------------------
+    state_class = CubicState
+    law_hooks = frozenset((RTT, TIMEOUT))
+    law_helpers = ("cubic_root", "cubic_now_us", "cubic_jiffies", "cubic_hystart_reset", "cubic_cwnd_pkts",
+                   "cubic_hystart_update", "cubic_cong_avoid", "bictcp_update")
+
+    def _pack(self):
+        return (self.beta, self.hystart, self.hz, self.beta_scale, self.cube_rtt_scale, self.cube_factor,
+                self.fast_convergence, self.tcp_friendliness, self.hystart_low_window)
+
     def new_state(self, cwnd_bytes, ssthresh_bytes, mss_bytes) -> CubicState:
         st = CubicState(cwnd=float(cwnd_bytes), ssthresh=float(ssthresh_bytes), mss=mss_bytes)
-        self._hystart_reset(st, cwnd_bytes / mss_bytes)
+        cubic_hystart_reset(st.v, cwnd_bytes / mss_bytes)
         return st
 
-    @staticmethod
-    def _now_us(st: CubicState) -> int:
-        return int((st.clock_s if st.now_s is None else st.now_s) * 1e6)
 
-    def _jiffies(self, st: CubicState) -> int:
-        return self._now_us(st) * self.hz // 1_000_000
+# The packet-level law, the kernel's functions over the state vector S (CubicState's slots).
+# R = (beta, hystart, hz, beta_scale, cube_rtt_scale, cube_factor, fast_convergence,
+# tcp_friendliness, hystart_low_window), integers as floats.
+(R_BETA, R_HYSTART, R_HZ, R_BETA_SCALE, R_CUBE_RTT_SCALE, R_CUBE_FACTOR, R_FAST_CONV, R_FRIENDLY,
+ R_LOW_WINDOW) = range(9)
 
-    def _hystart_reset(self, st: CubicState, window_pkts: float) -> None:
-        """``bictcp_hystart_reset``: a new round (its end: one window from now)."""
-        st.round_start_us = st.last_ack_us = self._now_us(st)
-        st.round_left = window_pkts
-        st.curr_rtt_us = _U32
-        st.sample_cnt = 0
 
-    def on_rtt_sample(self, st: CubicState, rtt_s: float) -> None:
-        """``cubictcp_acked``: ``delay_min`` and HyStart (``hystart_update``)."""
-        st.srtt_s = rtt_s if st.srtt_s == 0.0 else 0.875 * st.srtt_s + 0.125 * rtt_s
-        now_j = self._jiffies(st)
-        if st.epoch_start and now_j - (st.epoch_start - 1) < self.hz:
-            return  # discard delay samples right after fast recovery
-        delay = max(int(rtt_s * 1e6), 1)
-        if st.delay_min_us == 0 or st.delay_min_us > delay:
-            st.delay_min_us = delay
-        cwnd = self._cwnd_pkts(st)
-        if st.found or not self.hystart or not cwnd < st.ssthresh / st.mss:
-            return
-        if st.round_left <= 0:
-            self._hystart_reset(st, cwnd)
-        if cwnd < self.hystart_low_window:
-            return
-        if st.now_s is not None:  # HYSTART_ACK_TRAIN (needs the ACKs' real spacing)
-            now = self._now_us(st)
-            if now - st.last_ack_us <= HYSTART_ACK_DELTA_US:
-                st.last_ack_us = now
-                if now - st.round_start_us > st.delay_min_us >> 1:  # no pacing: threshold / 2
-                    st.found = True
-                    st.ssthresh = float(cwnd * st.mss)
-        # HYSTART_DELAY
-        st.curr_rtt_us = min(st.curr_rtt_us, delay)
-        if st.sample_cnt < HYSTART_MIN_SAMPLES:
-            st.sample_cnt += 1
-        elif st.curr_rtt_us > st.delay_min_us + min(max(st.delay_min_us >> 3, HYSTART_DELAY_MIN_US),
-                                                     HYSTART_DELAY_MAX_US):
-            st.found = True
-            st.ssthresh = float(cwnd * st.mss)
+def cubic_now_us(S):
+    """The clock, microseconds: the caller's ``now_s`` if set (not NaN), else the ACK clock."""
+    now = S[CLOCK_S] if math.isnan(S[NOW_S]) else S[NOW_S]
+    return int(now * 1e6)
 
-    @staticmethod
-    def _cwnd_pkts(st: CongestionState) -> int:
-        return max(int(st.cwnd // st.mss), 1)
 
-    def on_ack(self, st: CubicState, acked_bytes: int) -> None:
-        """``cubictcp_cong_avoid`` for one ACK of ``acked_bytes`` new bytes."""
-        acked = max(-(-int(acked_bytes) // st.mss), 1)  # packets (a short last segment counts)
-        old = cwnd = self._cwnd_pkts(st)
-        st.round_left -= acked
-        if st.srtt_s > 0.0:  # the ACK clock: one srtt per window acknowledged
-            st.clock_s += st.srtt_s * acked / cwnd
-        if cwnd < st.ssthresh / st.mss:  # tcp_slow_start
-            new = min(cwnd + acked, st.ssthresh / st.mss)
-            new = int(new) if new > cwnd else cwnd
-            acked -= new - cwnd
-            cwnd = new
-            if acked <= 0:
-                st.cwnd += (cwnd - old) * st.mss
-                return
-        self._update(st, cwnd, acked)
-        # tcp_cong_avoid_ai(tp, ca->cnt, acked)
-        w = st.cnt
-        if st.snd_cwnd_cnt >= w:
-            st.snd_cwnd_cnt = 0
-            cwnd += 1
-        st.snd_cwnd_cnt += acked
-        if st.snd_cwnd_cnt >= w:
-            delta = st.snd_cwnd_cnt // w
-            st.snd_cwnd_cnt -= delta * w
-            cwnd += delta
-        st.cwnd += (cwnd - old) * st.mss
+def cubic_jiffies(S, hz):
+    """``tcp_jiffies32`` at ``hz`` jiffies a second."""
+    return cubic_now_us(S) * hz // 1_000_000
 
-    def _update(self, st: CubicState, cwnd: int, acked: int) -> None:
-        """``bictcp_update``: ``st.cnt``, the ACKs per one-packet increase."""
-        now = self._jiffies(st)
-        st.ack_cnt += acked
-        if st.last_cwnd == cwnd and now - st.last_time <= self.hz // 32:
-            return
-        if not (st.epoch_start and now == st.last_time):
-            st.last_cwnd = cwnd
-            st.last_time = now
-            if not st.epoch_start:
-                st.epoch_start = now + 1
-                st.ack_cnt = acked
-                st.tcp_cwnd = cwnd
-                if st.last_max_cwnd <= cwnd:
-                    st.bic_k = 0
-                    st.bic_origin_point = cwnd
-                else:
-                    st.bic_k = cubic_root(self.cube_factor * (st.last_max_cwnd - cwnd))
-                    st.bic_origin_point = st.last_max_cwnd
-            t = now - (st.epoch_start - 1) + -(-st.delay_min_us * self.hz // 1_000_000)  # usecs_to_jiffies
-            t = (t << BICTCP_HZ) // self.hz
-            offs = st.bic_k - t if t < st.bic_k else t - st.bic_k
-            delta = ((self.cube_rtt_scale * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) & _U32
-            target = ((st.bic_origin_point - delta) if t < st.bic_k else (st.bic_origin_point + delta)) & _U32
-            st.cnt = cwnd // (target - cwnd) if target > cwnd else 100 * cwnd
-            if st.last_max_cwnd == 0 and st.cnt > 20:
-                st.cnt = 20  # the first epoch: at least 5% per RTT
-        if self.tcp_friendliness:
-            delta = (cwnd * self.beta_scale) >> 3
-            while st.ack_cnt > delta:
-                st.ack_cnt -= delta
-                st.tcp_cwnd += 1
-            if st.tcp_cwnd > cwnd:
-                st.cnt = min(st.cnt, cwnd // (st.tcp_cwnd - cwnd))
-        st.cnt = max(st.cnt, 2)
 
-    def ssthresh_after_loss(self, st: CubicState, flight_bytes: float) -> float:
-        """``cubictcp_recalc_ssthresh``: ``max(cwnd * beta / 1024, 2)`` packets, in bytes
-        (from cwnd, not FlightSize); records W_max with fast convergence and ends the epoch."""
-        cwnd = self._cwnd_pkts(st)
-        if isinstance(st, CubicState):
-            st.epoch_start = 0
-            if cwnd < st.last_max_cwnd and self.fast_convergence:
-                st.last_max_cwnd = cwnd * (BICTCP_BETA_SCALE + self.beta) // (2 * BICTCP_BETA_SCALE)
+def cubic_cwnd_pkts(S, mss):
+    """``tcp_snd_cwnd``: cwnd in whole packets, at least 1."""
+    return max(int(S[CWND] // mss), 1)
+
+
+def cubic_hystart_reset(S, window_pkts):
+    """``bictcp_hystart_reset``: a new round (its end: one window from now)."""
+    now = float(cubic_now_us(S))
+    S[ROUND_START_US] = now
+    S[LAST_ACK_US] = now
+    S[ROUND_LEFT] = window_pkts
+    S[CURR_RTT_US] = float(_U32)
+    S[SAMPLE_CNT] = 0.0
+
+
+def cubic_hystart_update(S, R, mss, rtt_s):
+    """``cubictcp_acked``: the ACK clock's srtt, ``delay_min`` and HyStart (``hystart_update``)."""
+    S[SRTT_S] = rtt_s if S[SRTT_S] == 0.0 else 0.875 * S[SRTT_S] + 0.125 * rtt_s
+    hz = int(R[R_HZ])
+    now_j = cubic_jiffies(S, hz)
+    epoch_start = int(S[EPOCH_START])
+    if epoch_start != 0 and now_j - (epoch_start - 1) < hz:
+        return  # discard delay samples right after fast recovery
+    delay = max(int(rtt_s * 1e6), 1)
+    delay_min = int(S[DELAY_MIN_US])
+    if delay_min == 0 or delay_min > delay:
+        delay_min = delay
+        S[DELAY_MIN_US] = float(delay)
+    cwnd = cubic_cwnd_pkts(S, mss)
+    if S[FOUND] != 0.0 or R[R_HYSTART] == 0.0 or not cwnd < S[SSTHRESH] / mss:
+        return
+    if S[ROUND_LEFT] <= 0:
+        cubic_hystart_reset(S, cwnd)
+    if cwnd < R[R_LOW_WINDOW]:
+        return
+    if not math.isnan(S[NOW_S]):  # HYSTART_ACK_TRAIN (needs the ACKs' real spacing)
+        now = cubic_now_us(S)
+        if now - int(S[LAST_ACK_US]) <= HYSTART_ACK_DELTA_US:
+            S[LAST_ACK_US] = float(now)
+            if now - int(S[ROUND_START_US]) > delay_min >> 1:  # no pacing: threshold / 2
+                S[FOUND] = 1.0
+                S[SSTHRESH] = float(cwnd * mss)
+    # HYSTART_DELAY
+    curr = min(int(S[CURR_RTT_US]), delay)
+    S[CURR_RTT_US] = float(curr)
+    if S[SAMPLE_CNT] < HYSTART_MIN_SAMPLES:
+        S[SAMPLE_CNT] += 1.0
+    elif curr > delay_min + min(max(delay_min >> 3, HYSTART_DELAY_MIN_US), HYSTART_DELAY_MAX_US):
+        S[FOUND] = 1.0
+        S[SSTHRESH] = float(cwnd * mss)
+
+
+def bictcp_update(S, R, cwnd, acked):
+    """``bictcp_update``: ``S[CNT]``, the ACKs per one-packet increase."""
+    hz = int(R[R_HZ])
+    now = cubic_jiffies(S, hz)
+    S[ACK_CNT] += acked
+    if int(S[LAST_CWND]) == cwnd and now - int(S[LAST_TIME]) <= hz // 32:
+        return
+    if not (S[EPOCH_START] != 0.0 and now == int(S[LAST_TIME])):
+        S[LAST_CWND] = float(cwnd)
+        S[LAST_TIME] = float(now)
+        if S[EPOCH_START] == 0.0:
+            S[EPOCH_START] = float(now + 1)
+            S[ACK_CNT] = float(acked)
+            S[TCP_CWND] = float(cwnd)
+            last_max = int(S[LAST_MAX_CWND])
+            if last_max <= cwnd:
+                S[BIC_K] = 0.0
+                S[BIC_ORIGIN_POINT] = float(cwnd)
             else:
-                st.last_max_cwnd = cwnd
-        return float(max(cwnd * self.beta // BICTCP_BETA_SCALE, 2) * st.mss)
+                S[BIC_K] = float(cubic_root(int(R[R_CUBE_FACTOR]) * (last_max - cwnd)))
+                S[BIC_ORIGIN_POINT] = float(last_max)
+        bic_k = int(S[BIC_K])
+        origin = int(S[BIC_ORIGIN_POINT])
+        t = now - (int(S[EPOCH_START]) - 1) + -(-int(S[DELAY_MIN_US]) * hz // 1_000_000)  # usecs_to_jiffies
+        t = (t << BICTCP_HZ) // hz
+        offs = bic_k - t if t < bic_k else t - bic_k
+        delta = ((int(R[R_CUBE_RTT_SCALE]) * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) & _U32
+        target = ((origin - delta) if t < bic_k else (origin + delta)) & _U32
+        cnt = cwnd // (target - cwnd) if target > cwnd else 100 * cwnd
+        if S[LAST_MAX_CWND] == 0.0 and cnt > 20:
+            cnt = 20  # the first epoch: at least 5% per RTT
+        S[CNT] = float(cnt)
+    cnt = int(S[CNT])
+    if R[R_FRIENDLY] != 0.0:
+        delta = (cwnd * int(R[R_BETA_SCALE])) >> 3
+        ack_cnt = int(S[ACK_CNT])
+        tcp_cwnd = int(S[TCP_CWND])
+        while ack_cnt > delta:
+            ack_cnt -= delta
+            tcp_cwnd += 1
+        S[ACK_CNT] = float(ack_cnt)
+        S[TCP_CWND] = float(tcp_cwnd)
+        if tcp_cwnd > cwnd:
+            cnt = min(cnt, cwnd // (tcp_cwnd - cwnd))
+    S[CNT] = float(max(cnt, 2))
 
-    def on_congestion_event(self, st: CubicState, kind: str) -> None:
-        """``cubictcp_state(TCP_CA_Loss)`` on a timeout: ``bictcp_reset`` and a new HyStart
-        round; nothing on a fast retransmit (``ssthresh_after_loss`` did the work)."""
-        if kind not in ("fast_retransmit", "timeout"):
-            raise ValueError(f"kind must be one of fast_retransmit, timeout, got {kind!r}")
-        if kind == "timeout" and isinstance(st, CubicState):
-            for name in ("cnt", "last_max_cwnd", "last_cwnd", "last_time", "bic_origin_point", "bic_k",
-                         "delay_min_us", "epoch_start", "ack_cnt", "tcp_cwnd"):
-                setattr(st, name, 0)
-            st.found = False
-            self._hystart_reset(st, self._cwnd_pkts(st))
+
+def cubic_cong_avoid(S, R, mss, acked_bytes):
+    """``cubictcp_cong_avoid`` for one ACK of ``acked_bytes`` new bytes: ``tcp_slow_start``
+    below ssthresh, the rest through :func:`bictcp_update` and ``tcp_cong_avoid_ai``."""
+    acked = max(-(-int(acked_bytes) // mss), 1)  # packets (a short last segment counts)
+    old = cwnd = cubic_cwnd_pkts(S, mss)
+    S[ROUND_LEFT] -= acked
+    if S[SRTT_S] > 0.0:  # the ACK clock: one srtt per window acknowledged
+        S[CLOCK_S] += S[SRTT_S] * acked / cwnd
+    if cwnd < S[SSTHRESH] / mss:  # tcp_slow_start
+        new = min(cwnd + acked, S[SSTHRESH] / mss)
+        grown = int(new) if new > cwnd else cwnd
+        acked -= grown - cwnd
+        cwnd = grown
+        if acked <= 0:
+            S[CWND] += (cwnd - old) * mss
+            return
+    bictcp_update(S, R, cwnd, acked)
+    # tcp_cong_avoid_ai(tp, ca->cnt, acked)
+    w = int(S[CNT])
+    snd_cwnd_cnt = int(S[SND_CWND_CNT])
+    if snd_cwnd_cnt >= w:
+        snd_cwnd_cnt = 0
+        cwnd += 1
+    snd_cwnd_cnt += acked
+    if snd_cwnd_cnt >= w:
+        delta = snd_cwnd_cnt // w
+        snd_cwnd_cnt -= delta * w
+        cwnd += delta
+    S[SND_CWND_CNT] = float(snd_cwnd_cnt)
+    S[CWND] += (cwnd - old) * mss
+
+
+def cubic_law(hook, S, R, mss, x):
+    """CUBIC with HyStart (``tcp_cubic.c``) on the state vector ``S``.
+
+    :data:`~.base.ACK`: :func:`cubic_cong_avoid`. :data:`~.base.LOSS` (``cubictcp_recalc_ssthresh``):
+    ``W_max`` with fast convergence, the epoch ends, returns ``max(cwnd beta / 1024, 2)``
+    packets in bytes (from cwnd, not FlightSize). :data:`~.base.TIMEOUT`
+    (``cubictcp_state(TCP_CA_Loss)``): every CUBIC and HyStart variable reset.
+    :data:`~.base.RTT`: :func:`cubic_hystart_update`. Other hooks: nothing.
+    """
+    if hook == ACK:
+        cubic_cong_avoid(S, R, mss, x)
+    elif hook == RTT:
+        cubic_hystart_update(S, R, mss, x)
+    elif hook == LOSS:
+        cwnd = cubic_cwnd_pkts(S, mss)
+        beta = int(R[R_BETA])
+        S[EPOCH_START] = 0.0
+        if cwnd < int(S[LAST_MAX_CWND]) and R[R_FAST_CONV] != 0.0:
+            S[LAST_MAX_CWND] = float(cwnd * (BICTCP_BETA_SCALE + beta) // (2 * BICTCP_BETA_SCALE))
+        else:
+            S[LAST_MAX_CWND] = float(cwnd)
+        return float(max(cwnd * beta // BICTCP_BETA_SCALE, 2) * mss)
+    elif hook == TIMEOUT:
+        for k in range(CNT, TCP_CWND + 1):
+            S[k] = 0.0
+        S[FOUND] = 0.0
+        cubic_hystart_reset(S, cubic_cwnd_pkts(S, mss))
+    return 0.0
+
+
+CubicRule.law = staticmethod(cubic_law)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 
 from ..checks import check_int, check_real
-from .base import CongestionState, ContinuousLaw, GrowthRule
+from .base import ACK, CWND, LOSS, SSTHRESH, ContinuousLaw, GrowthRule
 
-__all__ = ["GeneralizedRule"]
+__all__ = ["GeneralizedRule", "generalized_law"]
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,23 @@ class GeneralizedRule(GrowthRule):
         b = check_int("b", b, low=1)
         return ContinuousLaw(ss_log_growth=math.log(self._factor(b)), ca_slope=1.0 / b)
 
-    def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
-        mss = st.mss
-        if st.cwnd < st.ssthresh:
-            st.cwnd += (self.beta - 1.0) * min(acked_bytes, mss)
+    def _pack(self):
+        return (self.beta,)
+
+
+def generalized_law(hook, S, R, mss, x):
+    """Generalized slow start on the state vector ``S`` (bytes), ``R = (beta,)``: an
+    :data:`~.base.ACK` of ``x`` bytes adds ``(beta - 1) min(x, SMSS)`` in slow start, RFC
+    5681's ``SMSS*SMSS/cwnd`` in congestion avoidance; :data:`~.base.LOSS` returns
+    ``max(FlightSize/2, 2 SMSS)`` (RFC 5681 Eq. 4)."""
+    if hook == ACK:
+        if S[CWND] < S[SSTHRESH]:
+            S[CWND] += (R[0] - 1.0) * min(x, mss)
         else:
-            st.cwnd += mss * mss / st.cwnd
+            S[CWND] += mss * mss / S[CWND]
+    elif hook == LOSS:
+        return max(x / 2.0, 2.0 * mss)
+    return 0.0
+
+
+GeneralizedRule.law = staticmethod(generalized_law)

@@ -7,10 +7,10 @@ from functools import partial
 
 
 from ..checks import check_real
-from .base import CongestionState, GrowthRule
+from .base import ACK, CWND, LOSS, SSTHRESH, GrowthRule
 from .flow import _lss_band, banded_round
 
-__all__ = ["LssRule"]
+__all__ = ["LssRule", "lss_law", "lss_increment_bytes"]
 
 
 @dataclass(frozen=True)
@@ -49,12 +49,10 @@ class LssRule(GrowthRule):
     def slow_start_round(self, w, b):
         return banded_round(w, w / b, partial(_lss_band, max_ssthresh=self.max_ssthresh))
 
-    def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
-        mss = st.mss
-        if st.cwnd < st.ssthresh:
-            st.cwnd += lss_increment_bytes(st.cwnd, mss, self.max_ssthresh)
-        else:
-            st.cwnd += mss * mss / st.cwnd
+    law_helpers = ("lss_increment_bytes",)
+
+    def _pack(self):
+        return (self.max_ssthresh,)
 
 
 def lss_increment_bytes(cwnd_bytes: float, mss: int, max_ssthresh: float) -> float:
@@ -63,3 +61,21 @@ def lss_increment_bytes(cwnd_bytes: float, mss: int, max_ssthresh: float) -> flo
         return float(mss)
     k = int(cwnd_bytes / (0.5 * max_ssthresh * mss))
     return float(int(mss / k))
+
+
+def lss_law(hook, S, R, mss, x):
+    """Limited Slow-Start (RFC 3742 Section 2) on the state vector ``S`` (bytes),
+    ``R = (max_ssthresh,)`` (packets): :func:`lss_increment_bytes` per ACK in slow start,
+    RFC 5681's ``SMSS*SMSS/cwnd`` in congestion avoidance; :data:`~.base.LOSS` returns
+    ``max(FlightSize/2, 2 SMSS)``."""
+    if hook == ACK:
+        if S[CWND] < S[SSTHRESH]:
+            S[CWND] += lss_increment_bytes(S[CWND], mss, R[0])
+        else:
+            S[CWND] += mss * mss / S[CWND]
+    elif hook == LOSS:
+        return max(x / 2.0, 2.0 * mss)
+    return 0.0
+
+
+LssRule.law = staticmethod(lss_law)

@@ -8,18 +8,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import check_choice, check_real
-from .base import CongestionState, GrowthRule
+from .base import (ACK, CWND, ECN, FAST_RETRANSMIT, FIRST_SLOT, LOSS, SOURCE_QUENCH, TIMEOUT, CongestionState,
+                   GrowthRule, state_slot)
 from .flow import smooth_a_of_w, smooth_integral, smooth_restart_a_a, smooth_w_limit
 
-__all__ = ["SmoothStartRule", "SmoothState", "PER_ACK_MODES"]
+__all__ = ["SmoothStartRule", "SmoothState", "PER_ACK_MODES", "smooth_law"]
 
 PER_ACK_MODES = ("euler", "exact")
-SIGNALS = ("source_quench", "ecn")
 
 
-@dataclass(slots=True)
+ACKS, A_A, W_C, WS, ACTIVE, RESYNC = range(FIRST_SLOT, FIRST_SLOT + 6)
+
+
 class SmoothState(CongestionState):
-    """Congestion state plus SmoothTCP's slow-start variables.
+    """Congestion state plus SmoothTCP's slow-start variables (slots of the state vector).
 
     Attributes
     ----------
@@ -38,12 +40,18 @@ class SmoothState(CongestionState):
         recovery has set the reduced window.
     """
 
-    acks: float = 0.0
-    a_a: float = 40.0
-    w_c: float = math.inf
-    ws: float = math.inf
-    active: bool = True
-    resync: bool = False
+    __slots__ = ()
+    N_SLOTS = 6
+    acks = state_slot(ACKS)
+    a_a = state_slot(A_A)
+    w_c = state_slot(W_C)
+    ws = state_slot(WS)
+    active = state_slot(ACTIVE, bool)
+    resync = state_slot(RESYNC, bool)
+
+    def __init__(self, cwnd, ssthresh, mss, bytes_acked=0.0) -> None:
+        super().__init__(cwnd, ssthresh, mss, bytes_acked)
+        self.a_a, self.w_c, self.ws, self.active = 40.0, math.inf, math.inf, True
 
 
 @dataclass(frozen=True)
@@ -145,59 +153,103 @@ class SmoothStartRule(GrowthRule):
         return np.where(in_ss, ss, ca)
 
     # Packet level -------------------------------------------------------------
+    state_class = SmoothState
+    law_hooks = frozenset((FAST_RETRANSMIT, TIMEOUT))
+    law_helpers = ("smooth_acks", "smooth_integral_at", "smooth_d", "smooth_w_limit", "smooth_restart_a_a",
+                   "smooth_start_ack", "smooth_restart")
+
+    def _pack(self):
+        return (self.a_a, self.b_a, self.t, self.kappa, float(self.per_ack == "exact"))
+
     def new_state(self, cwnd_bytes, ssthresh_bytes, mss_bytes) -> SmoothState:
-        st = SmoothState(cwnd=float(cwnd_bytes), ssthresh=float(ssthresh_bytes), mss=mss_bytes)
+        st = self.state_class(cwnd=float(cwnd_bytes), ssthresh=float(ssthresh_bytes), mss=mss_bytes)
         st.a_a, st.w_c, st.ws = self.a_a, self.w_c, float(ssthresh_bytes)
-        st.acks = float(smooth_a_of_w(st.cwnd / mss_bytes, st.a_a, self.b_a, self.t))
+        st.acks = smooth_acks(st.cwnd / mss_bytes, st.a_a, self.b_a, self.t)
         st.active = math.isfinite(st.acks)
         return st
 
-    def on_ack(self, st: SmoothState, acked_bytes: int) -> None:
-        mss = st.mss
-        if st.active and st.resync:
-            st.acks = float(smooth_a_of_w(st.cwnd / mss, st.a_a, self.b_a, self.t))
-            st.resync = False
-            st.active = math.isfinite(st.acks)
-        w = st.cwnd / mss
-        if st.active and (w >= st.w_c or st.cwnd >= st.ws or float(self._d(st.acks, st.a_a)) <= self.kappa):
-            st.active = False
-        if not st.active:
-            self._congestion_avoidance_ack(st, w)
-            return
-        # Eq. 7 holds for w >= 1 packet (w + sqrt(T) - 1 reaches 0 below it): a window under
-        # one packet grows as one packet would, as in next_round_window.
-        if self.per_ack == "euler":
-            w += float(self._d(st.acks, st.a_a)) / (max(w, 1.0) + math.sqrt(self.t) - 1.0)
-        else:
-            u = max(w, 1.0) + math.sqrt(self.t) - 1.0
-            step = smooth_integral(st.acks + 1.0, st.a_a, self.b_a) - smooth_integral(st.acks, st.a_a, self.b_a)
-            w = math.sqrt(u * u + 2.0 * float(step)) - math.sqrt(self.t) + 1.0 + min(w - 1.0, 0.0)
-        st.acks += 1.0
-        st.cwnd = w * mss
 
-    def _congestion_avoidance_ack(self, st: SmoothState, w: float) -> None:
-        """Congestion avoidance per ACK without router signals: Eq. 6 with ``D = kappa``,
-        ``dw = kappa/w`` packets (Eq. 3). ``w``: cwnd in packets."""
-        st.cwnd += self.kappa * st.mss / w
+# The packet-level law. R = (A_a, B_a, T, kappa, 1 for per_ack "exact" else 0); scalar
+# forms of flow.py's Eq. 8 and 11 with ``math`` (the same functions compiled and interpreted).
 
-    def _restart(self, st: SmoothState) -> None:
-        """Eq. 10: new A_a so that the new limit is the current window."""
-        w = st.cwnd / st.mss
-        if not st.active or w <= 1.0:
-            return
-        if w >= st.w_c:
-            st.active = False
-            return
-        st.a_a = smooth_restart_a_a(st.a_a, self.b_a, self.t, st.w_c - w)
-        st.w_c = smooth_w_limit(st.a_a, self.b_a, self.t)
-        st.resync = True
+def smooth_d(a, a_a, b_a):
+    """Eq. 7's increment ``D(a) = A_a - A_a tanh(B_a a)``."""
+    return a_a - a_a * math.tanh(b_a * a)
 
-    def on_congestion_event(self, st: SmoothState, kind: str) -> None:
-        if kind not in ("fast_retransmit", "timeout"):
-            raise ValueError(f"kind must be one of fast_retransmit, timeout, got {kind!r}")
-        self._restart(st)
 
-    def on_signal(self, st: SmoothState, signal: str) -> None:
-        if signal in SIGNALS:
-            self._restart(st)
-            st.cwnd = max(st.cwnd / 2.0, float(st.mss))
+def smooth_integral_at(a, a_a, b_a):
+    """``I(a)`` of :func:`~.flow.smooth_integral` for one ``a`` (``math``, no numpy)."""
+    return (a_a / b_a) * (math.log(2.0) - math.log1p(math.exp(-2.0 * b_a * a)))
+
+
+def smooth_acks(w, a_a, b_a, t):
+    """Eq. 11 for one window ``w`` (packets): :func:`~.flow.smooth_a_of_w` with ``math``;
+    0 for ``w <= 1``, ``inf`` for ``w >= w_c``."""
+    u = max(w, 1.0) + math.sqrt(t) - 1.0
+    inner = math.exp(-(b_a / (2.0 * a_a)) * (u * u - t) + math.log(2.0)) - 1.0
+    if inner <= 0.0:
+        return math.inf
+    return max(math.log(inner) / (-2.0 * b_a), 0.0)
+
+
+def smooth_restart(S, R, mss):
+    """Eq. 10 on a congestion signal: a new ``A_a`` so that the new limit is the current
+    window, and a resynchronisation of ``a`` (Eq. 11) at the next ACK."""
+    w = S[CWND] / mss
+    if S[ACTIVE] == 0.0 or w <= 1.0:
+        return
+    if w >= S[W_C]:
+        S[ACTIVE] = 0.0
+        return
+    S[A_A] = smooth_restart_a_a(S[A_A], R[1], R[2], S[W_C] - w)
+    S[W_C] = smooth_w_limit(S[A_A], R[1], R[2])
+    S[RESYNC] = 1.0
+
+
+def smooth_start_ack(S, R, mss):
+    """One ACK of the smooth start (Eq. 7-8; see :class:`SmoothStartRule`). Returns False
+    when the smooth start is over (the ACK is then the caller's congestion avoidance)."""
+    if S[ACTIVE] != 0.0 and S[RESYNC] != 0.0:
+        S[ACKS] = smooth_acks(S[CWND] / mss, S[A_A], R[1], R[2])
+        S[RESYNC] = 0.0
+        S[ACTIVE] = 1.0 if math.isfinite(S[ACKS]) else 0.0
+    w = S[CWND] / mss
+    if S[ACTIVE] != 0.0 and (w >= S[W_C] or S[CWND] >= S[WS] or smooth_d(S[ACKS], S[A_A], R[1]) <= R[3]):
+        S[ACTIVE] = 0.0
+    if S[ACTIVE] == 0.0:
+        return False
+    # Eq. 7 holds for w >= 1 packet (w + sqrt(T) - 1 reaches 0 below it): a window under
+    # one packet grows as one packet would, as in next_round_window.
+    u = max(w, 1.0) + math.sqrt(R[2]) - 1.0
+    if R[4] == 0.0:  # euler
+        w += smooth_d(S[ACKS], S[A_A], R[1]) / u
+    else:
+        step = smooth_integral_at(S[ACKS] + 1.0, S[A_A], R[1]) - smooth_integral_at(S[ACKS], S[A_A], R[1])
+        w = math.sqrt(u * u + 2.0 * step) - math.sqrt(R[2]) + 1.0 + min(w - 1.0, 0.0)
+    S[ACKS] += 1.0
+    S[CWND] = w * mss
+    return True
+
+
+def smooth_law(hook, S, R, mss, x):
+    """SmoothTCP's smooth start on the state vector ``S`` (:class:`SmoothState`'s slots).
+
+    :data:`~.base.ACK`: :func:`smooth_start_ack`, after it congestion avoidance Eq. 6 with
+    ``D = kappa`` (``kappa/w`` packets per ACK, Eq. 3); :data:`~.base.LOSS`: ``max(FlightSize/2,
+    2 SMSS)``; a fast retransmit or timeout: the Eq. 10 restart; ECN or Source Quench: the
+    restart and a halved window (at least one MSS).
+    """
+    if hook == ACK:
+        if not smooth_start_ack(S, R, mss):
+            S[CWND] += R[3] * mss / (S[CWND] / mss)
+    elif hook == LOSS:
+        return max(x / 2.0, 2.0 * mss)
+    elif hook == FAST_RETRANSMIT or hook == TIMEOUT:
+        smooth_restart(S, R, mss)
+    elif hook == ECN or hook == SOURCE_QUENCH:
+        smooth_restart(S, R, mss)
+        S[CWND] = max(S[CWND] / 2.0, float(mss))
+    return 0.0
+
+
+SmoothStartRule.law = staticmethod(smooth_law)

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..checks import check_choice, check_real
-from .smooth import SmoothStartRule, SmoothState
+from .base import (ACK, CWND, ECN, FAST_RETRANSMIT, FIRST_SLOT, LOSS, RTT, SOURCE_QUENCH, TIMEOUT, state_range,
+                   state_slot)
+from .smooth import ACTIVE, SmoothStartRule, SmoothState, smooth_restart, smooth_start_ack
 
-__all__ = ["SmoothTcpRule", "SmoothTcpState", "METRICS", "SS_SIGNALS", "partial"]
+__all__ = ["SmoothTcpRule", "SmoothTcpState", "METRICS", "SS_SIGNALS", "partial", "smoothtcp_law"]
 
 METRICS = ("j", "x", "f", "e", "q")
 """Control metrics of Eq. 4-5, in this order: ``j`` RTT (seconds), ``x`` timeouts, ``f`` fast
@@ -20,8 +22,6 @@ SS_SIGNALS = ("loss", "all")
 retransmit or timeout; Section IV.C: "When any congestion signal (packet drop) is
 detected"); ``"all"``, also each ECN echo and Source Quench message, which then halves
 the window as :class:`SmoothStartRule` does."""
-
-_EVENT = {"timeout": 1, "fast_retransmit": 2, "ecn": 3, "source_quench": 4}
 
 
 def partial(u: float, a: float, b: float, c: float, m: float) -> float:
@@ -38,16 +38,21 @@ def partial(u: float, a: float, b: float, c: float, m: float) -> float:
     return a + c * math.tanh(b * (u + m))
 
 
-@dataclass(slots=True)
+RATE = FIRST_SLOT + SmoothState.N_SLOTS
+PENDING = RATE + len(METRICS)
+D_METRICS = PENDING + len(METRICS)
+LAST_D = D_METRICS + 1
+
+
 class SmoothTcpState(SmoothState):
     """:class:`~latency_model.growth.smooth.SmoothState` plus the control metrics.
 
     Attributes
     ----------
-    rate : list of float
+    rate : sequence of float
         Smoothed ``j, x, f, e, q`` (see :data:`METRICS`): the RTT in seconds (NaN until
         the first sample) and the events per ACK of the other four.
-    pending : list of float
+    pending : sequence of float
         Samples gathered since the previous new ACK: ``pending[0]`` the latest RTT
         sample, seconds (NaN if none), ``pending[1:]`` the events counted.
     d_metrics : float
@@ -56,10 +61,16 @@ class SmoothTcpState(SmoothState):
         ``D`` of Eq. 6 at the latest congestion-avoidance ACK (NaN before the first).
     """
 
-    rate: list = field(default_factory=lambda: [math.nan, 0.0, 0.0, 0.0, 0.0])
-    pending: list = field(default_factory=lambda: [math.nan, 0.0, 0.0, 0.0, 0.0])
-    d_metrics: float = 0.0
-    last_d: float = math.nan
+    __slots__ = ()
+    N_SLOTS = SmoothState.N_SLOTS + 2 * len(METRICS) + 2
+    rate = state_range(RATE, len(METRICS))
+    pending = state_range(PENDING, len(METRICS))
+    d_metrics = state_slot(D_METRICS)
+    last_d = state_slot(LAST_D)
+
+    def __init__(self, cwnd, ssthresh, mss, bytes_acked=0.0) -> None:
+        super().__init__(cwnd, ssthresh, mss, bytes_acked)
+        self.v[RATE] = self.v[PENDING] = self.last_d = math.nan
 
     @property
     def in_slow_start(self) -> bool:
@@ -197,46 +208,74 @@ class SmoothTcpRule(SmoothStartRule):
         return self.kappa - total
 
     # Packet level -------------------------------------------------------------
-    def new_state(self, cwnd_bytes, ssthresh_bytes, mss_bytes) -> SmoothTcpState:
-        base = SmoothStartRule.new_state(self, cwnd_bytes, ssthresh_bytes, mss_bytes)
-        st = SmoothTcpState(cwnd=base.cwnd, ssthresh=base.ssthresh, mss=base.mss)
-        st.acks, st.a_a, st.w_c, st.ws, st.active = base.acks, base.a_a, base.w_c, base.ws, base.active
-        return st
+    state_class = SmoothTcpState
+    law_hooks = frozenset((FAST_RETRANSMIT, TIMEOUT, RTT))
+    law_helpers = (*SmoothStartRule.law_helpers, "partial", "update_metrics")
 
-    def _update_metrics(self, st: SmoothTcpState) -> None:
-        old, got = st.rate, st.pending
-        new = list(old)
-        deltas = list(got)
-        r = got[0]
-        if not math.isnan(r):
-            new[0] = r if math.isnan(old[0]) else old[0] + self.alpha * (r - old[0])
-        deltas[0] = 0.0 if math.isnan(old[0]) else new[0] - old[0]
-        for i in range(1, len(METRICS)):
-            new[i] = old[i] + self.alpha * (got[i] - old[i])
-        st.d_metrics = self.kappa - self.d(new, deltas)
-        st.rate = new
-        st.pending = [math.nan, 0.0, 0.0, 0.0, 0.0]
+    def _pack(self):
+        coefficients = [getattr(self, f"{c}_{m}") for m in METRICS for c in "abcm"]
+        return (*SmoothStartRule._pack(self), *coefficients, self.alpha, float(self.ss_signal == "all"))
 
-    def on_ack(self, st: SmoothTcpState, acked_bytes: int) -> None:
-        self._update_metrics(st)
-        SmoothStartRule.on_ack(self, st, acked_bytes)
 
-    def _congestion_avoidance_ack(self, st: SmoothTcpState, w: float) -> None:
-        d = self.kappa - st.d_metrics
-        dw = d / w if d > 0.0 else d * w  # fairness rule, the second Eq. 3
-        st.cwnd = max(w + dw, 1.0) * st.mss
-        st.last_d = d
+# The packet-level law. R: the smooth start's 5 parameters (smooth.py), then A, B, C, M of
+# each metric in METRICS order (R[5 + 4 i + k]), alpha and 1 for ss_signal "all" else 0.
+_COEF, _ALPHA, _SS_ALL = 5, 5 + 4 * len(METRICS), 6 + 4 * len(METRICS)
 
-    def on_rtt_sample(self, st: SmoothTcpState, rtt_s: float) -> None:
-        st.pending[0] = rtt_s
 
-    def on_congestion_event(self, st: SmoothTcpState, kind: str) -> None:
-        SmoothStartRule.on_congestion_event(self, st, kind)  # validates kind; Eq. 10 restart
-        st.pending[_EVENT[kind]] += 1.0
+def update_metrics(S, R):
+    """Step 1 of :class:`SmoothTcpRule` at a new ACK: the smoothed rates from the samples
+    pending since the previous ACK, ``d_metrics`` (Eq. 4-5, :meth:`SmoothTcpRule.d`'s sum in
+    the same order), the pending samples cleared."""
+    alpha = R[_ALPHA]
+    total = 0.0
+    for i in range(len(METRICS)):
+        old = S[RATE + i]
+        got = S[PENDING + i]
+        if i == 0:
+            new = old
+            if not math.isnan(got):
+                new = got if math.isnan(old) else old + alpha * (got - old)
+            dp = 0.0 if math.isnan(old) else new - old
+        else:
+            new = old + alpha * (got - old)
+            dp = got
+        if dp != 0.0 and not math.isnan(dp):
+            k = _COEF + 4 * i
+            total += partial(new, R[k], R[k + 1], R[k + 2], R[k + 3]) * dp
+        S[RATE + i] = new
+        S[PENDING + i] = math.nan if i == 0 else 0.0
+    S[D_METRICS] = R[3] - (R[3] - total)  # kappa - D, as D = kappa - total is formed first
 
-    def on_signal(self, st: SmoothTcpState, signal: str) -> None:
-        if signal not in ("ecn", "source_quench"):
-            return  # other signals (e.g. NGWA stamps) are not SmoothTCP metrics
-        if st.active and self.ss_signal == "all":
-            SmoothStartRule.on_signal(self, st, signal)  # Eq. 10-11 restart and halving
-        st.pending[_EVENT[signal]] += 1.0
+
+def smoothtcp_law(hook, S, R, mss, x):
+    """SmoothTCP on the state vector ``S`` (:class:`SmoothTcpState`'s slots): see
+    :class:`SmoothTcpRule`. :data:`~.base.ACK`: :func:`update_metrics`, then the smooth start
+    (:func:`~.smooth.smooth_start_ack`) or Eq. 6 with the fairness rule (the second Eq. 3,
+    ``w >= 1`` packet); :data:`~.base.LOSS`: ``max(FlightSize/2, 2 SMSS)``; a fast retransmit
+    or timeout: the Eq. 10 restart and one more event of its metric; :data:`~.base.RTT`: the
+    pending RTT sample; ECN or Source Quench: one more event (and with ``ss_signal = "all"``
+    during the smooth start, the restart and a halved window)."""
+    if hook == ACK:
+        update_metrics(S, R)
+        if not smooth_start_ack(S, R, mss):
+            w = S[CWND] / mss
+            d = R[3] - S[D_METRICS]
+            dw = d / w if d > 0.0 else d * w  # fairness rule, the second Eq. 3
+            S[CWND] = max(w + dw, 1.0) * mss
+            S[LAST_D] = d
+    elif hook == LOSS:
+        return max(x / 2.0, 2.0 * mss)
+    elif hook == FAST_RETRANSMIT or hook == TIMEOUT:
+        smooth_restart(S, R, mss)
+        S[PENDING + 1 if hook == TIMEOUT else PENDING + 2] += 1.0
+    elif hook == RTT:
+        S[PENDING] = x
+    elif hook == ECN or hook == SOURCE_QUENCH:
+        if S[ACTIVE] != 0.0 and R[_SS_ALL] != 0.0:
+            smooth_restart(S, R, mss)  # Eq. 10-11 restart and halving
+            S[CWND] = max(S[CWND] / 2.0, float(mss))
+        S[PENDING + 3 if hook == ECN else PENDING + 4] += 1.0
+    return 0.0
+
+
+SmoothTcpRule.law = staticmethod(smoothtcp_law)

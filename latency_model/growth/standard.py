@@ -6,10 +6,11 @@ import math
 from dataclasses import dataclass
 
 
+from ..accel import inline
 from ..checks import check_int
-from .base import CongestionState, ContinuousLaw, GrowthRule
+from .base import ACK, BYTES_ACKED, CWND, LOSS, SSTHRESH, ContinuousLaw, GrowthRule
 
-__all__ = ["StandardRule"]
+__all__ = ["StandardRule", "standard_law"]
 
 
 @dataclass(frozen=True)
@@ -48,15 +49,34 @@ class StandardRule(GrowthRule):
         b = check_int("b", b, low=1)
         return ContinuousLaw(ss_log_growth=math.log1p(1.0 / b), ca_slope=1.0 / b)
 
-    def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
-        mss = st.mss
-        if st.cwnd < st.ssthresh:
-            limit = mss if self.abc_l is None else self.abc_l * mss
-            st.cwnd += min(acked_bytes, limit)
-        elif self.abc_l is None:
-            st.cwnd += mss * mss / st.cwnd
+    def _pack(self):
+        return (0 if self.abc_l is None else self.abc_l,)
+
+
+@inline  # small: inlined into the compiled dispatch (growth.laws.rule_law), the most used law
+def standard_law(hook, S, R, mss, x):
+    """RFC 5681 growth on the state vector ``S`` (bytes), ``R = (abc_l or 0,)``.
+
+    :data:`~.base.ACK` of ``x`` bytes: slow start ``cwnd += min(x, SMSS)`` (``min(x, L SMSS)``
+    with RFC 3465 byte counting), congestion avoidance ``cwnd += SMSS*SMSS/cwnd`` (RFC 5681
+    Eq. 3) or, with byte counting, one SMSS per cwnd of acknowledged bytes. :data:`~.base.LOSS`
+    with FlightSize ``x`` bytes: returns ``max(x/2, 2 SMSS)`` (RFC 5681 Eq. 4). Other hooks: nothing.
+    """
+    if hook == ACK:
+        abc = R[0]
+        if S[CWND] < S[SSTHRESH]:
+            limit = mss if abc == 0.0 else abc * mss
+            S[CWND] += min(x, limit)
+        elif abc == 0.0:
+            S[CWND] += mss * mss / S[CWND]
         else:
-            st.bytes_acked += acked_bytes
-            if st.bytes_acked >= st.cwnd:
-                st.bytes_acked -= st.cwnd
-                st.cwnd += mss
+            S[BYTES_ACKED] += x
+            if S[BYTES_ACKED] >= S[CWND]:
+                S[BYTES_ACKED] -= S[CWND]
+                S[CWND] += mss
+    elif hook == LOSS:
+        return max(x / 2.0, 2.0 * mss)
+    return 0.0
+
+
+StandardRule.law = staticmethod(standard_law)

@@ -13,9 +13,11 @@ interpreted. This module holds what every sender of that engine shares, written 
   immediate ACKs out of order and on filling a gap, quick ACKs, FIN, RFC 7323 TS.Recent,
   RFC 2018 SACK blocks);
 * the RFC 6298 estimator (:func:`rtt_sample`) with Karn's rule (:func:`karn_valid`);
-* the RFC 5681 / RFC 6298 timeout (:func:`timeout`), the RFC 5681 growth
-  (:func:`grow_standard`), the send loop FlightSize against cwnd (:func:`send_new`), the
-  DupThresh of the paper's tail rule and RFC 5827 Early Retransmit (:func:`dup_thresh`);
+* the RFC 5681 / RFC 6298 timeout (:func:`timeout`), the growth rule's law
+  (:func:`grow`, :func:`ssthresh_after_loss`, :func:`congestion_event`, :func:`rtt_to_rule`:
+  every rule of :data:`~latency_model.growth.RULES`, through
+  :func:`~latency_model.growth.laws.rule_law`), the send loop FlightSize against cwnd
+  (:func:`send_new`), the DupThresh of the paper's tail rule and RFC 5827 Early Retransmit (:func:`dup_thresh`);
 * event selection (:func:`next_event`): data and ACK arrivals are FIFO queues (a FIFO link
   and a constant delay keep each stream in time order) and the timers are scalars, each
   carrying the ``seq`` it was given when armed; the earliest ``(tick, seq)`` runs first
@@ -38,6 +40,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..accel import inline
+# The hooks of a rule's law, renamed: LOSS is also a slot of the sack sender's state here.
+from ..growth.base import ACK as H_ACK, FAST_RETRANSMIT as H_FAST_RETRANSMIT, LOSS as H_LOSS, RTT as H_RTT
+from ..growth.base import TIMEOUT as H_TIMEOUT
+from ..growth.laws import N_PARAMS, N_STATE, rule_law
 from .engine import before, tick  # noqa: F401 (tick: a helper of before, compiled with it)
 
 
@@ -64,23 +70,33 @@ def _slots(names: str) -> tuple[int, ...]:
     "TLP_END TLP_RETX NSAMP SAMP_PROBE SENT_NEW NNEW")
 N_IS = NNEW + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
-(CWND, SSTH, BACKED, RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
- RK_XTS, RK_RTT, MIN_RTT, ABUSY) = _slots(
-    "CWND SSTH BACKED RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY")
+# Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
+# and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
+CWND, SSTH, BACKED = range(3)
+(RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
+ RK_XTS, RK_RTT, MIN_RTT, ABUSY) = (N_STATE + k for k in _slots(
+    "RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY"))
 N_FS = ABUSY + 1
 # Integer parameters PI.
-(P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_ABC,
- P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY) = _slots(
-    "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_ABC "
-    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY")
-N_PI = P_LOSTONLY + 1
+(P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_RULE,
+ P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY,
+ P_RULE_HOOKS) = _slots(
+    "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_RULE "
+    "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_HOOKS")
+N_PI = P_RULE_HOOKS + 1
+# P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
+# hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
-# Float parameters PF.
-(Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK, Q_CWND0, Q_SSTH0,
- Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0, Q_ACKSER) = _slots(
-    "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK Q_CWND0 Q_SSTH0 "
-    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0 Q_ACKSER")
-N_PF = Q_ACKSER + 1
+# Float parameters PF: the growth rule's parameters R in the first N_PARAMS slots (the
+# vector its law reads), then the sender's, then the initial state vector of the rule (all
+# N_STATE slots: cwnd, ssthresh and bytes counted first).
+(Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK,
+ Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0, Q_ACKSER) = (N_PARAMS + k for k in _slots(
+    "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK "
+    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0 Q_ACKSER"))
+Q_STATE0 = Q_ACKSER + 1
+Q_CWND0, Q_SSTH0 = Q_STATE0 + CWND, Q_STATE0 + SSTH
+N_PF = Q_STATE0 + N_STATE
 # Senders (P_SENDER), PRR modes (P_PRR), ns-3 congestion states (STATE), RACK timer modes.
 SENDER_RFC, SENDER_NS3, SENDER_SACK = range(3)
 PRR_SSRB, PRR_CRB, PRR_OFF = range(3)
@@ -355,9 +371,19 @@ def rto_estimate(F, PF):
 
 
 @inline
+def rtt_to_rule(r, F, PI, PF):
+    """The growth rule's ``on_rtt_sample`` for a sample of ``r`` seconds."""
+    rule_law(PI[P_RULE], H_RTT, F, PF, PI[P_MSS], r)
+
+
+@inline
 def rtt_sample(r, I, F, PI, PF):
-    """An RTT sample of ``r`` seconds: RACK's min_RTT (RFC 8985 6.2 step 1) and the RFC 6298
-    estimator (2.2)-(2.5); nothing for the paper's fixed RTO."""
+    """An RTT sample of ``r`` seconds: the growth rule's ``on_rtt_sample`` (first, as the
+    event-driven sender calls it; only for a rule whose law reads RTT samples), RACK's
+    min_RTT (RFC 8985 6.2 step 1) and the RFC 6298 estimator (2.2)-(2.5); nothing more for
+    the paper's fixed RTO."""
+    if PI[P_RULE_HOOKS] & (1 << H_RTT) != 0:
+        rtt_to_rule(r, F, PI, PF)
     if PI[P_RACK] != 0:
         I[NSAMP] += 1
         if r < F[MIN_RTT]:
@@ -390,7 +416,8 @@ def karn_valid(ack, I, S):
 @inline
 def advance(ack, tsecr, now, I, F, S, SF, PI, PF):
     """A new cumulative ACK for ``ack`` segments: its RTT sample (RFC 7323 timestamps: every
-    new ACK, ``now - TSecr``; else Karn's rule), ``snd_una`` moves, the back-off ends.
+    new ACK, ``now - TSecr``; else Karn's rule) to the growth rule, then to the estimator,
+    ``snd_una`` moves, the back-off ends.
     Returns the bytes newly acknowledged."""
     acked = seg_end(ack, PI) - seg_end(I[UNA], PI)
     if PI[P_TS] != 0:
@@ -414,9 +441,26 @@ def finish(now, I, F):
 
 
 @inline
-def ssthresh_after_loss(fl, PI):
-    """RFC 5681 (4): ``max(FlightSize / 2, 2 SMSS)``, bytes (the standard rule's)."""
-    return max(fl / 2.0, 2.0 * PI[P_MSS])
+def ssthresh_after_loss(fl, F, PI, PF):
+    """The growth rule's ssthresh after a loss with FlightSize ``fl`` bytes, bytes
+    (``GrowthRule.ssthresh_after_loss``; RFC 5681 (4) for the standard rule)."""
+    return rule_law(PI[P_RULE], H_LOSS, F, PF, PI[P_MSS], float(fl))
+
+
+@inline
+def congestion_event(hook, F, PI, PF):
+    """The growth rule's ``on_congestion_event`` (``hook``: H_FAST_RETRANSMIT or H_TIMEOUT),
+    if its law acts on it."""
+    if PI[P_RULE_HOOKS] & (1 << hook) != 0:
+        rule_law(PI[P_RULE], hook, F, PF, PI[P_MSS], 0.0)
+
+
+@inline
+def grow(acked, F, PI, PF):
+    """The growth rule's ``on_ack`` for an ACK of ``acked`` new bytes outside recovery
+    (``x`` is a float at every call of a law: one compiled version of each; the bytes are
+    integers far below 2**53, so the laws compute the same values as with an int)."""
+    rule_law(PI[P_RULE], H_ACK, F, PF, PI[P_MSS], float(acked))
 
 
 def timeout(I, F, PI, PF):
@@ -430,7 +474,8 @@ def timeout(I, F, PI, PF):
     if I[BACKOFF] > I[MAXBO]:
         I[MAXBO] = I[BACKOFF]
     if I[BACKOFF] == 1:
-        F[SSTH] = ssthresh_after_loss(flight(I, PI), PI)
+        F[SSTH] = ssthresh_after_loss(flight(I, PI), F, PI, PF)
+    congestion_event(H_TIMEOUT, F, PI, PF)
     F[CWND] = float(mss)
     F[BACKED] = 0.0
     I[INREC] = 0
@@ -444,23 +489,6 @@ def timeout(I, F, PI, PF):
 
 
 # Sender mechanisms shared by the rfc and sack senders -----------------------------------
-
-def grow_standard(acked, F, PI):
-    """:class:`~latency_model.growth.StandardRule` ``on_ack`` (RFC 5681 Section 3.1, RFC 3465
-    ABC with ``abc_l``), operation for operation."""
-    mss = PI[P_MSS]
-    abc = PI[P_ABC]
-    if F[CWND] < F[SSTH]:
-        limit = mss if abc == 0 else abc * mss
-        F[CWND] += min(acked, limit)
-    elif abc == 0:
-        F[CWND] += mss * mss / F[CWND]
-    else:
-        F[BACKED] += acked
-        if F[BACKED] >= F[CWND]:
-            F[BACKED] -= F[CWND]
-            F[CWND] += mss
-
 
 @inline
 def dup_thresh(I, PI, PF):
@@ -578,8 +606,8 @@ def reset(I, F, S, PI, PF):
     I[TLP_END] = -1
     I[SAMP_PROBE] = -1
     I[QUICK] = PI[P_QUICK]
-    F[CWND] = PF[Q_CWND0]
-    F[SSTH] = PF[Q_SSTH0]
+    for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state
+        F[k] = PF[Q_STATE0 + k]
     F[RTO] = PF[Q_RTO0]
     F[SRTT] = PF[Q_SRTT0]
     F[RTTVAR] = PF[Q_RTTVAR0]

@@ -9,9 +9,10 @@ machine code is kept on disk, so a process compiles once per install); with numb
 or ``LATENCY_MODEL_NO_NUMBA=1`` it is ``None`` and :func:`run_batch` itself runs
 interpreted (the same source, not a twin).
 
-It runs :class:`~latency_model.growth.StandardRule` (the RFC 5681 growth) with random
-losses and no drop-tail buffer; the event-driven path (:func:`~latency_model.sim.run_transfer`)
-runs everything else and gives the same bits for these runs (see :mod:`.flat`).
+It runs every growth rule of :data:`~latency_model.growth.RULES` (each rule's law, written
+once in its module, compiled: :mod:`latency_model.growth.laws`) with random losses and no
+drop-tail buffer; the event-driven path (:func:`~latency_model.sim.run_transfer`) runs
+everything else and gives the same bits for these runs (see :mod:`.flat`).
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ def pack_params(params, size_bytes: int, config):
     Parameters
     ----------
     params : TcpParams
-        TCP parameters (data loss probability ``params.p``), rule exactly
-        :class:`~latency_model.growth.StandardRule`.
+        TCP parameters (data loss probability ``params.p``), a rule of a registered class
+        (:data:`~latency_model.growth.RULES`).
     size_bytes : int
         Transfer size, bytes (>= 1).
     config : SimConfig
@@ -66,18 +67,17 @@ def pack_params(params, size_bytes: int, config):
     Raises
     ------
     ValueError
-        For what the engine does not run: a drop-tail buffer, a growth rule other than
-        :class:`~latency_model.growth.StandardRule`, ns-3 settings ns-3 does not run
-        (:func:`~latency_model.sim.ns3.check_ns3_params`).
+        For what the engine does not run: a drop-tail buffer, a rule whose class is not
+        registered (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does
+        not run (:func:`~latency_model.sim.ns3.check_ns3_params`).
     """
-    from ..growth import StandardRule  # noqa: PLC0415
+    from ..growth.laws import rule_index  # noqa: PLC0415
     from .engine import EventQueue  # noqa: PLC0415
 
     if config.queue_packets is not None:
         raise ValueError("the flat-array engine's link has no drop-tail buffer: queue_packets must be "
                          f"None, got {config.queue_packets!r}")
-    if type(params.rule) is not StandardRule:
-        raise ValueError(f"the flat-array engine runs the standard rule, got {params.rule.name!r}")
+    rule = rule_index(params.rule)
     if config.sender == "ns3":
         from .ns3 import Ns3Sender as cls  # noqa: PLC0415
     elif config.sender == "sack":
@@ -98,7 +98,8 @@ def pack_params(params, size_bytes: int, config):
         P_TAIL: int(snd.tail),
         P_ER: int(snd.er),
         P_FIXED: int(snd.fixed_rto),
-        P_ABC: 0 if params.rule.abc_l is None else params.rule.abc_l,
+        P_RULE: rule,
+        P_RULE_HOOKS: sum(1 << h for h in params.rule.law_hooks),
         P_HDR: config.header_bytes,
         P_QUICK: config.quick_acks,
         P_FIN: int(config.fin),
@@ -121,14 +122,21 @@ def pack_params(params, size_bytes: int, config):
         Q_DELAY: config.one_way_delay(params.rtt_s),
         Q_P: params.p,
         Q_PACK: config.p_ack,
-        Q_CWND0: snd.st.cwnd,
-        Q_SSTH0: snd.st.ssthresh,
         Q_RTO0: snd.rto,
         Q_SRTT0: snd.srtt,
         Q_RTTVAR0: snd.rttvar,
         Q_MINRTT0: getattr(snd, "min_rtt", np.inf),
         Q_ACKSER: config.ack_serialisation_s(),
     })
+    # The rule's parameters and its initial state vector (cwnd, ssthresh, ...), as the
+    # event-driven sender's rule made them.
+    packed = params.rule.law_params
+    if len(packed) > N_PARAMS:  # a rule's contract (growth.laws.N_PARAMS), not a user's input
+        raise ValueError(f"rule {params.rule.name!r} packs {len(packed)} parameters, more than the "
+                         f"engine's {N_PARAMS}")
+    PF[:len(packed)] = packed
+    v = snd.st.v
+    PF[Q_STATE0:Q_STATE0 + len(v)] = v
     return PI, PF
 
 
@@ -257,14 +265,27 @@ def _kernel_functions() -> list[str]:
     return names + ["start", "on_ack", "on_rto", "run_one"]
 
 
+def compile_namespace(laws: dict) -> dict:
+    """The namespace :func:`compiled_run_batch` compiles in: this module's and the engine
+    modules' globals, with the rules' compiled ``laws`` (``law_0``, ...: the names
+    :func:`~latency_model.growth.laws.rule_law` dispatches to)."""
+    ns = dict(globals())
+    for m in _MODULES:
+        ns.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
+    ns.update(laws)
+    ns["__file__"] = __file__
+    return ns
+
+
 @functools.cache
 def compiled_run_batch():
     """The numba-compiled :func:`run_batch`, or ``None`` when numba is unavailable.
 
     Compiled once per process (and cached on disk by numba)."""
-    ns = dict(globals())
-    for m in _MODULES:
-        ns.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
-    ns["__file__"] = __file__
-    fns = compile_twins(ns, _kernel_functions(), (run_batch,))
+    from ..growth.laws import compiled_laws  # noqa: PLC0415
+
+    laws = compiled_laws()
+    if laws is None:
+        return None
+    fns = compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch,))
     return None if fns is None else fns[0]

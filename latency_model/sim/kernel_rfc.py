@@ -29,7 +29,7 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
             transmit(ack, now, I, F, S, SF, PI, PF, u, QI, QF)
             if I[FAIL] != 0:
                 return
-            F[CWND] -= acked
+            F[CWND] = max(F[CWND] - acked, 0.0)  # floored at 0 as Sender does (ns-3's SafeSubtraction)
             if acked >= mss:
                 F[CWND] += mss
             if I[PARTIAL] == 0:  # RFC 6582 "impatient": the timer restarts once
@@ -39,7 +39,7 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
         I[DUP] = 0
         I[LTC] = 0
         I[LTB] = 0
-        grow_standard(acked, F, PI)
+        grow(acked, F, PI, PF)
         restart_rto(now, I, F)
     send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
 
@@ -48,7 +48,8 @@ def rfc_fast_retransmit(now, I, F, S, SF, PI, PF, u, QI, QF):
     """RFC 6582 3.2 steps 2-3: ssthresh from the FlightSize without the Limited Transmit
     data (RFC 5681 3.2 step 2), ``recover``, retransmit ``snd_una``, inflate cwnd."""
     mss = PI[P_MSS]
-    F[SSTH] = ssthresh_after_loss(flight(I, PI) - I[LTB], PI)
+    F[SSTH] = ssthresh_after_loss(flight(I, PI) - I[LTB], F, PI, PF)
+    congestion_event(H_FAST_RETRANSMIT, F, PI, PF)
     I[RECOVER] = I[MAX] - 1
     I[INREC] = 1
     I[PARTIAL] = 0

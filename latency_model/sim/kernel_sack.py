@@ -214,7 +214,8 @@ def sk_enter_recovery(now, seg, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     """RFC 6675 Section 5 step (4): ssthresh from the FlightSize without the Limited Transmit
     data (RFC 5681 3.2 step 2), RecoveryPoint, PRR's start (RFC 6937), the fast
     retransmission of ``seg`` (sent whatever cwnd, counted in ``prr_out``), then step (C)."""
-    F[SSTH] = ssthresh_after_loss(flight(I, PI) - I[LTB], PI)
+    F[SSTH] = ssthresh_after_loss(flight(I, PI) - I[LTB], F, PI, PF)
+    congestion_event(H_FAST_RETRANSMIT, F, PI, PF)
     I[RECOVER] = I[MAX] - 1
     I[INREC] = 1
     I[FRX] += 1
@@ -255,7 +256,7 @@ def sk_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 @inline
-def sk_cumulative_ack(ack, now, acked, I, F, PI):
+def sk_cumulative_ack(ack, now, acked, I, F, PI, PF):
     """After a new cumulative ACK (``SackSender._cumulative_ack``): the RTO recovery ends
     past ``recover``; fast recovery ends there with cwnd = ssthresh (step A); outside
     recovery, growth; the timer restarts (RFC 6298 (5.3)). Returns whether the ACK falls
@@ -272,7 +273,7 @@ def sk_cumulative_ack(ack, now, acked, I, F, PI):
     else:
         I[DUP] = 0
         I[LTB] = 0
-        grow_standard(acked, F, PI)
+        grow(acked, F, PI, PF)
     restart_rto(now, I, F)
     return in_recovery
 
@@ -283,7 +284,7 @@ def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     if ack >= PI[P_NDATA]:
         finish(now, I, F)
         return
-    if sk_cumulative_ack(ack, now, acked, I, F, PI):  # (B), (C)
+    if sk_cumulative_ack(ack, now, acked, I, F, PI, PF):  # (B), (C)
         sk_prr_update(delivered, I, F, PI, PF, S)
     sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
 
@@ -535,12 +536,13 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 @inline
-def rk_tlp_process_ack(ack, fl, I, F, PI):
+def rk_tlp_process_ack(ack, fl, I, F, PI, PF):
     # SackSender._tlp_process_ack.
     if I[TLP_END] < 0 or ack < I[TLP_END]:
         return
     if I[TLP_RETX] != 0 and I[INREC] == 0 and I[LOSS] == 0:
-        F[SSTH] = ssthresh_after_loss(fl, PI)
+        F[SSTH] = ssthresh_after_loss(fl, F, PI, PF)
+        congestion_event(H_FAST_RETRANSMIT, F, PI, PF)
         if F[SSTH] < F[CWND]:
             F[CWND] = F[SSTH]
     I[TLP_END] = -1
@@ -566,11 +568,11 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     rk_update(now, tsecr, I, F, S, SF, PI)
     if acked_new:
         acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
-        rk_tlp_process_ack(ack, flight_before, I, F, PI)
+        rk_tlp_process_ack(ack, flight_before, I, F, PI, PF)
         if ack >= PI[P_NDATA]:
             finish(now, I, F)
             return
-        sk_cumulative_ack(ack, now, acked, I, F, PI)  # PRR's step comes with RACK's marks
+        sk_cumulative_ack(ack, now, acked, I, F, PI, PF)  # PRR's step comes with RACK's marks
     elif ack == old_una and I[MAX] > old_una and new_sacked > 0:
         if I[INREC] == 0 and I[LOSS] == 0:
             I[DUP] += 1

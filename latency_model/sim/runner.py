@@ -2,7 +2,7 @@
 
 Two interchangeable paths give bit-identical measures for the same children:
 the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
-and, for :class:`~latency_model.growth.StandardRule` without a drop-tail buffer, the
+and, for every registered growth rule without a drop-tail buffer, the
 flat-array engine compiled with numba (:mod:`~latency_model.sim.kernel`: every sender, rfc,
 ns3 and sack with PRR and RACK-TLP, over the shared pieces of :mod:`~latency_model.sim.flat`).
 Runs the kernel cannot finish (rare: more uniforms than one block) are redone on the
@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from ..checks import check_choice, check_instance, check_int, check_work, checked_call, simulation_work, uniform_batch
-from ..growth import StandardRule
+from ..growth import RULES
 from ..params import TcpParams
 from . import kernel as K
 from ._seeding import root_seed
@@ -28,8 +28,9 @@ __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "runs_co
 
 ENGINES = ("auto", "python", "compiled")
 """``"python"``: reference path; ``"compiled"``: numba kernel (error if unavailable or
-the run is not supported); ``"auto"``: the kernel when numba is installed, the rule
-is the RFC 5681 one and the link has no drop-tail buffer, else the reference path."""
+the run is not supported); ``"auto"``: the kernel when numba is installed, the rule's
+class is registered (:data:`~latency_model.growth.RULES`) and the link has no drop-tail
+buffer, else the reference path."""
 
 OUT_FIELDS = K.OUT_FIELDS
 
@@ -48,10 +49,11 @@ def _check_setup(params, config) -> SimConfig:
 def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> bool:
     """Whether a compiled kernel implements the run of ``params`` over ``config``.
 
-    The kernels implement exactly :class:`~latency_model.growth.StandardRule` (the RFC 5681
-    growth rule, not a subclass), without a drop-tail buffer (``config.queue_packets is
-    None``; the kernel's link has none), for every sender (``rfc``, ``sack``, and ``ns3``
-    within what :class:`~latency_model.sim.ns3.Ns3Sender` runs).
+    The kernels implement every rule whose class is in :data:`~latency_model.growth.RULES`
+    (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass),
+    without a drop-tail buffer (``config.queue_packets is None``; the kernel's link has
+    none), for every sender (``rfc``, ``sack``, and ``ns3`` within what
+    :class:`~latency_model.sim.ns3.Ns3Sender` runs: the standard rule only).
 
     Parameters
     ----------
@@ -74,7 +76,7 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
         If ``params`` is not a TcpParams or ``config`` not a SimConfig (or None).
     """
     config = _check_setup(params, config)
-    if type(params.rule) is not StandardRule:
+    if type(params.rule) not in RULES.values():
         return False
     if config.queue_packets is not None:
         return False
@@ -119,7 +121,7 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     if engine == "compiled":
         if not supported:
             raise ValueError(
-                "engine 'compiled' supports the standard rule without a queue limit and the rfc, "
+                "engine 'compiled' supports the registered growth rules without a queue limit and the rfc, "
                 f"sack or ns3 sender (ns3: within what ns-3 runs), got rule {params.rule.name!r}, queue_packets "
                 f"{config.queue_packets!r}, sender {config.sender!r}")
         if compiled is None:
