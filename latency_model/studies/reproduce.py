@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .. import __version__
-from ..checks import check_flag, check_instance, check_int, check_jobs, checked_call
+from ..checks import check_flag, check_instance, check_jobs, checked_call
 from ..sim.profiles import check_stack
 from . import cache
 from .export import atomic_write_text, record_created, undo_files, undo_folders, write_csv, write_json

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...checks import check_file_path, check_flag, check_instance, check_int, check_jobs, check_real, checked_call
+from ...checks import check_file_path, check_flag, check_instance, check_jobs, check_real, checked_call
 from ...workers import PARENT_POLL_S, watch_parent  # re-exported: the sweep API had them
 from ..export import undo_folders, write_json
 from ..lock import output_lock
