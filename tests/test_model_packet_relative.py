@@ -100,6 +100,24 @@ def test_the_ns3_sender_equals_its_tree_dp():
         assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=1e-6)
 
 
+def test_sizes_past_the_stationary_level_are_extrapolated_by_the_increment():
+    # p = 0.2: the level distribution turns stationary at level 118 (eps = eps_state =
+    # 1e-4); larger sizes are the reference plus the per-packet increment. Against the
+    # same method run to every level (stationary_tol=None): measured 1.1e-4 relative at
+    # 300 packets, 1.8e-5 at 1000 (validation/packet/results_relative_long.csv)
+    prm = TcpParams(p=0.2, b=2, w0=2)
+    sizes = [20, 150, 300]
+    kw = {"method": "relative", "eps": 1e-4, "eps_state": 1e-4}
+    ex = PM.expected_latency(prm, size_packets=sizes, **kw)
+    full = PM.expected_latency(prm, size_packets=sizes, stationary_tol=None, **kw)
+    assert [r.extrapolated for r in ex] == [False, True, True]
+    assert not any(r.extrapolated for r in full)
+    assert np.isnan(ex[1].loss_count_pmf).all() and not np.isnan(full[1].loss_count_pmf).any()
+    assert ex[0].expected_latency_s == full[0].expected_latency_s
+    for x, y in zip(ex[1:], full[1:]):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=1e-3)
+
+
 def test_refusals_name_the_setting():
     prm = TcpParams(p=0.1)
     with pytest.raises(ValueError, match="method='relative'.*SACK"):

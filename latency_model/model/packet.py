@@ -866,7 +866,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         :data:`LEVELS_TAIL_EPS_RATIO`; docs/model.md section 2, equation 2', and
         section 4, "Seeding").
     stationary_tol : float or None
-        Level DP: once the level distribution is stationary (it moves by less than 1e-3
+        Level DP and relative-state method: once the level distribution is stationary (it moves by less than 1e-3
         in total variation per level, and the drift of the per-packet increment, carried
         on to the largest size, adds up to less than this fraction of the latency),
         larger sizes are extrapolated by that increment (exact for a stationary
@@ -972,7 +972,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     sizes = [int(s) for s in sizes.astype(np.int64)]
     out = []
     if method == "relative":
-        return _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress)
+        return _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, stationary_tol,
+                         progress)
     if method == "levels":
         eps = LEVELS_EPS if eps is None else eps
         tail_eps = eps * LEVELS_TAIL_EPS_RATIO if tail_eps is None else tail_eps
@@ -1038,7 +1039,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     return out
 
 
-def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress):
+def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, tol, progress):
     """:func:`expected_latency` by the relative-state method (:mod:`._packet_relative`)."""
     from . import _packet_relative as RS
 
@@ -1046,21 +1047,25 @@ def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress):
     solved = RS.solve(_flat_consts(params, path, mode == "exact", rwnd), params,
                       sorted(set(sizes)), eps=eps, tail_eps=eps * RELATIVE_TAIL_EPS_RATIO,
                       eps_state=RELATIVE_EPS_STATE if eps_state is None else eps_state,
-                      k_max=k_max, progress=progress)
+                      k_max=k_max, tol=tol, progress=progress)
     out = []
     for size in sizes:
         r = solved[size]
         shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
-        pk = np.array(r.done_p[:k_max])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0) + shift,
-                          np.nan)
+        if r.extrapolated:
+            pk = np.full(k_max, np.nan)
+            lk = np.full(k_max, np.nan)
+        else:
+            pk = np.array(r.done_p[:k_max])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0) + shift,
+                              np.nan)
         out.append(PacketResult(size_bytes=size,
                                 expected_latency_s=r.expected_s + shift * float(r.done_p.sum()),
                                 conditional_latency_s=lk, loss_count_pmf=pk,
                                 p90_latency_s=float("nan"), dropped_mass=r.truncated,
                                 states=r.states, rto_above_min_mass=r.est,
-                                aggregated_mass=r.lumped))
+                                aggregated_mass=r.lumped, extrapolated=r.extrapolated))
     return out
 
 
