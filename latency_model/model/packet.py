@@ -988,14 +988,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
             shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
             mass = float(r.done_p.sum())
             mean = r.expected_s + shift * mass
-            if r.extrapolated:
-                pk = np.full(k_max, np.nan)
-                lk = np.full(k_max, np.nan)
-            else:
-                pk = np.array(r.done_p[:k_max])
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0)
-                                  + shift, np.nan)
+            pk, lk = _loss_vectors(r, k_max, shift)
             out.append(PacketResult(size_bytes=size, expected_latency_s=mean,
                                     conditional_latency_s=lk, loss_count_pmf=pk,
                                     p90_latency_s=float("nan"), dropped_mass=0.0,
@@ -1039,6 +1032,17 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     return out
 
 
+def _loss_vectors(r, k_max: int, shift: float) -> tuple:
+    """P(k) and L_k (seconds, ``shift`` added) of a level or relative-state result for
+    k < ``k_max``; NaN where the size was extrapolated past the stationary level."""
+    if r.extrapolated:
+        return np.full(k_max, np.nan), np.full(k_max, np.nan)
+    pk = np.array(r.done_p[:k_max])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0) + shift, np.nan)
+    return pk, lk
+
+
 def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, tol, progress):
     """:func:`expected_latency` by the relative-state method (:mod:`._packet_relative`)."""
     from . import _packet_relative as RS
@@ -1052,14 +1056,7 @@ def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, tol, progr
     for size in sizes:
         r = solved[size]
         shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
-        if r.extrapolated:
-            pk = np.full(k_max, np.nan)
-            lk = np.full(k_max, np.nan)
-        else:
-            pk = np.array(r.done_p[:k_max])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0) + shift,
-                              np.nan)
+        pk, lk = _loss_vectors(r, k_max, shift)
         out.append(PacketResult(size_bytes=size,
                                 expected_latency_s=r.expected_s + shift * float(r.done_p.sum()),
                                 conditional_latency_s=lk, loss_count_pmf=pk,
