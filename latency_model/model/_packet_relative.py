@@ -988,13 +988,8 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
             pp = LP.sum(axis=1)
             means.append(float(LQ.sum() / pp.sum()))
             if prev is not None:
-                w = LV.STATIONARY_WINDOW
-                if (LV.distance(prev[0], prev[1], ids, pp) < LV.STATIONARY_TV
-                        and len(means) > 2 * w + 1):
-                    inc = np.diff(means[-2 * w - 1:])
-                    drift = abs(inc[w:].mean() - inc[:w].mean()) / w  # per level
-                    left = top - (L + 1)
-                    stationary = drift * left * left / 2.0 < tol * means[-1]
+                stationary = LV.is_stationary(means, LV.distance(prev[0], prev[1], ids, pp),
+                                              top - (L + 1), tol)
             prev = (ids.copy(), pp)
         cpu["forward"] += time.process_time() - t_c
     if progress is not None:
