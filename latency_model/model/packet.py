@@ -886,7 +886,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         probability and, times :data:`RELATIVE_TAIL_EPS_RATIO`, nodes of a file's end in
         absolute probability (docs/packet-model.md).
     progress : callable, optional
-        Level DP: called as ``progress(done, total)`` (levels, one per packet) after each
+        Level DP and relative-state method: called as ``progress(done, total)`` (levels, one per packet) after each
         level, and with ``done == total`` when the rest is extrapolated (the CLI's bar on
         a terminal). Ignored by the tree DP.
 
