@@ -159,7 +159,8 @@ def one(a, kw, sizes, p, b) -> None:
     first = next((r.size_bytes // prm.mss_bytes for r in res if r.extrapolated), None)
     shown = ", ".join(f"{n}: {res[n - 1].expected_latency_s:.4f}" for n in SHOW if n <= len(res))
     extra = (f"truncated {res[-1].dropped_mass:.3g}, lumped {res[-1].aggregated_mass:.3g}, "
-             f"{res[-1].states:,} states" if a.method == "relative"
+             f"{res[-1].states:,} states, extrapolated from {first} packets"
+             if a.method == "relative"
              else f"extrapolated from {first} packets; folded {res[-1].aggregated_mass:.3f}")
     print(f"{a.variants[0]} b={b} W0={a.w0:g} p={p:<5} sizes 1..{a.max_packets}: {dt:7.2f} s CPU; "
           f"{extra}; E[T] (s) {shown}; {peak()}", flush=True)

@@ -1116,6 +1116,20 @@ STATIONARY_TV = 1e-3
 count as stationary (folding keeps it from going to 0)."""
 
 
+def is_stationary(means, tv, left, tol) -> bool:
+    """Whether the level distribution counts as stationary (:func:`solve`): it moved by
+    ``tv`` < :data:`STATIONARY_TV` (total variation) from the last level, and the drift of
+    the per-level increment of ``means`` (mean elapsed time per level, seconds) over
+    :data:`STATIONARY_WINDOW` levels, carried on ``left`` more levels, adds up to less
+    than ``tol`` of the elapsed time."""
+    w = STATIONARY_WINDOW
+    if tv >= STATIONARY_TV or len(means) <= 2 * w + 1:
+        return False
+    inc = np.diff(means[-2 * w - 1:])
+    drift = abs(inc[w:].mean() - inc[:w].mean()) / w  # per level
+    return drift * left * left / 2.0 < tol * means[-1]
+
+
 def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None,
           tail_borrow=True, tail_seed=None, compiled=True, pool=4096, memo=1 << 16,
           stats=None, progress=None):
@@ -1275,12 +1289,7 @@ def solve(consts, params, sizes, *, eps, tail_eps, k_max, max_states=0, tol=None
                 tv = distance(prev[0], prev[1], hh, pp)
                 if stats is not None:
                     stats.setdefault("tv", []).append(tv)
-                w = STATIONARY_WINDOW
-                if tv < STATIONARY_TV and len(means) > 2 * w + 1:
-                    inc = np.diff(means[-2 * w - 1:])
-                    drift = abs(inc[w:].mean() - inc[:w].mean()) / w  # per level
-                    left = top - (L + 1)
-                    stationary = drift * left * left / 2.0 < tol * means[-1]
+                stationary = is_stationary(means, tv, top - (L + 1), tol)
             prev = (hh, pp)
     if progress is not None:
         progress(top, top)

@@ -799,21 +799,27 @@ class SizeResult:
     and probability x latency, seconds, of the paths with k losses; the last bin K or
     more), ``truncated`` (probability of the paths some of whose later losses were left
     out), ``est`` (mass whose RTO left its minimum), ``states`` (distinct relative states
-    met up to its hand-off level)."""
+    met up to its hand-off level); for a size beyond the stationary level, ``extra_s``:
+    (N - N_ref) x the per-packet increment (seconds), added to the reference size's
+    result (``extrapolated`` True; the loss-count vectors are the reference's)."""
 
-    __slots__ = ("done_p", "done_pt", "truncated", "lumped", "est", "states")
+    __slots__ = ("done_p", "done_pt", "truncated", "lumped", "est", "states", "extra_s",
+                 "extrapolated")
 
-    def __init__(self, done_p, done_pt, truncated, lumped, est, states):
+    def __init__(self, done_p, done_pt, truncated, lumped, est, states, extra_s=0.0,
+                 extrapolated=False):
         self.done_p = done_p
         self.done_pt = done_pt
         self.truncated = truncated
         self.lumped = lumped
         self.est = est
         self.states = states
+        self.extra_s = extra_s
+        self.extrapolated = extrapolated
 
     @property
     def expected_s(self) -> float:
-        return float(self.done_pt.sum())
+        return float(self.done_pt.sum()) + self.extra_s
 
 
 def _guard(params, what, add_bytes) -> None:
@@ -825,15 +831,20 @@ def _guard(params, what, add_bytes) -> None:
 
 
 def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumping=5,
-          compiled=True, pool=1024, cap=1 << 12, stats=None, progress=None):
+          tol=None, compiled=True, pool=1024, cap=1 << 12, stats=None, progress=None):
     """The relative-state method for file sizes ``sizes`` (bytes): one forward pass over
     the levels up to the largest size's hand-off, each size finished there from the
     memoised tails. ``consts(size_bytes)`` gives the engine's (C, CF). ``eps``: the
     kernels' truncation (conditional probability), ``tail_eps`` (default ``eps``): the
     file ends' (absolute probability), ``eps_state``: light level states, lumped on
-    signature tiers 0 .. ``lumping`` - 1 (0: none). Returns
+    signature tiers 0 .. ``lumping`` - 1 (0: none). With ``tol``, the level distribution
+    counts as stationary by the level DP's rule (:func:`._packet_levels.solve`: a move of
+    less than :data:`._packet_levels.STATIONARY_TV` in total variation between two levels,
+    and a drift of the per-level increment that, carried on to the largest size, adds up
+    to less than ``tol`` of the elapsed time); every larger size is then the reference
+    size handed off there plus (N - N_ref) x the increment. Returns
     {size: :class:`SizeResult`}; ``stats`` (a dict) receives the counts (states, edges,
-    tail nodes, levels' states, truncated mass per level)."""
+    tail nodes, levels' states, truncated mass per level, the stationary level)."""
     k = kernels(compiled)
     lk = LV.kernels(compiled)
     mss = params.mss_bytes
@@ -872,6 +883,9 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     cpu = {"tails": 0.0, "kernels": 0.0, "forward": 0.0}
     res = {}
     level_states = []
+    means = []  # the level's mean elapsed time, per level
+    prev = None
+    stationary = False
     for L in range(top + 1):
         light = np.zeros(n, np.bool_)
         k.mark_light(CFl, eps_state, ids, LP, n, store.srto, light)
@@ -885,9 +899,13 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
                 keep = ~gone
                 ids, LP, LQ, light = ids[keep], LP[keep], LQ[keep], light[keep]
                 n = len(ids)
+        if stats is not None:  # (states, light ones left, their mass) after lumping
+            stats.setdefault("light", []).append((n, int(light.sum()),
+                                                  float(LP[light].sum())))
         level_states.append(n)
         t_a = time.process_time()
-        for size, key in handoff.get(L, ()):
+
+        def finish_at(key):
             tl = tails[key]
             while True:
                 tl.fit(store.cap)
@@ -904,8 +922,32 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
                 tl.grow_memo(lk.rehash_nodes)
             acc = np.zeros((3, k1))
             k.finish(ids, LP, LQ, n, tl.TQ, tl.TV, tl.TT, tl.TE, acc)
-            res[size] = SizeResult(acc[0], acc[1], tr_sum + float(acc[2, 0]), lumped,
-                                   float(acc[2, 1]), int(store.cnt[0]))
+            return SizeResult(acc[0], acc[1], tr_sum + float(acc[2, 0]), lumped,
+                              float(acc[2, 1]), int(store.cnt[0]))
+
+        for size, key in handoff.get(L, ()):
+            res[size] = finish_at(key)
+        if stationary and L < top:
+            inc = float(np.mean(np.diff(means[-LV.STATIONARY_WINDOW - 1:])))
+            refs = {}
+            for H in sorted(h for h in handoff if h > L):
+                for size, key in handoff[H]:
+                    # the reference: this key's file end handed off at this level
+                    ref_key = (key[0], handoff_margin(params, key[0], mss))
+                    if ref_key not in tails:
+                        tails[ref_key] = _Tails(consts((NE - 1) * mss + key[0]), cap, ni, nf, k1)
+                    if ref_key not in refs:
+                        refs[ref_key] = (L + ref_key[1], finish_at(ref_key))
+                    n_ref, r = refs[ref_key]
+                    n_size = -(-size // mss)
+                    res[size] = SizeResult(r.done_p, r.done_pt, r.truncated, r.lumped, r.est,
+                                           r.states, extra_s=(n_size - n_ref) * inc,
+                                           extrapolated=True)
+            if stats is not None:
+                stats["stationary_level"] = L
+                stats["increment_s"] = inc
+            cpu["tails"] += time.process_time() - t_a
+            break
         t_b = time.process_time()
         cpu["tails"] += t_b - t_a
         if L == top:
@@ -942,6 +984,13 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
         n = int(nout[0])
         ids, LP, LQ = nids[:n], NP[:n], NQ[:n]
         tr_sum += float(tr[0])
+        if tol:  # the level DP's stationarity rule (ids are the relative states)
+            pp = LP.sum(axis=1)
+            means.append(float(LQ.sum() / pp.sum()))
+            if prev is not None:
+                stationary = LV.is_stationary(means, LV.distance(prev[0], prev[1], ids, pp),
+                                              top - (L + 1), tol)
+            prev = (ids.copy(), pp)
         cpu["forward"] += time.process_time() - t_c
     if progress is not None:
         progress(top, top)

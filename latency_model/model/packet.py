@@ -866,7 +866,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         :data:`LEVELS_TAIL_EPS_RATIO`; docs/model.md section 2, equation 2', and
         section 4, "Seeding").
     stationary_tol : float or None
-        Level DP: once the level distribution is stationary (it moves by less than 1e-3
+        Level DP and relative-state method: once the level distribution is stationary (it moves by less than 1e-3
         in total variation per level, and the drift of the per-packet increment, carried
         on to the largest size, adds up to less than this fraction of the latency),
         larger sizes are extrapolated by that increment (exact for a stationary
@@ -886,7 +886,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         probability and, times :data:`RELATIVE_TAIL_EPS_RATIO`, nodes of a file's end in
         absolute probability (docs/packet-model.md).
     progress : callable, optional
-        Level DP: called as ``progress(done, total)`` (levels, one per packet) after each
+        Level DP and relative-state method: called as ``progress(done, total)`` (levels, one per packet) after each
         level, and with ``done == total`` when the rest is extrapolated (the CLI's bar on
         a terminal). Ignored by the tree DP.
 
@@ -972,7 +972,8 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     sizes = [int(s) for s in sizes.astype(np.int64)]
     out = []
     if method == "relative":
-        return _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress)
+        return _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, stationary_tol,
+                         progress)
     if method == "levels":
         eps = LEVELS_EPS if eps is None else eps
         tail_eps = eps * LEVELS_TAIL_EPS_RATIO if tail_eps is None else tail_eps
@@ -987,14 +988,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
             shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
             mass = float(r.done_p.sum())
             mean = r.expected_s + shift * mass
-            if r.extrapolated:
-                pk = np.full(k_max, np.nan)
-                lk = np.full(k_max, np.nan)
-            else:
-                pk = np.array(r.done_p[:k_max])
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0)
-                                  + shift, np.nan)
+            pk, lk = _loss_vectors(r, k_max, shift)
             out.append(PacketResult(size_bytes=size, expected_latency_s=mean,
                                     conditional_latency_s=lk, loss_count_pmf=pk,
                                     p90_latency_s=float("nan"), dropped_mass=0.0,
@@ -1038,7 +1032,18 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     return out
 
 
-def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress):
+def _loss_vectors(r, k_max: int, shift: float) -> tuple:
+    """P(k) and L_k (seconds, ``shift`` added) of a level or relative-state result for
+    k < ``k_max``; NaN where the size was extrapolated past the stationary level."""
+    if r.extrapolated:
+        return np.full(k_max, np.nan), np.full(k_max, np.nan)
+    pk = np.array(r.done_p[:k_max])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0) + shift, np.nan)
+    return pk, lk
+
+
+def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, tol, progress):
     """:func:`expected_latency` by the relative-state method (:mod:`._packet_relative`)."""
     from . import _packet_relative as RS
 
@@ -1046,21 +1051,18 @@ def _relative(params, path, sizes, mode, rwnd, eps, eps_state, k_max, progress):
     solved = RS.solve(_flat_consts(params, path, mode == "exact", rwnd), params,
                       sorted(set(sizes)), eps=eps, tail_eps=eps * RELATIVE_TAIL_EPS_RATIO,
                       eps_state=RELATIVE_EPS_STATE if eps_state is None else eps_state,
-                      k_max=k_max, progress=progress)
+                      k_max=k_max, tol=tol, progress=progress)
     out = []
     for size in sizes:
         r = solved[size]
         shift = _serialisation_shift(params, size, path) if mode == "rounds" else 0.0
-        pk = np.array(r.done_p[:k_max])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0) + shift,
-                          np.nan)
+        pk, lk = _loss_vectors(r, k_max, shift)
         out.append(PacketResult(size_bytes=size,
                                 expected_latency_s=r.expected_s + shift * float(r.done_p.sum()),
                                 conditional_latency_s=lk, loss_count_pmf=pk,
                                 p90_latency_s=float("nan"), dropped_mass=r.truncated,
                                 states=r.states, rto_above_min_mass=r.est,
-                                aggregated_mass=r.lumped))
+                                aggregated_mass=r.lumped, extrapolated=r.extrapolated))
     return out
 
 
