@@ -172,7 +172,7 @@ def test_the_tree_dp_agrees_with_the_simulated_profile(setup, variant, b, w0, p,
 
 def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     # `latency --model packet --stack linux`: the SACK sender with PRR, RACK-TLP and
-    # timestamps, nothing declared unfollowed; `accuracy --stack linux`: the packet model's
+    # timestamps, with reno (the profile's CUBIC declared unfollowed); `accuracy --stack linux`: the packet model's
     # rows from the same sender, and a note on the tree DP's cost under the time limit
     import json
 
@@ -187,8 +187,9 @@ def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     assert [r["expected_latency_s"] for r in doc["results"]] == pytest.approx(
         [r.expected_latency_s for r in want], rel=1e-12)
     assert doc["params"]["path"]["sender"] == "sack"
-    rack, lt, lost, bare = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN rides on data
+    rack, lt, lost, bare, cubic = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN
     assert "tcp_rack_advance" in rack and "implicit Limited" in lt and "marked-lost" in lost and "bare FIN" in bare
+    assert "cubic" in cubic and doc["params"]["rule"]["name"] == "standard"  # rides on data; it runs reno
     code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
                                    "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",
                                    "--cache", str(tmp_path), "--json"])
