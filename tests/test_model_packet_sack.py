@@ -187,9 +187,9 @@ def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     assert [r["expected_latency_s"] for r in doc["results"]] == pytest.approx(
         [r.expected_latency_s for r in want], rel=1e-12)
     assert doc["params"]["path"]["sender"] == "sack"
-    rack, lt, lost, bare, cubic = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN
+    rack, lt, lost, bare, jiffies, cubic = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN
     assert "tcp_rack_advance" in rack and "implicit Limited" in lt and "marked-lost" in lost and "bare FIN" in bare
-    assert "cubic" in cubic and doc["params"]["rule"]["name"] == "standard"  # rides on data; it runs reno
+    assert "jiffies" in jiffies and "cubic" in cubic and doc["params"]["rule"]["name"] == "standard"  # rides on data; it runs reno
     code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
                                    "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",
                                    "--cache", str(tmp_path), "--json"])

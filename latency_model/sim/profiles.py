@@ -119,7 +119,8 @@ STACKS: dict[str, StackProfile] = {
         "Transmit, CUBIC with HyStart as the growth rule unless another is given (rule 'standard' "
         "is reno). It LACKS: D-SACK and undo, F-RTO, Reno's congestion avoidance in whole packets "
         "(tcp_cong_avoid_ai), slow start without an ABC cap for reno, the adaptive delayed-ACK "
-        "timer (ato), SACK compression, pacing and the kernel's timer granularity.",
+        "timer (ato), SACK compression, pacing, and jiffies for the RTO and the loss probe (RACK's "
+        "reordering timer runs in jiffies of CONFIG_HZ = 250, the timer wheel's phase at its mean).",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -160,14 +161,22 @@ STACKS: dict[str, StackProfile] = {
             "rack_tsecr_test": (False, _LNX + "tcp_recovery.c tcp_rack_advance: a SACKed "
                                 "retransmission is refused only when resent less than min_RTT ago "
                                 "(no timestamp-echo test)"),
+            "timer_hz": (250, "CONFIG_HZ = 250, the tested kernel's (validation/linux/results/kernel.json "
+                         "config_hz); RACK's reordering timer "
+                         "in jiffies: " + _LNX + "tcp_recovery.c tcp_rack_mark_lost (Linux 6.7 on: "
+                         "usecs_to_jiffies(wait + TCP_TIMEOUT_MIN_US)), kernel/time/timer.c "
+                         "calc_index (level 0 fires J + 1 jiffies after the arming jiffy)"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
                               "RTTVAR = max(m/2, rto_min/4)) and tcp_update_rtt_min (RACK's min_RTT)"),
         },
         {"w0": (10, "RFC 6928; include/net/tcp.h TCP_INIT_CWND = 10"),
-         "rule": ("cubic", "sysctl net.ipv4.tcp_congestion_control = cubic (the kernel's default, "
-                  "CONFIG_DEFAULT_TCP_CONG); " + _LNX + "tcp_cubic.c (growth/cubic.py); "
+         "rule": ("cubic", "Linux's default congestion control: " + _LNX + "Kconfig \"Default TCP "
+                  "congestion control\" default DEFAULT_CUBIC (CONFIG_DEFAULT_TCP_CONG = \"cubic\", "
+                  "sysctl net.ipv4.tcp_congestion_control; the tested machine's namespaces "
+                  "default to bbr, the campaign sets reno or cubic per socket); "
+                  + _LNX + "tcp_cubic.c (growth/cubic.py); "
                   "rule 'standard' is Linux's reno, tcp_cong.c tcp_reno_cong_avoid")},
     ),
 }
