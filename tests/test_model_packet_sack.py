@@ -22,9 +22,10 @@ from latency_model.sim import OUT_FIELDS, SimConfig, run_many
 from latency_model.sim.transfer import run_transfer
 from latency_model.studies.packet_setup import packet_path
 
-# The linux profile without the four Linux mechanisms the packet model does not have (its
-# bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT).
-_MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False)
+# The linux profile without the five Linux mechanisms the packet model does not have (its
+# bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT,
+# RACK's reordering timer in jiffies).
+_MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False, timer_hz=0)
 SETUPS = {
     "linux": SimConfig.profile("linux", **_MODELLED),  # SACK, PRR-SSRB, RACK-TLP, timestamps
     "linux-rfc-sender": SimConfig.profile("linux", sender="rfc"),  # timestamps, RFC sender
