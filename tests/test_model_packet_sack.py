@@ -22,9 +22,10 @@ from latency_model.sim import OUT_FIELDS, SimConfig, run_many
 from latency_model.sim.transfer import run_transfer
 from latency_model.studies.packet_setup import packet_path
 
-# The linux profile without the four Linux mechanisms the packet model does not have (its
-# bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT).
-_MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False)
+# The linux profile without the five Linux mechanisms the packet model does not have (its
+# bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT,
+# RACK's reordering timer in jiffies).
+_MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False, timer_hz=0)
 SETUPS = {
     "linux": SimConfig.profile("linux", **_MODELLED),  # SACK, PRR-SSRB, RACK-TLP, timestamps
     "linux-rfc-sender": SimConfig.profile("linux", sender="rfc"),  # timestamps, RFC sender
@@ -172,7 +173,7 @@ def test_the_tree_dp_agrees_with_the_simulated_profile(setup, variant, b, w0, p,
 
 def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     # `latency --model packet --stack linux`: the SACK sender with PRR, RACK-TLP and
-    # timestamps, nothing declared unfollowed; `accuracy --stack linux`: the packet model's
+    # timestamps, with reno (the profile's CUBIC declared unfollowed); `accuracy --stack linux`: the packet model's
     # rows from the same sender, and a note on the tree DP's cost under the time limit
     import json
 
@@ -187,8 +188,9 @@ def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     assert [r["expected_latency_s"] for r in doc["results"]] == pytest.approx(
         [r.expected_latency_s for r in want], rel=1e-12)
     assert doc["params"]["path"]["sender"] == "sack"
-    rack, lt, lost, bare = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN rides on data
+    rack, lt, lost, bare, jiffies, cubic = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN
     assert "tcp_rack_advance" in rack and "implicit Limited" in lt and "marked-lost" in lost and "bare FIN" in bare
+    assert "jiffies" in jiffies and "cubic" in cubic and doc["params"]["rule"]["name"] == "standard"  # rides on data; it runs reno
     code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
                                    "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",
                                    "--cache", str(tmp_path), "--json"])

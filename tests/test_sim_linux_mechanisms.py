@@ -12,6 +12,8 @@ r0 / 2 and RTO = SRTT + max(4 RTTVAR, 200 ms) = 3 r0 (Linux ``tcp_rtt_estimator`
 3 RTT on the first sample, at least SRTT + 200 ms).
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -25,7 +27,8 @@ MSS = 500
 S = (MSS + 52) * 8 / 100e6
 R0 = 0.1 + 2 * (52 + 8) * 8 / 100e6
 F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
-LINUX = SimConfig.profile("linux", delay_s=0.05)
+LINUX = SimConfig.profile("linux", delay_s=0.05, timer_hz=0)  # exact timers: each mechanism alone
+LINUX_HZ = SimConfig.profile("linux", delay_s=0.05)  # the profile: RACK's timer in jiffies of 4 ms
 NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
 PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
 COMPILED = K.compiled_run_batch()
@@ -241,3 +244,39 @@ def test_implicit_limited_transmit_sends_on_every_duplicate_ack():
 def test_implicit_lt_both_engines_agree(n):
     _both_engines(PARAMS, n, LINUX)
     _both_engines(PARAMS, n, LINUX.replace(rack_tlp=False))
+
+
+# RACK's reordering timer in jiffies (timer_hz) ------------------------------------------------
+
+def test_rack_timer_in_jiffies_hand_trace():
+    # As test_bare_fin_sack_exposes_a_lost_single_segment, with CONFIG_HZ = 250 (tau = 4 ms):
+    # at the FIN's SACK (t0 = 0.1 + S + F) RACK's wait is remaining = r0 / 4 (25.0024 ms);
+    # tcp_rack_mark_lost arms J = usecs_to_jiffies(remaining + 2 ms) = ceil(27.0024 / 4) = 7
+    # jiffies, which the wheel fires (J + 1) tau - phi later: (7 + 1/2) x 4 = 30 ms at the
+    # phase's mean. Kernel (validation/LINUX.md item 5(a)): 0.2297-0.2319 s derived.
+    assert LINUX_HZ.timer_hz == 250
+    t0 = 0.1 + S + F
+    assert math.ceil((R0 / 4 + 0.002) * 250) == 7
+    for n, drops in ((1, [0]), (2, [0]), (2, [1])):
+        res, rows = run_transfer(PARAMS, size_packets=n, drops=drops, config=LINUX_HZ, trace=True)
+        t1 = 0.1 + (S if n == 1 else 2 * S) + F + 0.030
+        assert [r.time_s for r in rows if r.event == "rack_lost"] == [pytest.approx(t1, abs=1e-12)]
+        assert res.completion_s == pytest.approx(t1 + S + 0.1, abs=1e-12)
+        assert (res.tlp_probes, res.timeouts, res.retransmissions) == (0, 0, 1)
+    exact, _ = run_transfer(PARAMS, size_packets=1, drops=[0], config=LINUX, trace=True)
+    assert exact.completion_s == pytest.approx(t0 + R0 / 4 + S + 0.1, abs=1e-12)
+
+
+def test_rack_timer_wait_rounds_up_to_whole_jiffies():
+    from latency_model.sim.flat import reo_timer_wait
+
+    assert reo_timer_wait(0.0123, 0.0) == 0.0123  # exact timers
+    assert reo_timer_wait(0.002, 250.0) == pytest.approx(0.006)  # 4 ms: J = 1, 1.5 jiffies
+    assert reo_timer_wait(0.0020001, 250.0) == pytest.approx(0.010)  # just over: J = 2
+    assert reo_timer_wait(0.023, 1000.0) == pytest.approx(0.0255)  # HZ = 1000: J = 25
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 11, 20])
+def test_rack_timer_in_jiffies_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX_HZ)
+    _both_engines(PARAMS.replace(w0=2), n, LINUX_HZ.replace(timer_hz=1000))

@@ -60,6 +60,47 @@ def test_linux_initial_window_unless_given():
     assert profile_params("ns3", p).w0 == 2
 
 
+def test_linux_growth_rule_is_cubic_unless_given():
+    # the kernel's default congestion control (sysctl net.ipv4.tcp_congestion_control = cubic)
+    from latency_model.growth import CubicRule
+
+    p = TcpParams(w0=2)
+    assert isinstance(profile_params("linux", p).rule, CubicRule)
+    assert profile_params("linux", p).rule.describe() == CubicRule().describe()
+    assert type(profile_params("linux", p, given={"rule"}).rule) is StandardRule  # reno kept
+    assert type(profile_params("linux", p, given={"rule_param.abc_l"}).rule) is StandardRule  # a sweep's rule param
+    assert type(profile_params("rfc", p).rule) is StandardRule and type(profile_params("ns3", p).rule) is StandardRule
+    assert json.loads(json.dumps(STACKS["linux"].to_dict()))["params"]["rule"]["value"] == "cubic"
+
+
+@pytest.mark.parametrize("argv, rule", [
+    (["simulate", "--stack", "linux"], "cubic"),
+    (["simulate", "--stack", "linux", "--rule", "standard"], "standard"),
+    (["simulate", "--stack", "linux", "--rule-param", "beta=512"], "cubic"),  # the default rule's parameter
+    (["simulate"], "standard"),
+    (["simulate", "--stack", "ns3"], "standard"),
+    (["single-loss", "--stack", "linux"], "cubic"),
+    (["single-loss", "--stack", "linux", "--rule", "standard"], "standard"),
+])
+def test_cli_linux_stack_runs_cubic_unless_a_rule_is_given(capsys, argv, rule):
+    assert main([*argv, "--size-packets", "5", *(["--runs", "20"] if argv[0] == "simulate" else []), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["rule"]["name"] == rule
+    if "beta=512" in argv:
+        assert out["params"]["rule"]["beta"] == 512
+
+
+def test_sweep_linux_stack_runs_cubic_unless_the_grid_has_a_rule():
+    from latency_model.studies.sweep import SweepSpec, grid_from_items, plan_sweep
+
+    def rules(items):
+        plan = plan_sweep(SweepSpec(grid=grid_from_items(items), what="simulation", runs=10))
+        return [pt.params.rule.name for t in plan.tasks for pt in t.points]
+
+    assert rules(["stack=rfc,linux", "size-packets=5"]) == ["standard", "cubic"]
+    assert rules(["stack=linux", "rule=standard,cubic", "size-packets=5"]) == ["standard", "cubic"]
+
+
 @pytest.mark.parametrize("kwargs, needle", [
     ({"stack": "bsd"}, "stack must be one of rfc, ns3, linux"),
     ({"rtt_sampling": "ts"}, "rtt_sampling must be one of karn, timestamps, ns3"),

@@ -434,7 +434,8 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
                    help="the paper's fixed RTO (no estimator, no back-off), seconds (default max(1 s, 4 RTT)); "
                         "the packet model and the simulator run RFC 6298's timer unless it is given "
                         "(the simulator with --rto-rule paper)"), "--rto")
-    g.add_argument("--rule", default="standard", help="window-growth rule (see `latency-model rules`)")
+    g.add_argument("--rule", default=None,
+                   help="window-growth rule (see `latency-model rules`; default standard, --stack linux: cubic)")
     g.add_argument(
         "--rule-param",
         action="append",
@@ -686,8 +687,19 @@ def params_from_args(
     from ..params import TcpParams, apply_variant, initial_window_bytes
 
     rule_params = _parse_rule_params(args.rule_param)
+    stack = getattr(args, "stack", None)
+    rule_name = args.rule
+    if rule_name is None:  # a simulated stack's own rule (Linux: cubic); the packet model follows reno only
+        rule_name = "standard"
+        if stack is not None and getattr(args, "model", None) != "packet":
+            from ..sim.profiles import check_stack
+
+            try:
+                rule_name = check_stack(stack).params.get("rule", (rule_name, ""))[0]
+            except ValueError as exc:
+                raise CliError(flag_message(str(exc))) from None
     try:
-        rule = make_rule(args.rule, **rule_params)
+        rule = make_rule(rule_name, **rule_params)
     except ValueError as exc:
         raise CliError(_rule_error(str(exc))) from None
     try:
@@ -700,7 +712,6 @@ def params_from_args(
         if args.iw is not None:
             mss_int = TcpParams(mss_bytes=mss).mss_bytes  # validates --mss-bytes first
             w0 = initial_window_bytes(args.iw, mss_int) / mss_int
-        stack = getattr(args, "stack", None)
         if w0 is None and stack is not None:  # a stack's own default (Linux: IW 10)
             from ..sim.profiles import check_stack
 

@@ -165,6 +165,11 @@ class SimConfig:
         transmits every packet at its ``DataRate`` (point-to-point-net-device.cc
         ``TransmitStart``, queueing in ``Send`` while the device is busy). Default False
         (ACKs take only the delay d).
+    timer_hz : int
+        Timer granularity, jiffies a second (a kernel's ``CONFIG_HZ``); 0 (the default):
+        exact timers. With ``rack_tlp``, RACK's reordering timer is armed in whole jiffies
+        with Linux's 2 ms added and fires on the timer wheel (``tcp_recovery.c``
+        ``tcp_rack_mark_lost``, ``kernel/time/timer.c``; :func:`.flat.reo_timer_wait`).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -200,6 +205,7 @@ class SimConfig:
     rxt_lost_only: bool = False
     implicit_lt: bool = False
     ack_serialisation: bool = False
+    timer_hz: int = 0
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -271,6 +277,7 @@ class SimConfig:
         if self.bare_fin and (self.sender != "sack" or not self.fin):
             raise ValueError("bare_fin needs sender 'sack' and fin=True (a bare FIN is SACKed), got "
                              f"sender {self.sender!r}, fin={self.fin!r}")
+        set_(self, "timer_hz", check_int("timer_hz", self.timer_hz, low=0, high=10_000))
         check_stack(self.stack)
 
     @classmethod

@@ -37,6 +37,8 @@ caller redoes it on the reference path from the same seed.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..accel import inline
@@ -91,10 +93,10 @@ N_PI = P_RULE_HOOKS + 1
 # vector its law reads), then the sender's, then the initial state vector of the rule (all
 # N_STATE slots: cwnd, ssthresh and bytes counted first).
 (Q_RWNDB, Q_MINRTO, Q_MAXRTO, Q_G, Q_DELACK, Q_RATE, Q_DELAY, Q_P, Q_PACK,
- Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0, Q_ACKSER) = (N_PARAMS + k for k in _slots(
+ Q_RTO0, Q_SRTT0, Q_RTTVAR0, Q_MINRTT0, Q_ACKSER, Q_HZ) = (N_PARAMS + k for k in _slots(
     "Q_RWNDB Q_MINRTO Q_MAXRTO Q_G Q_DELACK Q_RATE Q_DELAY Q_P Q_PACK "
-    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0 Q_ACKSER"))
-Q_STATE0 = Q_ACKSER + 1
+    "Q_RTO0 Q_SRTT0 Q_RTTVAR0 Q_MINRTT0 Q_ACKSER Q_HZ"))
+Q_STATE0 = Q_HZ + 1
 Q_CWND0, Q_SSTH0 = Q_STATE0 + CWND, Q_STATE0 + SSTH
 N_PF = Q_STATE0 + N_STATE
 # Senders (P_SENDER), PRR modes (P_PRR), ns-3 congestion states (STATE), RACK timer modes.
@@ -120,9 +122,33 @@ N_QF = 4
 # Events of next_event.
 EV_NONE, EV_DATA, EV_ACK, EV_RTO, EV_DELACK, EV_RACK = range(-1, 5)
 
+TCP_TIMEOUT_MIN_S = 0.002
+"""Linux include/net/tcp.h ``TCP_TIMEOUT_MIN_US`` (2 ms), added to RACK's wait before it is
+rounded to jiffies (:func:`reo_timer_wait`)."""
+
 FAIL_UNIFORMS = 1
 FAIL_QUEUE = 2
 FAIL_STALL = 3
+
+
+# Timers as a kernel runs them ------------------------------------------------------------
+
+@inline
+def reo_timer_wait(remaining, hz):
+    """Seconds from arming RACK's reordering timer to its expiry, for ``remaining`` seconds
+    until the first segment's ``xmit_ts + RACK.rtt + reo_wnd`` (RFC 8985 6.2 step 5).
+
+    ``hz`` = 0: exactly ``remaining`` (RFC 8985). ``hz`` > 0, a kernel of ``CONFIG_HZ`` =
+    hz: Linux 6.7 and later arm J = usecs_to_jiffies(remaining + ``TCP_TIMEOUT_MIN_US``)
+    jiffies (``net/ipv4/tcp_recovery.c`` ``tcp_rack_mark_lost``; usecs_to_jiffies rounds
+    up), and the timer wheel's level 0 fires it (J + 1) jiffies minus the arming moment's
+    phase φ in its jiffy later (``kernel/time/timer.c`` ``calc_index``); φ is taken at its
+    mean for a uniform phase, half a jiffy: (J + 1/2) / hz (docs/simulator.md). The 1e-6
+    jiffy of slack absorbs float rounding of an exact multiple."""
+    if hz <= 0.0:
+        return remaining
+    jiffies = math.ceil((remaining + TCP_TIMEOUT_MIN_S) * hz - 1e-6)
+    return (jiffies + 0.5) / hz
 
 
 # Segments ---------------------------------------------------------------------------------

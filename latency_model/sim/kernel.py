@@ -127,6 +127,7 @@ def pack_params(params, size_bytes: int, config):
         Q_RTTVAR0: snd.rttvar,
         Q_MINRTT0: getattr(snd, "min_rtt", np.inf),
         Q_ACKSER: config.ack_serialisation_s(),
+        Q_HZ: float(config.timer_hz),
     })
     # The rule's parameters and its initial state vector (cwnd, ssthresh, ...), as the
     # event-driven sender's rule made them.

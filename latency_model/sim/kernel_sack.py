@@ -466,7 +466,7 @@ def rk_timers(now, wait, rearm_tlp, I, F, PI, PF, S):
         return
     if wait > 0.0:
         I[RTO_ON] = 0
-        rk_arm(now + wait, RK_REO, I, F)
+        rk_arm(now + reo_timer_wait(wait, PF[Q_HZ]), RK_REO, I, F)
         return
     if rearm_tlp and I[TLP_END] < 0 and rk_tlp_open(I, S) and (
             I[SAMP_PROBE] < 0 or I[NSAMP] > I[SAMP_PROBE]):

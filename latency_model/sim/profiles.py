@@ -34,7 +34,8 @@ class StackProfile:
         :class:`SimConfig` field -> (value, source): the values the profile sets.
     params : dict
         :class:`TcpParams` field -> (value, source): defaults the stack implies, applied
-        by :func:`profile_params` unless the caller gave the field.
+        by :func:`profile_params` unless the caller gave the field (``rule`` by its
+        registry name, ``latency_model.growth.make_rule``).
     """
 
     name: str
@@ -115,9 +116,11 @@ STACKS: dict[str, StackProfile] = {
         "headers (TCP timestamps option), SRTT and RACK's min_RTT from the handshake's RTT "
         "sample, a bare FIN after a write that fits in the initial window, Linux's RACK advance on a "
         "SACKed retransmission, retransmissions of marked-lost segments only (no rescue), implicit Limited "
-        "Transmit. It LACKS: D-SACK and undo, F-RTO, HyStart and CUBIC "
-        "(growth here is the chosen rule, Reno by default), slow start without an ABC cap, the "
-        "adaptive delayed-ACK timer (ato), pacing and the kernel's timer granularity.",
+        "Transmit, CUBIC with HyStart as the growth rule unless another is given (rule 'standard' "
+        "is reno). It LACKS: D-SACK and undo, F-RTO, Reno's congestion avoidance in whole packets "
+        "(tcp_cong_avoid_ai), slow start without an ABC cap for reno, the adaptive delayed-ACK "
+        "timer (ato), SACK compression, pacing, and jiffies for the RTO and the loss probe (RACK's "
+        "reordering timer runs in jiffies of CONFIG_HZ = 250, the timer wheel's phase at its mean).",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -158,12 +161,23 @@ STACKS: dict[str, StackProfile] = {
             "rack_tsecr_test": (False, _LNX + "tcp_recovery.c tcp_rack_advance: a SACKed "
                                 "retransmission is refused only when resent less than min_RTT ago "
                                 "(no timestamp-echo test)"),
+            "timer_hz": (250, "CONFIG_HZ = 250, the tested kernel's (validation/linux/results/kernel.json "
+                         "config_hz); RACK's reordering timer "
+                         "in jiffies: " + _LNX + "tcp_recovery.c tcp_rack_mark_lost (Linux 6.7 on: "
+                         "usecs_to_jiffies(wait + TCP_TIMEOUT_MIN_US)), kernel/time/timer.c "
+                         "calc_index (level 0 fires J + 1 jiffies after the arming jiffy)"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
                               "RTTVAR = max(m/2, rto_min/4)) and tcp_update_rtt_min (RACK's min_RTT)"),
         },
-        {"w0": (10, "RFC 6928; include/net/tcp.h TCP_INIT_CWND = 10")},
+        {"w0": (10, "RFC 6928; include/net/tcp.h TCP_INIT_CWND = 10"),
+         "rule": ("cubic", "Linux's default congestion control: " + _LNX + "Kconfig \"Default TCP "
+                  "congestion control\" default DEFAULT_CUBIC (CONFIG_DEFAULT_TCP_CONG = \"cubic\", "
+                  "sysctl net.ipv4.tcp_congestion_control; the tested machine's namespaces "
+                  "default to bbr, the campaign sets reno or cubic per socket); "
+                  + _LNX + "tcp_cubic.c (growth/cubic.py); "
+                  "rule 'standard' is Linux's reno, tcp_cong.c tcp_reno_cong_avoid")},
     ),
 }
 
@@ -267,7 +281,7 @@ def profile_config(name: str, base, **overrides):
 
 
 def profile_params(name: str, params, given=()):
-    """``params`` with the TcpParams defaults of profile ``name`` (e.g. Linux's IW 10).
+    """``params`` with the TcpParams defaults of profile ``name`` (Linux's IW 10 and CUBIC).
 
     Parameters
     ----------
@@ -276,8 +290,9 @@ def profile_params(name: str, params, given=()):
     params : TcpParams
         Parameters to adjust.
     given : iterable of str
-        Names the user set explicitly (TcpParams fields among them are left alone; other
-        names, such as a sweep's axes, are allowed and play no part).
+        Names the user set explicitly (TcpParams fields among them are left alone, ``rule``
+        included: give it to keep the rule of ``params``; other names, such as a sweep's
+        axes, are allowed and play no part).
 
     Returns
     -------
@@ -292,7 +307,13 @@ def profile_params(name: str, params, given=()):
     prof = check_stack(name)
     check_instance("params", params, TcpParams)
     given = _names("given", given)
+    if any(k.startswith("rule_param.") for k in given):  # a sweep's parameter of the rule it has
+        given.add("rule")
     changes = {k: v for k, (v, _src) in prof.params.items() if k not in given}
+    if "rule" in changes:
+        from ..growth import make_rule  # the registry's name -> a fresh rule with its defaults
+
+        changes["rule"] = make_rule(changes["rule"])
     return params.replace(**changes) if changes else params
 
 

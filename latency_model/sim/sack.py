@@ -105,6 +105,7 @@ from __future__ import annotations
 import math
 
 from .engine import Timer
+from .flat import reo_timer_wait
 from .sender import Sender
 
 __all__ = ["SackSender", "WC_DEL_ACK_T_S"]
@@ -151,6 +152,7 @@ class SackSender(Sender):
         self.pipe_log: list | None = None  # optional (time_s, pipe_bytes) per recovery ACK (tests)
         self.rack_tlp = config.rack_tlp
         self.rack_tsecr_test = config.rack_tsecr_test
+        self.timer_hz = float(config.timer_hz)  # 0: exact timers; > 0: RACK's timer in jiffies
         self.lost_only = config.rxt_lost_only
         if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
             self.lt_lo, self.lt_hi = 1, self.n
@@ -628,7 +630,7 @@ class SackSender(Sender):
             return
         if timeout > 0.0:
             rto.cancel()
-            rack.arm(now + timeout)
+            rack.arm(now + reo_timer_wait(timeout, self.timer_hz))
             self.rack_mode = "reo"
             return
         if rearm_tlp and self.tlp_end < 0 and self._tlp_open() and (

@@ -247,6 +247,8 @@ class AccuracyMap:
         if self.w0 is not None:
             axes.append(Axis("w0", self.w0))
         axes += [Axis("p", self.p), Axis("size_packets", self.sizes_packets)]
+        if self.sim_config.stack == "linux":  # the models are Reno's: not the profile's default CUBIC
+            axes.insert(0, Axis("rule", ("standard",)))
         return Grid(tuple(axes))
 
     def sweep_spec(self):

@@ -17,6 +17,8 @@ the paper's fixed RTO (``rto_rule="paper"``) are followed.
 
 from __future__ import annotations
 
+from ..sim.profiles import STACKS
+
 __all__ = ["packet_path", "packet_options", "packet_differences"]
 
 _PATH_FIELDS = ("link_rate_bps", "header_bytes", "delay_s", "delack_timeout_s", "min_rto_s", "initial_rto_s",
@@ -124,4 +126,11 @@ def packet_differences(config) -> list[str]:
     if config.bare_fin:
         out.append("its bare FIN after a write that fits in the initial window (SACKed above a lost "
                    "tail), where the model's FIN rides on the last data segment")
+    if config.rack_tlp and config.timer_hz:
+        out.append(f"its RACK reordering timer in jiffies of 1/{config.timer_hz} s, 2 ms added (Linux "
+                   "tcp_rack_mark_lost and the timer wheel), where the model's fires at RACK.rtt + reo_wnd")
+    rule = STACKS[config.stack].params.get("rule", ("standard", ""))[0]
+    if rule != "standard":
+        out.append(f"its default growth rule {rule}, where the model follows rule standard (RFC 5681, "
+                   "Linux's reno)")
     return out
