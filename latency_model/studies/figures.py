@@ -306,8 +306,11 @@ def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float 
             self.done = initial
             self.t0 = self.last = time.monotonic()
             self.stop = threading.Event()
+            self.lock = threading.Lock()  # a heartbeat is never printed after close() returns
+            self.thread = None
             if enabled:
-                threading.Thread(target=self._alive, daemon=True).start()
+                self.thread = threading.Thread(target=self._alive, daemon=True)
+                self.thread.start()
 
         def _say(self, now, note=""):
             self.last = now
@@ -315,18 +318,23 @@ def _progress(total: int, enabled: bool, desc: str, stream=None, every_s: float 
 
         def _alive(self):
             while not self.stop.wait(min(alive_s, every_s)):
-                now = time.monotonic()
-                if now - self.last >= alive_s:
-                    self._say(now, " (still working)")
+                with self.lock:
+                    now = time.monotonic()
+                    if not self.stop.is_set() and now - self.last >= alive_s:
+                        self._say(now, " (still working)")
 
         def update(self, n=1):
-            self.done += n
-            now = time.monotonic()
-            if enabled and (now - self.last >= every_s or self.done == total):
-                self._say(now)
+            with self.lock:
+                self.done += n
+                now = time.monotonic()
+                if enabled and (now - self.last >= every_s or self.done == total):
+                    self._say(now)
 
         def close(self):
-            self.stop.set()
+            with self.lock:
+                self.stop.set()
+            if self.thread is not None and self.thread is not threading.current_thread():
+                self.thread.join(timeout=1.0)
 
     return _Lines()
 
