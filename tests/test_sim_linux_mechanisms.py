@@ -276,6 +276,56 @@ def test_rack_timer_wait_rounds_up_to_whole_jiffies():
     assert reo_timer_wait(0.023, 1000.0) == pytest.approx(0.0255)  # HZ = 1000: J = 25
 
 
+# The RTO in whole jiffies on the timer wheel (timer_hz) -----------------------------------------
+
+def test_timer_wheel_mean_wait_per_level():
+    from latency_model.sim.flat import rto_jiffies, rto_timer_wait, wheel_wait
+
+    # kernel/time/timer.c: level 0 below LVL_START(1) = 63 jiffies fires J + 1 - phi jiffies
+    # after arming (mean J + 1/2); level 1 (63 <= J < 504) at the first multiple of 8 after
+    # the expiry E: J + (8 - E mod 8) - phi, mean J + 4.5 - 0.5; level 2 (to 4032), of 64: J + 32.
+    mean_l1 = np.mean([8 - e % 8 - phi for e in range(8) for phi in (0.25, 0.75)])
+    assert mean_l1 == 4.0
+    assert [wheel_wait(j, 250.0) * 250 for j in (1, 62, 63, 503, 504)] == pytest.approx(
+        [1.5, 62.5, 67.0, 507.0, 536.0], abs=1e-9)
+    assert rto_jiffies(0.3000288, 250.0) == pytest.approx(0.304)  # usecs_to_jiffies rounds up: 76
+    assert rto_jiffies(0.3, 250.0) == pytest.approx(0.300)  # an exact multiple stays: 75
+    assert rto_jiffies(0.3000288, 0.0) == 0.3000288 and rto_timer_wait(0.3000288, 0.0) == 0.3000288
+    assert rto_timer_wait(0.304, 250.0) == pytest.approx(0.320)  # 76 jiffies, level 1: 80
+
+
+def test_rto_in_jiffies_on_the_wheel_hand_trace():
+    # N = 1 (FIN on the segment), segment 0 dropped five times, CONFIG_HZ = 250. The
+    # handshake's sample gives RTO = 3 r0 = 300.03 ms, stored as usecs_to_jiffies = 76
+    # jiffies (304 ms, include/net/tcp.h __tcp_set_rto); the RTO armed at t = 0 sits on wheel
+    # level 1: 76 + 4 = 80 jiffies at the phase's mean, 0.320 s. The probe (PTO 2 SRTT +
+    # 200 ms = 0.400 s) is capped at that expiry: 0.320 s; the RTO restarted from it fires at
+    # 0.640 s, then with the backed-off RTO 152 jiffies (level 1: +156) at 1.264 s, 304
+    # (+308) at 2.496 s and 608 (level 2, granularity 64: +640) at 5.056 s; the sixth
+    # transmission is ACKed 0.1 + S later.
+    config = LINUX_HZ.replace(bare_fin=False)
+    res, rows = run_transfer(PARAMS, size_packets=1, drops={0: 5}, config=config, trace=True)
+    assert rows[0].rto_s == pytest.approx(0.304, abs=1e-12)
+    assert [r.time_s for r in rows if r.event == "tlp_probe"] == [pytest.approx(0.320, abs=1e-12)]
+    assert [r.time_s for r in rows if r.event == "timeout"] == pytest.approx(
+        [0.640, 1.264, 2.496, 5.056], abs=1e-12)
+    assert res.completion_s == pytest.approx(5.056 + 0.1 + S, abs=1e-12)
+    assert (res.tlp_probes, res.timeouts, res.retransmissions) == (1, 4, 5)
+    exact = run_transfer(PARAMS, size_packets=1, drops={0: 5}, config=NO_BARE)  # exact timers
+    assert exact.completion_s == pytest.approx(3 * R0 * (1 + 1 + 2 + 4 + 8) + 0.1 + S, abs=1e-9)
+
+
+@pytest.mark.parametrize("n", [1, 4, 11, 40])
+def test_rto_in_jiffies_both_engines_agree(n):
+    # More RTOs than at p = 0.2: every segment lost with probability 0.5.
+    params = PARAMS.replace(p=0.5)
+    children = np.random.SeedSequence(47).spawn(30)
+    ref = reference(params, n * MSS, LINUX_HZ, children)
+    assert ref[:, K.OUT_FIELDS.index("timeouts")].sum() > 0
+    for fn in KERNELS:
+        TWIN.check_identical(fn, params, n * MSS, LINUX_HZ, children, ref)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 8, 11, 20])
 def test_rack_timer_in_jiffies_both_engines_agree(n):
     _both_engines(PARAMS, n, LINUX_HZ)

@@ -105,7 +105,7 @@ from __future__ import annotations
 import math
 
 from .engine import Timer
-from .flat import reo_timer_wait
+from .flat import reo_timer_wait, rto_timer_wait
 from .sender import Sender
 
 __all__ = ["SackSender", "WC_DEL_ACK_T_S"]
@@ -152,7 +152,6 @@ class SackSender(Sender):
         self.pipe_log: list | None = None  # optional (time_s, pipe_bytes) per recovery ACK (tests)
         self.rack_tlp = config.rack_tlp
         self.rack_tsecr_test = config.rack_tsecr_test
-        self.timer_hz = float(config.timer_hz)  # 0: exact timers; > 0: RACK's timer in jiffies
         self.lost_only = config.rxt_lost_only
         if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
             self.lt_lo, self.lt_hi = 1, self.n
@@ -645,7 +644,7 @@ class SackSender(Sender):
         if rack.armed:  # a pending probe stands in for the RTO
             rto.cancel()
         elif not rto.armed:
-            rto.arm(now + self.rto)
+            rto.arm(now + rto_timer_wait(self.rto, self.timer_hz))
 
     def on_rack_timer(self, now: float) -> None:
         """Expiry of the RACK reordering timer (RFC 8985 6.3) or of the PTO (7.3)."""
@@ -661,7 +660,7 @@ class SackSender(Sender):
             self._tlp_send_probe(now)
             self._busy = False
             if self.snd_max > self.snd_una:  # 7.3: re-arm the RTO from now
-                self.timer.arm(now + self.rto)
+                self.timer.arm(now + rto_timer_wait(self.rto, self.timer_hz))
         self._sent_new = False
 
     def _tlp_send_probe(self, now: float) -> None:
