@@ -315,6 +315,23 @@ def test_rto_in_jiffies_on_the_wheel_hand_trace():
     assert exact.completion_s == pytest.approx(3 * R0 * (1 + 1 + 2 + 4 + 8) + 0.1 + S, abs=1e-9)
 
 
+@pytest.mark.parametrize("seg", [0, 3, 6, 9])
+def test_rto_restarts_on_a_sack_of_a_segment_sent_before_the_heads_retransmission(seg):
+    # N = 11, segment `seg` dropped twice (validation/LINUX.md item 5(b)). Segment 10 leaves
+    # on the first ACK, at 0.1 + S (for seg = 0 on the first duplicate ACK, 0.1 + 2S); RACK
+    # then retransmits `seg` (lost again) and segment 10's SACK, one RTT + S after it left,
+    # newly SACKs a segment sent before the head's last transmission: tcp_clean_rtx_queue
+    # restarts the RTO (76 jiffies, 80 on the wheel: 0.320 s) from it. The timeout's
+    # retransmission is ACKed 0.1 + S later: 0.620 s (the kernel: 0.608-0.636 s derived,
+    # 0.606-0.641 s measured); without the restart the RTO armed at the first SACK
+    # (about 0.1002 s) fires 0.1 s earlier.
+    res, rows = run_transfer(PARAMS, size_packets=11, drops={seg: 2}, config=LINUX_HZ, trace=True)
+    t_sack = 0.1 + (2 * S if seg == 0 else S) + 0.1 + S
+    assert [r.time_s for r in rows if r.event == "timeout"] == [pytest.approx(t_sack + 0.320, abs=1e-12)]
+    assert res.completion_s == pytest.approx(t_sack + 0.320 + S + 0.1, abs=1e-12)
+    assert (res.timeouts, res.retransmissions) == (1, 2)
+
+
 @pytest.mark.parametrize("n", [1, 4, 11, 40])
 def test_rto_in_jiffies_both_engines_agree(n):
     # More RTOs than at p = 0.2: every segment lost with probability 0.5.

@@ -614,14 +614,14 @@ class SackSender(Sender):
             return pto
         return 1.0
 
-    def _rack_timers(self, now: float, timeout: float, rearm_tlp: bool) -> None:
+    def _rack_timers(self, now: float, timeout: float, rearm_tlp: bool, restart: bool = False) -> None:
         """Settle the timers at the end of an event (RFC 8985 Section 8: the reordering
         timer, the probe timer and the RTO are mutually exclusive, one is armed at a time).
 
         ``timeout`` > 0: RACK's reordering timer. Else, if ``rearm_tlp`` (new data sent
         or new data cumulatively acknowledged) and a probe may be scheduled: the PTO,
         capped at the RTO's expiry. Else the RTO (restarted from now if another timer was
-        standing in for it)."""
+        standing in for it, or if ``restart``: :meth:`_sack_restarts_rto`)."""
         rack, rto = self.rack_timer, self.timer
         if self.completion_s is not None or self.snd_max <= self.snd_una:
             rack.cancel()
@@ -643,7 +643,7 @@ class SackSender(Sender):
             rack.cancel()  # no longer needed: the RTO takes over
         if rack.armed:  # a pending probe stands in for the RTO
             rto.cancel()
-        elif not rto.armed:
+        elif restart or not rto.armed:
             rto.arm(now + rto_timer_wait(self.rto, self.timer_hz))
 
     def on_rack_timer(self, now: float) -> None:
@@ -728,6 +728,8 @@ class SackSender(Sender):
         newly: list[int] = []
         new_sacked = self._update(max(ack, old_una), sack, newly) if sack else 0
         acked_new = ack > old_una
+        restart = (self.timer_hz > 0.0 and not acked_new and new_sacked > 0
+                   and self._sack_restarts_rto(newly, old_una))
         if acked_new:
             newly.extend(k for k in range(old_una, ack) if not self.sacked[k])
         delivered = len(newly)
@@ -761,5 +763,15 @@ class SackSender(Sender):
             elif self.lt_lo <= self.dupacks <= self.lt_hi:
                 self._limited_transmit(now)
         self._busy = False
-        self._rack_timers(now, timeout, acked_new or self._sent_new)
+        self._rack_timers(now, timeout, acked_new or self._sent_new, restart)
         self._sent_new = False
+
+    def _sack_restarts_rto(self, newly: list, head: int) -> bool:
+        """Linux restarts the RTO on an ACK that SACKs, first among its newly SACKed
+        never-retransmitted segments (the lowest: the kernel sorts the blocks), one sent
+        before the head's last (re)transmission (``net/ipv4/tcp_input.c``
+        ``tcp_clean_rtx_queue``: ``sack_rtt_us > tcp_stamp_us_delta(now, head's xmit time)``
+        sets ``FLAG_SET_XMIT_TIMER``, then ``tcp_set_xmit_timer`` -> ``tcp_rearm_rto``
+        unless RACK armed its reordering timer). Applied under ``timer_hz`` > 0."""
+        fresh = [k for k in newly if self.tx_count[k] == 1]
+        return bool(fresh) and self.sent_at[min(fresh)] < self.sent_at[head]
