@@ -332,6 +332,32 @@ def test_rto_restarts_on_a_sack_of_a_segment_sent_before_the_heads_retransmissio
     assert (res.timeouts, res.retransmissions) == (1, 2)
 
 
+def test_loss_probe_timeout_in_jiffies():
+    from latency_model.sim.flat import tlp_timer_wait
+
+    # tcp_schedule_loss_probe (Linux 6.7 on): usecs_to_jiffies(2 SRTT + 200 ms) with one
+    # packet out = ceil(400.6 / 4) = 101, capped at usecs_to_jiffies(RTO 304 ms) = 76, level 1:
+    # 80 jiffies; two packets out: ceil(202.6 / 4) = 51, level 0: 51.5 jiffies.
+    assert tlp_timer_wait(0.1003, True, 0.304, 0.2, 250.0) == pytest.approx(0.320)
+    assert tlp_timer_wait(0.1003, False, 0.304, 0.2, 250.0) == pytest.approx(0.206)
+    assert tlp_timer_wait(0.1003, False, 0.1, 0.2, 250.0) == pytest.approx(0.102)  # cap 25 jiffies
+    assert tlp_timer_wait(-1.0, False, 0.0, 0.2, 250.0) == pytest.approx(1.0 + 0.016)  # TCP_TIMEOUT_INIT: 250, level 1
+    # N = 11, the last segment lost (validation/LINUX.md item 5(c)): segment 9's ACK at
+    # 0.1 + 10 S leaves one packet out; the probe fires 0.320 s later and its ACK returns
+    # 0.1 + S after: 0.5205 s (the kernel: 0.509-0.545 s derived, 0.5065-0.5390 s measured).
+    res, rows = run_transfer(PARAMS, size_packets=11, drops=[10], config=LINUX_HZ, trace=True)
+    t_probe = 0.1 + 10 * S + 0.320
+    assert [r.time_s for r in rows if r.event == "tlp_probe"] == [pytest.approx(t_probe, abs=1e-12)]
+    assert res.completion_s == pytest.approx(t_probe + S + 0.1, abs=1e-12)
+    # N = 20, segments 18 and 19 lost: the last ACK (segment 17's) leaves two out: 2 SRTT +
+    # 2 ms in jiffies on level 0, i.e. 51.5 jiffies = 0.206 s (RFC 8985's 2 SRTT: 0.2006 s).
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[18, 19], config=LINUX_HZ, trace=True)
+    probe = [r for r in rows if r.event == "tlp_probe"]
+    last_ack = max(r.time_s for r in rows if r.event == "ack" and r.time_s < probe[0].time_s)
+    assert [math.ceil((2 * srtt + 0.002) * 250) for srtt in (0.1, 0.1004)] == [51, 51]  # SRTT: RTT samples 0.1-0.1004 s
+    assert probe[0].time_s == pytest.approx(last_ack + 0.206, abs=1e-12)
+
+
 @pytest.mark.parametrize("n", [1, 4, 11, 40])
 def test_rto_in_jiffies_both_engines_agree(n):
     # More RTOs than at p = 0.2: every segment lost with probability 0.5.

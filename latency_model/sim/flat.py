@@ -186,6 +186,31 @@ def rto_timer_wait(rto, hz):
     return wheel_wait(math.floor(rto * hz + 0.5), hz)
 
 
+TCP_TIMEOUT_INIT_S = 1.0
+"""Linux include/net/tcp.h ``TCP_TIMEOUT_INIT`` (1 s): the probe's timeout before any RTT
+sample (``tcp_schedule_loss_probe``), as RFC 8985 7.2's."""
+
+
+@inline
+def tlp_timer_wait(srtt, one_out, rto_delta, rto_min, hz):
+    """Seconds from arming the loss probe's timer to its expiry under ``hz`` > 0 (Linux 6.7
+    and later, ``net/ipv4/tcp_output.c`` ``tcp_schedule_loss_probe``).
+
+    J = usecs_to_jiffies(2 SRTT + ``tcp_rto_min`` (``rto_min``) with one packet out, else
+    + ``TCP_TIMEOUT_MIN_US`` (2 ms)); ``TCP_TIMEOUT_INIT`` before any sample; capped at
+    usecs_to_jiffies(``rto_delta``), the RTO's remaining time (when positive), then fired by
+    the timer wheel (:func:`wheel_wait`)."""
+    if srtt > 0.0:
+        jiffies = math.ceil((2.0 * srtt + (rto_min if one_out else TCP_TIMEOUT_MIN_S)) * hz - 1e-6)
+    else:
+        jiffies = math.ceil(TCP_TIMEOUT_INIT_S * hz - 1e-6)
+    if rto_delta > 0.0:
+        cap = math.ceil(rto_delta * hz - 1e-6)
+        if cap < jiffies:
+            jiffies = cap
+    return wheel_wait(jiffies, hz)
+
+
 @inline
 def reo_timer_wait(remaining, hz):
     """Seconds from arming RACK's reordering timer to its expiry, for ``remaining`` seconds

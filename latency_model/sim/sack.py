@@ -105,7 +105,7 @@ from __future__ import annotations
 import math
 
 from .engine import Timer
-from .flat import reo_timer_wait, rto_timer_wait
+from .flat import reo_timer_wait, rto_timer_wait, tlp_timer_wait
 from .sender import Sender
 
 __all__ = ["SackSender", "WC_DEL_ACK_T_S"]
@@ -614,6 +614,15 @@ class SackSender(Sender):
             return pto
         return 1.0
 
+    def _rto_delta(self, now: float) -> float:
+        """The RTO's remaining time that caps Linux's probe timeout, seconds
+        (``tcp_schedule_loss_probe``): after new data went out (``tcp_write_xmit``,
+        ``advancing_rto`` false) ``tcp_rto_delta_us``, the head's last transmission + RTO -
+        now; on an ACK that sent nothing (``tcp_set_xmit_timer``) the whole RTO."""
+        if self._sent_new:
+            return self.sent_at[self.snd_una] + self.rto - now
+        return self.rto
+
     def _rack_timers(self, now: float, timeout: float, rearm_tlp: bool, restart: bool = False) -> None:
         """Settle the timers at the end of an event (RFC 8985 Section 8: the reordering
         timer, the probe timer and the RTO are mutually exclusive, one is armed at a time).
@@ -634,6 +643,12 @@ class SackSender(Sender):
             return
         if rearm_tlp and self.tlp_end < 0 and self._tlp_open() and (
                 self.samples_at_probe < 0 or self.rtt_samples > self.samples_at_probe):
+            if self.timer_hz > 0.0:  # Linux: in jiffies on the wheel (flat.tlp_timer_wait)
+                rack.arm(now + tlp_timer_wait(self.srtt, self.snd_nxt - self.snd_una == 1,
+                                              self._rto_delta(now), self.min_rto, self.timer_hz))
+                rto.cancel()
+                self.rack_mode = "tlp"
+                return
             expire = rto.deadline if rto.armed else now + self.rto  # TCP_RTO_expire()
             rto.cancel()
             rack.arm(min(now + self._pto(), expire))
