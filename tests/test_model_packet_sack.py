@@ -24,11 +24,11 @@ from latency_model.studies.packet_setup import packet_path
 
 # The linux profile without the five Linux mechanisms the packet model does not have (its
 # bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT,
-# RACK's reordering timer in jiffies).
+# the RTO and RACK's reordering timer in jiffies).
 _MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False, timer_hz=0)
 SETUPS = {
     "linux": SimConfig.profile("linux", **_MODELLED),  # SACK, PRR-SSRB, RACK-TLP, timestamps
-    "linux-rfc-sender": SimConfig.profile("linux", sender="rfc"),  # timestamps, RFC sender
+    "linux-rfc-sender": SimConfig.profile("linux", sender="rfc", timer_hz=0),  # timestamps, RFC sender
     "sack": SimConfig.profile("linux", prr="off", rack_tlp=False, **_MODELLED),
     "sack-prr": SimConfig.profile("linux", rack_tlp=False, **_MODELLED),
     "sack-rack-tlp": SimConfig.profile("linux", prr="off", **_MODELLED),

@@ -49,7 +49,9 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
     assert packet_differences(SimConfig.profile("linux", bare_fin=False, rack_tsecr_test=True,
                                                 rxt_lost_only=False, implicit_lt=False,
                                                 timer_hz=0)) == [cubic]
-    assert packet_differences(SimConfig.profile("linux", sender="rfc")) == [cubic]
+    assert packet_differences(SimConfig.profile("linux", sender="rfc", timer_hz=0)) == [cubic]
+    (rto, _) = packet_differences(SimConfig.profile("linux", sender="rfc"))  # the RTO in jiffies, no RACK
+    assert "RTO in jiffies of 1/250 s" in rto and "RACK" not in rto
     with pytest.raises(ValueError, match="config must be a SimConfig"):
         packet_differences({"sender": "rfc"})
     with pytest.raises(ValueError, match="config must be a SimConfig"):

@@ -276,6 +276,99 @@ def test_rack_timer_wait_rounds_up_to_whole_jiffies():
     assert reo_timer_wait(0.023, 1000.0) == pytest.approx(0.0255)  # HZ = 1000: J = 25
 
 
+# The RTO in whole jiffies on the timer wheel (timer_hz) -----------------------------------------
+
+def test_timer_wheel_mean_wait_per_level():
+    from latency_model.sim.flat import rto_jiffies, rto_timer_wait, wheel_wait
+
+    # kernel/time/timer.c: level 0 below LVL_START(1) = 63 jiffies fires J + 1 - phi jiffies
+    # after arming (mean J + 1/2); level 1 (63 <= J < 504) at the first multiple of 8 after
+    # the expiry E: J + (8 - E mod 8) - phi, mean J + 4.5 - 0.5; level 2 (to 4032), of 64: J + 32.
+    mean_l1 = np.mean([8 - e % 8 - phi for e in range(8) for phi in (0.25, 0.75)])
+    assert mean_l1 == 4.0
+    assert [wheel_wait(j, 250.0) * 250 for j in (1, 62, 63, 503, 504)] == pytest.approx(
+        [1.5, 62.5, 67.0, 507.0, 536.0], abs=1e-9)
+    assert rto_jiffies(0.3000288, 250.0) == pytest.approx(0.304)  # usecs_to_jiffies rounds up: 76
+    assert rto_jiffies(0.3, 250.0) == pytest.approx(0.300)  # an exact multiple stays: 75
+    assert rto_jiffies(0.3000288, 0.0) == 0.3000288 and rto_timer_wait(0.3000288, 0.0) == 0.3000288
+    assert rto_timer_wait(0.304, 250.0) == pytest.approx(0.320)  # 76 jiffies, level 1: 80
+
+
+def test_rto_in_jiffies_on_the_wheel_hand_trace():
+    # N = 1 (FIN on the segment), segment 0 dropped five times, CONFIG_HZ = 250. The
+    # handshake's sample gives RTO = 3 r0 = 300.03 ms, stored as usecs_to_jiffies = 76
+    # jiffies (304 ms, include/net/tcp.h __tcp_set_rto); the RTO armed at t = 0 sits on wheel
+    # level 1: 76 + 4 = 80 jiffies at the phase's mean, 0.320 s. The probe (PTO 2 SRTT +
+    # 200 ms = 0.400 s) is capped at that expiry: 0.320 s; the RTO restarted from it fires at
+    # 0.640 s, then with the backed-off RTO 152 jiffies (level 1: +156) at 1.264 s, 304
+    # (+308) at 2.496 s and 608 (level 2, granularity 64: +640) at 5.056 s; the sixth
+    # transmission is ACKed 0.1 + S later.
+    config = LINUX_HZ.replace(bare_fin=False)
+    res, rows = run_transfer(PARAMS, size_packets=1, drops={0: 5}, config=config, trace=True)
+    assert rows[0].rto_s == pytest.approx(0.304, abs=1e-12)
+    assert [r.time_s for r in rows if r.event == "tlp_probe"] == [pytest.approx(0.320, abs=1e-12)]
+    assert [r.time_s for r in rows if r.event == "timeout"] == pytest.approx(
+        [0.640, 1.264, 2.496, 5.056], abs=1e-12)
+    assert res.completion_s == pytest.approx(5.056 + 0.1 + S, abs=1e-12)
+    assert (res.tlp_probes, res.timeouts, res.retransmissions) == (1, 4, 5)
+    exact = run_transfer(PARAMS, size_packets=1, drops={0: 5}, config=NO_BARE)  # exact timers
+    assert exact.completion_s == pytest.approx(3 * R0 * (1 + 1 + 2 + 4 + 8) + 0.1 + S, abs=1e-9)
+
+
+@pytest.mark.parametrize("seg", [0, 3, 6, 9])
+def test_rto_restarts_on_a_sack_of_a_segment_sent_before_the_heads_retransmission(seg):
+    # N = 11, segment `seg` dropped twice (validation/LINUX.md item 5(b)). Segment 10 leaves
+    # on the first ACK, at 0.1 + S (for seg = 0 on the first duplicate ACK, 0.1 + 2S); RACK
+    # then retransmits `seg` (lost again) and segment 10's SACK, one RTT + S after it left,
+    # newly SACKs a segment sent before the head's last transmission: tcp_clean_rtx_queue
+    # restarts the RTO (76 jiffies, 80 on the wheel: 0.320 s) from it. The timeout's
+    # retransmission is ACKed 0.1 + S later: 0.620 s (the kernel: 0.608-0.636 s derived,
+    # 0.606-0.641 s measured); without the restart the RTO armed at the first SACK
+    # (about 0.1002 s) fires 0.1 s earlier.
+    res, rows = run_transfer(PARAMS, size_packets=11, drops={seg: 2}, config=LINUX_HZ, trace=True)
+    t_sack = 0.1 + (2 * S if seg == 0 else S) + 0.1 + S
+    assert [r.time_s for r in rows if r.event == "timeout"] == [pytest.approx(t_sack + 0.320, abs=1e-12)]
+    assert res.completion_s == pytest.approx(t_sack + 0.320 + S + 0.1, abs=1e-12)
+    assert (res.timeouts, res.retransmissions) == (1, 2)
+
+
+def test_loss_probe_timeout_in_jiffies():
+    from latency_model.sim.flat import tlp_timer_wait
+
+    # tcp_schedule_loss_probe (Linux 6.7 on): usecs_to_jiffies(2 SRTT + 200 ms) with one
+    # packet out = ceil(400.6 / 4) = 101, capped at usecs_to_jiffies(RTO 304 ms) = 76, level 1:
+    # 80 jiffies; two packets out: ceil(202.6 / 4) = 51, level 0: 51.5 jiffies.
+    assert tlp_timer_wait(0.1003, True, 0.304, 0.2, 250.0) == pytest.approx(0.320)
+    assert tlp_timer_wait(0.1003, False, 0.304, 0.2, 250.0) == pytest.approx(0.206)
+    assert tlp_timer_wait(0.1003, False, 0.1, 0.2, 250.0) == pytest.approx(0.102)  # cap 25 jiffies
+    assert tlp_timer_wait(-1.0, False, 0.0, 0.2, 250.0) == pytest.approx(1.0 + 0.016)  # TCP_TIMEOUT_INIT: 250, level 1
+    # N = 11, the last segment lost (validation/LINUX.md item 5(c)): segment 9's ACK at
+    # 0.1 + 10 S leaves one packet out; the probe fires 0.320 s later and its ACK returns
+    # 0.1 + S after: 0.5205 s (the kernel: 0.509-0.545 s derived, 0.5065-0.5390 s measured).
+    res, rows = run_transfer(PARAMS, size_packets=11, drops=[10], config=LINUX_HZ, trace=True)
+    t_probe = 0.1 + 10 * S + 0.320
+    assert [r.time_s for r in rows if r.event == "tlp_probe"] == [pytest.approx(t_probe, abs=1e-12)]
+    assert res.completion_s == pytest.approx(t_probe + S + 0.1, abs=1e-12)
+    # N = 20, segments 18 and 19 lost: the last ACK (segment 17's) leaves two out: 2 SRTT +
+    # 2 ms in jiffies on level 0, i.e. 51.5 jiffies = 0.206 s (RFC 8985's 2 SRTT: 0.2006 s).
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[18, 19], config=LINUX_HZ, trace=True)
+    probe = [r for r in rows if r.event == "tlp_probe"]
+    last_ack = max(r.time_s for r in rows if r.event == "ack" and r.time_s < probe[0].time_s)
+    assert [math.ceil((2 * srtt + 0.002) * 250) for srtt in (0.1, 0.1004)] == [51, 51]  # SRTT: RTT samples 0.1-0.1004 s
+    assert probe[0].time_s == pytest.approx(last_ack + 0.206, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 4, 11, 40])
+def test_rto_in_jiffies_both_engines_agree(n):
+    # More RTOs than at p = 0.2: every segment lost with probability 0.5.
+    params = PARAMS.replace(p=0.5)
+    children = np.random.SeedSequence(47).spawn(30)
+    ref = reference(params, n * MSS, LINUX_HZ, children)
+    assert ref[:, K.OUT_FIELDS.index("timeouts")].sum() > 0
+    for fn in KERNELS:
+        TWIN.check_identical(fn, params, n * MSS, LINUX_HZ, children, ref)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 8, 11, 20])
 def test_rack_timer_in_jiffies_both_engines_agree(n):
     _both_engines(PARAMS, n, LINUX_HZ)

@@ -169,7 +169,10 @@ class SimConfig:
         Timer granularity, jiffies a second (a kernel's ``CONFIG_HZ``); 0 (the default):
         exact timers. With ``rack_tlp``, RACK's reordering timer is armed in whole jiffies
         with Linux's 2 ms added and fires on the timer wheel (``tcp_recovery.c``
-        ``tcp_rack_mark_lost``, ``kernel/time/timer.c``; :func:`.flat.reo_timer_wait`).
+        ``tcp_rack_mark_lost``, ``kernel/time/timer.c``; :func:`.flat.reo_timer_wait`); the
+        RTO is kept in whole jiffies (``include/net/tcp.h`` ``__tcp_set_rto``) and fires on
+        the wheel (:func:`.flat.rto_timer_wait`), as does the loss probe
+        (``tcp_schedule_loss_probe``, :func:`.flat.tlp_timer_wait`).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other

@@ -76,9 +76,9 @@ N_IS = NNEW + 1
 # and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
 CWND, SSTH, BACKED = range(3)
 (RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
- RK_XTS, RK_RTT, MIN_RTT, ABUSY) = (N_STATE + k for k in _slots(
-    "RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY"))
-N_FS = ABUSY + 1
+ RK_XTS, RK_RTT, MIN_RTT, ABUSY, TIMER_HZ) = (N_STATE + k for k in _slots(
+    "RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY TIMER_HZ"))
+N_FS = TIMER_HZ + 1
 # Integer parameters PI.
 (P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_RULE,
  P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY,
@@ -133,6 +133,84 @@ FAIL_STALL = 3
 
 # Timers as a kernel runs them ------------------------------------------------------------
 
+WHEEL_LVL_START1 = 63
+"""Linux ``kernel/time/timer.c`` ``LVL_START(1)`` = (``LVL_SIZE`` - 1) << 0: a timer of fewer
+jiffies goes on the wheel's level 0 (granularity one jiffy)."""
+WHEEL_LVL_CLK_SHIFT = 3
+"""``kernel/time/timer.c`` ``LVL_CLK_SHIFT``: each level is 8 times coarser than the one below."""
+WHEEL_LVL_DEPTH = 9
+"""``kernel/time/timer.c`` ``LVL_DEPTH`` for ``CONFIG_HZ`` > 100."""
+
+
+@inline
+def wheel_wait(jiffies, hz):
+    """Seconds from arming a kernel timer of ``jiffies`` jiffies (``CONFIG_HZ`` = hz) to its
+    expiry on the timer wheel, the arming moment's phase at its mean.
+
+    ``kernel/time/timer.c`` ``calc_wheel_index``: a timer with delta = ``jiffies`` goes on
+    level ``lvl``, the first with delta < ``LVL_START(lvl + 1)`` = 63·8^lvl; ``calc_index``
+    rounds its expiry E = (arming jiffy) + J up to the level's granularity G = 8^lvl,
+    ``(E + G) >> LVL_SHIFT(lvl)``: it fires at the first multiple of G strictly after E,
+    1 to G jiffies after E. Arming at phase φ into its jiffy, the wait is (J + L − φ)
+    jiffies, L in 1..G. With E mod G and φ uniform (docs/simulator.md: the mean, no random
+    draw), the mean is J + (G + 1)/2 − 1/2 = J + G/2 jiffies: (J + 1/2) at level 0 (J < 63),
+    (J + 4) at level 1 (63 <= J < 504)."""
+    gran = 1.0
+    start = WHEEL_LVL_START1
+    lvl = 0
+    while jiffies >= start and lvl < WHEEL_LVL_DEPTH - 1:
+        gran *= 1 << WHEEL_LVL_CLK_SHIFT
+        start *= 1 << WHEEL_LVL_CLK_SHIFT
+        lvl += 1
+    return (jiffies + 0.5 * gran) / hz
+
+
+@inline
+def rto_jiffies(rto, hz):
+    """The RTO as the kernel stores it, seconds: ``hz`` = 0, ``rto`` itself; else
+    usecs_to_jiffies(``rto``) (``include/net/tcp.h`` ``__tcp_set_rto``: usecs_to_jiffies(SRTT
+    + RTTVAR), rounding up) in seconds. The 1e-6 jiffy of slack absorbs float rounding of an
+    exact multiple."""
+    if hz <= 0.0:
+        return rto
+    return math.ceil(rto * hz - 1e-6) / hz
+
+
+@inline
+def rto_timer_wait(rto, hz):
+    """Seconds from arming the retransmission timer to its expiry: ``rto`` for ``hz`` = 0;
+    else the timer wheel's :func:`wheel_wait` for the RTO's whole jiffies (``rto`` is one,
+    :func:`rto_jiffies`; ``inet_csk_reset_xmit_timer`` -> ``sk_reset_timer``, jiffies + J)."""
+    if hz <= 0.0:
+        return rto
+    return wheel_wait(math.floor(rto * hz + 0.5), hz)
+
+
+TCP_TIMEOUT_INIT_S = 1.0
+"""Linux include/net/tcp.h ``TCP_TIMEOUT_INIT`` (1 s): the probe's timeout before any RTT
+sample (``tcp_schedule_loss_probe``), as RFC 8985 7.2's."""
+
+
+@inline
+def tlp_timer_wait(srtt, one_out, rto_delta, rto_min, hz):
+    """Seconds from arming the loss probe's timer to its expiry under ``hz`` > 0 (Linux 6.7
+    and later, ``net/ipv4/tcp_output.c`` ``tcp_schedule_loss_probe``).
+
+    J = usecs_to_jiffies(2 SRTT + ``tcp_rto_min`` (``rto_min``) with one packet out, else
+    + ``TCP_TIMEOUT_MIN_US`` (2 ms)); ``TCP_TIMEOUT_INIT`` before any sample; capped at
+    usecs_to_jiffies(``rto_delta``), the RTO's remaining time (when positive), then fired by
+    the timer wheel (:func:`wheel_wait`)."""
+    if srtt > 0.0:
+        jiffies = math.ceil((2.0 * srtt + (rto_min if one_out else TCP_TIMEOUT_MIN_S)) * hz - 1e-6)
+    else:
+        jiffies = math.ceil(TCP_TIMEOUT_INIT_S * hz - 1e-6)
+    if rto_delta > 0.0:
+        cap = math.ceil(rto_delta * hz - 1e-6)
+        if cap < jiffies:
+            jiffies = cap
+    return wheel_wait(jiffies, hz)
+
+
 @inline
 def reo_timer_wait(remaining, hz):
     """Seconds from arming RACK's reordering timer to its expiry, for ``remaining`` seconds
@@ -141,14 +219,11 @@ def reo_timer_wait(remaining, hz):
     ``hz`` = 0: exactly ``remaining`` (RFC 8985). ``hz`` > 0, a kernel of ``CONFIG_HZ`` =
     hz: Linux 6.7 and later arm J = usecs_to_jiffies(remaining + ``TCP_TIMEOUT_MIN_US``)
     jiffies (``net/ipv4/tcp_recovery.c`` ``tcp_rack_mark_lost``; usecs_to_jiffies rounds
-    up), and the timer wheel's level 0 fires it (J + 1) jiffies minus the arming moment's
-    phase φ in its jiffy later (``kernel/time/timer.c`` ``calc_index``); φ is taken at its
-    mean for a uniform phase, half a jiffy: (J + 1/2) / hz (docs/simulator.md). The 1e-6
-    jiffy of slack absorbs float rounding of an exact multiple."""
+    up), fired by the timer wheel (:func:`wheel_wait`: (J + 1/2) / hz below 63 jiffies).
+    The 1e-6 jiffy of slack absorbs float rounding of an exact multiple."""
     if hz <= 0.0:
         return remaining
-    jiffies = math.ceil((remaining + TCP_TIMEOUT_MIN_S) * hz - 1e-6)
-    return (jiffies + 0.5) / hz
+    return wheel_wait(math.ceil((remaining + TCP_TIMEOUT_MIN_S) * hz - 1e-6), hz)
 
 
 # Segments ---------------------------------------------------------------------------------
@@ -201,8 +276,9 @@ def draw_lost(prob, I, u):
 
 @inline
 def arm_rto(now, I, F):
-    """Start (or restart) the retransmission timer: ``Timer.arm``, a fresh ``seq``."""
-    F[RTO_T] = now + F[RTO]
+    """Start (or restart) the retransmission timer: ``Timer.arm``, a fresh ``seq``; on the
+    timer wheel when ``F[TIMER_HZ]`` > 0 (:func:`rto_timer_wait`)."""
+    F[RTO_T] = now + rto_timer_wait(F[RTO], F[TIMER_HZ])
     I[RTO_SEQ] = I[SEQ]
     I[SEQ] += 1
     I[RTO_ON] = 1
@@ -426,7 +502,7 @@ def rtt_sample(r, I, F, PI, PF):
         rto = PF[Q_MINRTO]
     if rto > PF[Q_MAXRTO]:  # (2.5)
         rto = PF[Q_MAXRTO]
-    F[RTO] = rto
+    F[RTO] = rto_jiffies(rto, PF[Q_HZ])
 
 
 @inline
@@ -635,6 +711,7 @@ def reset(I, F, S, PI, PF):
     for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state
         F[k] = PF[Q_STATE0 + k]
     F[RTO] = PF[Q_RTO0]
+    F[TIMER_HZ] = PF[Q_HZ]
     F[SRTT] = PF[Q_SRTT0]
     F[RTTVAR] = PF[Q_RTTVAR0]
     F[RK_XTS] = -1.0

@@ -158,7 +158,7 @@ def start(I, F, S, SF, PI, PF, u, QI, QF):
     elif sender == SENDER_SACK:
         sk_send_allowed(0.0, I, F, S, SF, PI, PF, u, QI, QF)
         if PI[P_RACK] != 0 and I[FAIL] == 0:
-            rk_timers(0.0, 0.0, I[SENT_NEW] != 0, I, F, PI, PF, S)
+            rk_timers(0.0, 0.0, I[SENT_NEW] != 0, False, I, F, PI, PF, S, SF)
             I[SENT_NEW] = 0
     else:
         send_new(0.0, I, F, S, SF, PI, PF, u, QI, QF)

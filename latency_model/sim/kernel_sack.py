@@ -252,7 +252,7 @@ def sk_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
     timeout(I, F, PI, PF)
     sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
     if PI[P_RACK] != 0 and I[FAIL] == 0:
-        rk_timers(now, 0.0, False, I, F, PI, PF, S)
+        rk_timers(now, 0.0, False, False, I, F, PI, PF, S, SF)
 
 
 @inline
@@ -458,7 +458,7 @@ def rk_arm(when, mode, I, F):
     I[RK_MODE] = mode
 
 
-def rk_timers(now, wait, rearm_tlp, I, F, PI, PF, S):
+def rk_timers(now, wait, rearm_tlp, restart, I, F, PI, PF, S, SF):
     # SackSender._rack_timers.
     if I[DONE] != 0 or I[MAX] <= I[UNA]:
         I[RK_ON] = 0
@@ -470,6 +470,15 @@ def rk_timers(now, wait, rearm_tlp, I, F, PI, PF, S):
         return
     if rearm_tlp and I[TLP_END] < 0 and rk_tlp_open(I, S) and (
             I[SAMP_PROBE] < 0 or I[NSAMP] > I[SAMP_PROBE]):
+        if PF[Q_HZ] > 0.0:  # SackSender._rack_timers: Linux's probe in jiffies on the wheel
+            if I[SENT_NEW] != 0:  # SackSender._rto_delta
+                delta = SF[SF_SENT, I[UNA]] + F[RTO] - now
+            else:
+                delta = F[RTO]
+            rk_arm(now + tlp_timer_wait(F[SRTT], I[NXT] - I[UNA] == 1, delta, PF[Q_MINRTO], PF[Q_HZ]),
+                   RK_TLP, I, F)
+            I[RTO_ON] = 0
+            return
         expire = F[RTO_T] if I[RTO_ON] != 0 else now + F[RTO]
         I[RTO_ON] = 0
         t = now + rk_pto(I, F)
@@ -479,8 +488,19 @@ def rk_timers(now, wait, rearm_tlp, I, F, PI, PF, S):
         I[RK_ON] = 0
     if I[RK_ON] != 0:
         I[RTO_ON] = 0
-    elif I[RTO_ON] == 0:
+    elif restart or I[RTO_ON] == 0:
         arm_rto(now, I, F)
+
+
+@inline
+def rk_sack_restarts_rto(new_sacked, head, S, SF):
+    """``SackSender._sack_restarts_rto`` over the ``new_sacked`` segments in row ``S_NEW``."""
+    first = -1
+    for i in range(new_sacked):
+        k = S[S_NEW, i]
+        if S[S_TXC, k] == 1 and (first < 0 or k < first):
+            first = k
+    return first >= 0 and SF[SF_SENT, first] < SF[SF_SENT, head]
 
 
 def rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
@@ -513,7 +533,7 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
                 rk_enter_recovery(now, 0, I, F, S, SF, PI, PF, u, QI, QF)
             if I[FAIL] != 0:
                 return
-        rk_timers(now, wait, False, I, F, PI, PF, S)
+        rk_timers(now, wait, False, False, I, F, PI, PF, S, SF)
     else:
         # TLP_send_probe (RFC 8985 7.3).
         I[TLP_RETX] = 0
@@ -557,6 +577,8 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     new_sacked = sk_update(ack if ack > old_una else old_una, blk, nb, I, S)
     m = new_sacked
     acked_new = ack > old_una
+    restart = (PF[Q_HZ] > 0.0 and not acked_new and new_sacked > 0
+               and rk_sack_restarts_rto(new_sacked, old_una, S, SF))
     if acked_new:
         for k in range(old_una, ack):
             if S[S_SACKED, k] == 0:
@@ -595,5 +617,5 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
             sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
-    rk_timers(now, wait, acked_new or I[SENT_NEW] != 0, I, F, PI, PF, S)
+    rk_timers(now, wait, acked_new or I[SENT_NEW] != 0, restart, I, F, PI, PF, S, SF)
     I[SENT_NEW] = 0

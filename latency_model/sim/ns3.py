@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from .flat import rto_timer_wait
 from .sender import Sender
 
 __all__ = ["Ns3Sender", "OPEN", "DISORDER", "RECOVERY", "LOSS", "check_ns3_params"]
@@ -171,7 +172,7 @@ class Ns3Sender(Sender):
         self.backoff = 0
         if reset:
             self.rto = self._rto_from_estimator()
-            self.timer.arm(now + self.rto)
+            self.timer.arm(now + rto_timer_wait(self.rto, self.timer_hz))
 
     # Transmission ----------------------------------------------------------------
     def _transmit(self, seg: int, now: float) -> None:

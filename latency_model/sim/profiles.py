@@ -119,8 +119,9 @@ STACKS: dict[str, StackProfile] = {
         "Transmit, CUBIC with HyStart as the growth rule unless another is given (rule 'standard' "
         "is reno). It LACKS: D-SACK and undo, F-RTO, Reno's congestion avoidance in whole packets "
         "(tcp_cong_avoid_ai), slow start without an ABC cap for reno, the adaptive delayed-ACK "
-        "timer (ato), SACK compression, pacing, and jiffies for the RTO and the loss probe (RACK's "
-        "reordering timer runs in jiffies of CONFIG_HZ = 250, the timer wheel's phase at its mean).",
+        "timer (ato), SACK compression, pacing (RACK's reordering timer, the RTO and the loss probe run "
+        "in jiffies of CONFIG_HZ = 250 on the timer wheel, its phase at its mean; the RTO restarts on a "
+        "SACK of a segment sent before the head's last transmission).",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -165,7 +166,12 @@ STACKS: dict[str, StackProfile] = {
                          "config_hz); RACK's reordering timer "
                          "in jiffies: " + _LNX + "tcp_recovery.c tcp_rack_mark_lost (Linux 6.7 on: "
                          "usecs_to_jiffies(wait + TCP_TIMEOUT_MIN_US)), kernel/time/timer.c "
-                         "calc_index (level 0 fires J + 1 jiffies after the arming jiffy)"),
+                         "calc_index (level 0 fires J + 1 jiffies after the arming jiffy); the RTO in "
+                         "jiffies: include/net/tcp.h __tcp_set_rto (usecs_to_jiffies), on the wheel's "
+                         "level 1 from 63 jiffies (expiry rounded up to 8 jiffies); restarted on a SACK of "
+                         "a segment sent before the head's last transmission: " + _LNX + "tcp_input.c "
+                         "tcp_clean_rtx_queue (FLAG_SET_XMIT_TIMER); the probe in jiffies: " + _LNX +
+                         "tcp_output.c tcp_schedule_loss_probe"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "

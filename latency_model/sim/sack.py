@@ -105,7 +105,7 @@ from __future__ import annotations
 import math
 
 from .engine import Timer
-from .flat import reo_timer_wait
+from .flat import reo_timer_wait, rto_timer_wait, tlp_timer_wait
 from .sender import Sender
 
 __all__ = ["SackSender", "WC_DEL_ACK_T_S"]
@@ -152,7 +152,6 @@ class SackSender(Sender):
         self.pipe_log: list | None = None  # optional (time_s, pipe_bytes) per recovery ACK (tests)
         self.rack_tlp = config.rack_tlp
         self.rack_tsecr_test = config.rack_tsecr_test
-        self.timer_hz = float(config.timer_hz)  # 0: exact timers; > 0: RACK's timer in jiffies
         self.lost_only = config.rxt_lost_only
         if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
             self.lt_lo, self.lt_hi = 1, self.n
@@ -615,14 +614,23 @@ class SackSender(Sender):
             return pto
         return 1.0
 
-    def _rack_timers(self, now: float, timeout: float, rearm_tlp: bool) -> None:
+    def _rto_delta(self, now: float) -> float:
+        """The RTO's remaining time that caps Linux's probe timeout, seconds
+        (``tcp_schedule_loss_probe``): after new data went out (``tcp_write_xmit``,
+        ``advancing_rto`` false) ``tcp_rto_delta_us``, the head's last transmission + RTO -
+        now; on an ACK that sent nothing (``tcp_set_xmit_timer``) the whole RTO."""
+        if self._sent_new:
+            return self.sent_at[self.snd_una] + self.rto - now
+        return self.rto
+
+    def _rack_timers(self, now: float, timeout: float, rearm_tlp: bool, restart: bool = False) -> None:
         """Settle the timers at the end of an event (RFC 8985 Section 8: the reordering
         timer, the probe timer and the RTO are mutually exclusive, one is armed at a time).
 
         ``timeout`` > 0: RACK's reordering timer. Else, if ``rearm_tlp`` (new data sent
         or new data cumulatively acknowledged) and a probe may be scheduled: the PTO,
         capped at the RTO's expiry. Else the RTO (restarted from now if another timer was
-        standing in for it)."""
+        standing in for it, or if ``restart``: :meth:`_sack_restarts_rto`)."""
         rack, rto = self.rack_timer, self.timer
         if self.completion_s is not None or self.snd_max <= self.snd_una:
             rack.cancel()
@@ -635,6 +643,12 @@ class SackSender(Sender):
             return
         if rearm_tlp and self.tlp_end < 0 and self._tlp_open() and (
                 self.samples_at_probe < 0 or self.rtt_samples > self.samples_at_probe):
+            if self.timer_hz > 0.0:  # Linux: in jiffies on the wheel (flat.tlp_timer_wait)
+                rack.arm(now + tlp_timer_wait(self.srtt, self.snd_nxt - self.snd_una == 1,
+                                              self._rto_delta(now), self.min_rto, self.timer_hz))
+                rto.cancel()
+                self.rack_mode = "tlp"
+                return
             expire = rto.deadline if rto.armed else now + self.rto  # TCP_RTO_expire()
             rto.cancel()
             rack.arm(min(now + self._pto(), expire))
@@ -644,8 +658,8 @@ class SackSender(Sender):
             rack.cancel()  # no longer needed: the RTO takes over
         if rack.armed:  # a pending probe stands in for the RTO
             rto.cancel()
-        elif not rto.armed:
-            rto.arm(now + self.rto)
+        elif restart or not rto.armed:
+            rto.arm(now + rto_timer_wait(self.rto, self.timer_hz))
 
     def on_rack_timer(self, now: float) -> None:
         """Expiry of the RACK reordering timer (RFC 8985 6.3) or of the PTO (7.3)."""
@@ -661,7 +675,7 @@ class SackSender(Sender):
             self._tlp_send_probe(now)
             self._busy = False
             if self.snd_max > self.snd_una:  # 7.3: re-arm the RTO from now
-                self.timer.arm(now + self.rto)
+                self.timer.arm(now + rto_timer_wait(self.rto, self.timer_hz))
         self._sent_new = False
 
     def _tlp_send_probe(self, now: float) -> None:
@@ -729,6 +743,8 @@ class SackSender(Sender):
         newly: list[int] = []
         new_sacked = self._update(max(ack, old_una), sack, newly) if sack else 0
         acked_new = ack > old_una
+        restart = (self.timer_hz > 0.0 and not acked_new and new_sacked > 0
+                   and self._sack_restarts_rto(newly, old_una))
         if acked_new:
             newly.extend(k for k in range(old_una, ack) if not self.sacked[k])
         delivered = len(newly)
@@ -762,5 +778,15 @@ class SackSender(Sender):
             elif self.lt_lo <= self.dupacks <= self.lt_hi:
                 self._limited_transmit(now)
         self._busy = False
-        self._rack_timers(now, timeout, acked_new or self._sent_new)
+        self._rack_timers(now, timeout, acked_new or self._sent_new, restart)
         self._sent_new = False
+
+    def _sack_restarts_rto(self, newly: list, head: int) -> bool:
+        """Linux restarts the RTO on an ACK that SACKs, first among its newly SACKed
+        never-retransmitted segments (the lowest: the kernel sorts the blocks), one sent
+        before the head's last (re)transmission (``net/ipv4/tcp_input.c``
+        ``tcp_clean_rtx_queue``: ``sack_rtt_us > tcp_stamp_us_delta(now, head's xmit time)``
+        sets ``FLAG_SET_XMIT_TIMER``, then ``tcp_set_xmit_timer`` -> ``tcp_rearm_rto``
+        unless RACK armed its reordering timer). Applied under ``timer_hz`` > 0."""
+        fresh = [k for k in newly if self.tx_count[k] == 1]
+        return bool(fresh) and self.sent_at[min(fresh)] < self.sent_at[head]

@@ -38,6 +38,7 @@ Implemented, segment by segment:
 from __future__ import annotations
 
 from .engine import Timer
+from .flat import rto_jiffies, rto_timer_wait
 
 __all__ = ["Sender"]
 
@@ -77,7 +78,9 @@ class Sender:
         # RFC 6298 state ("paper": fixed RTO, no estimator, no back-off).
         self.fixed_rto = config.rto_rule == "paper"
         self.timestamps = config.rtt_sampling == "timestamps"
-        self.rto = params.rto if self.fixed_rto else config.initial_rto_s
+        # timer_hz > 0: the RTO in whole jiffies, fired by the kernel's timer wheel (flat.py).
+        self.timer_hz = float(config.timer_hz)
+        self.rto = params.rto if self.fixed_rto else rto_jiffies(config.initial_rto_s, self.timer_hz)
         self.min_rto = config.min_rto_s
         self.max_rto = config.max_rto_s
         self.g = config.clock_granularity_s
@@ -171,7 +174,7 @@ class Sender:
         if not sent and self.tx_count[seg] == 1:
             self.first_lost += 1
         if not self.timer.armed:  # RFC 6298 (5.1)
-            self.timer.arm(now + self.rto)
+            self.timer.arm(now + rto_timer_wait(self.rto, self.timer_hz))
 
     def send_allowed(self, now: float) -> None:
         """Send every segment that cwnd (+ LT credit) and the receiver window admit."""
@@ -201,7 +204,7 @@ class Sender:
             rto = self.min_rto
         if rto > self.max_rto:  # (2.5)
             rto = self.max_rto
-        self.rto = rto
+        self.rto = rto_jiffies(rto, self.timer_hz)
 
     def _karn_valid(self, ack: int) -> bool:
         """True if an ACK for ``ack`` segments gives a valid RTT sample (Karn's rule).
@@ -280,7 +283,7 @@ class Sender:
         """On a new ACK: restart the timer while data is outstanding (RFC 6298 (5.3)), else
         stop it (5.2)."""
         if self.snd_nxt > self.snd_una:
-            self.timer.arm(now + self.rto)
+            self.timer.arm(now + rto_timer_wait(self.rto, self.timer_hz))
         else:
             self.timer.cancel()
 
@@ -308,7 +311,7 @@ class Sender:
                 self._note("partial_ack", now, ack)
                 if not self.partial_seen:
                     self.partial_seen = True
-                    self.timer.arm(now + self.rto)
+                    self.timer.arm(now + rto_timer_wait(self.rto, self.timer_hz))
         else:
             self.dupacks = 0
             self.lt_credit = 0

@@ -126,9 +126,13 @@ def packet_differences(config) -> list[str]:
     if config.bare_fin:
         out.append("its bare FIN after a write that fits in the initial window (SACKed above a lost "
                    "tail), where the model's FIN rides on the last data segment")
-    if config.rack_tlp and config.timer_hz:
-        out.append(f"its RACK reordering timer in jiffies of 1/{config.timer_hz} s, 2 ms added (Linux "
-                   "tcp_rack_mark_lost and the timer wheel), where the model's fires at RACK.rtt + reo_wnd")
+    if config.timer_hz:
+        rack = (", restarted on a SACK of a segment sent before the head's last transmission "
+                "(tcp_clean_rtx_queue), its loss probe (tcp_schedule_loss_probe) and RACK reordering timer "
+                "with 2 ms added (tcp_rack_mark_lost)" if config.rack_tlp else "")
+        out.append(f"its RTO in jiffies of 1/{config.timer_hz} s (Linux __tcp_set_rto){rack}, fired by the "
+                   "kernel's timer wheel, where the model's timers fire at the exact RTO"
+                   + (", PTO and RACK.rtt + reo_wnd" if config.rack_tlp else ""))
     rule = STACKS[config.stack].params.get("rule", ("standard", ""))[0]
     if rule != "standard":
         out.append(f"its default growth rule {rule}, where the model follows rule standard (RFC 5681, "
