@@ -145,7 +145,7 @@ def cmd_simulate(args) -> int:
                 "SACK" + (" + RACK-TLP" if config.rack_tlp else "") + (f" + PRR-{config.prr.upper()}"
                                                                        if config.prr != "off" else ""))
     print(f"{args.runs} transfers per size, seed {args.seed}, stack {config.stack}, {recovery}, "
-          f"variant {args.variant}, rto rule {config.rto_rule}")
+          f"variant {args.variant}, growth rule {base.rule.name}, rto rule {config.rto_rule}")
     print(f"{'size (pkt)':>10}{'mean (s)':>10}{'95% CI (s)':>22}{'p50':>8}{'p95':>8}"
           f"{'P[timeout]':>11}{'lost':>7}{'FR':>7}")
     for r in results:
