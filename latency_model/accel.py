@@ -31,7 +31,66 @@ def numba_available() -> bool:
         return False
     if not numba.config.CACHE_DIR:  # numba was imported before us, without NUMBA_CACHE_DIR
         numba.config.CACHE_DIR = numba_cache_dir()
+    _install_package_locator()
     return True
+
+
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""The folder holding the ``latency_model`` package (site-packages, or a source checkout)."""
+
+
+def _package_relative(path: str) -> str | None:
+    """``path`` relative to :data:`_PACKAGE_PARENT` (``latency_model/sim/flat.py``), or
+    ``None`` for a file outside the package."""
+    rel = os.path.relpath(os.path.abspath(path), _PACKAGE_PARENT)
+    return rel if rel.split(os.sep, 1)[0] == "latency_model" else None
+
+
+@functools.cache
+def _install_package_locator() -> None:
+    """Key numba's cache of this package's kernels by their place in the package and their
+    content, not by the absolute path of the installed copy.
+
+    numba files a compiled function under a hash of its source folder's absolute path, so
+    the copy that ``pip install .`` puts in site-packages and an editable install of the
+    same sources each compiled everything afresh (about 1.5 CPU-minutes), and the two never
+    shared. Here a locator put first in numba's list files the package's functions under
+    ``<cache>/latency_model/<subpackage>`` and validates them by a SHA-256 of the source
+    (numba's own stamp is the file's mtime and size in releases before 0.68): the same
+    sources, wherever installed, load the same machine code; other sources recompile.
+    Files outside the package keep numba's own locators. Where numba's cache internals
+    differ, nothing is changed (each copy then compiles once, as before)."""
+    import hashlib
+
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - another numba's layout
+        return
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    base = (getattr(caching, "UserProvidedCacheLocator", None)
+            or getattr(caching, "_UserProvidedCacheLocator", None))
+    classes = getattr(impl, "_locator_classes", None)
+    if base is None or not isinstance(classes, list):  # pragma: no cover - another numba's layout
+        return
+
+    class PackageCacheLocator(base):
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            from numba.core import config
+
+            self._cache_path = os.path.join(config.CACHE_DIR, os.path.dirname(_package_relative(py_file)))
+
+        def get_source_stamp(self):
+            with open(self._py_file, "rb") as fh:
+                return hashlib.sha256(fh.read()).hexdigest()
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if _package_relative(py_file) is None:
+                return None
+            return super().from_function(py_func, py_file)
+
+    impl._locator_classes = [PackageCacheLocator, *classes]
 
 
 def numba_cache_dir() -> str:
@@ -57,7 +116,7 @@ def compile_twin(namespace: dict, helpers, entry):
     ``helpers`` (names in ``namespace``, a module's ``globals()``, in dependency order) are
     compiled first into a private copy of ``namespace`` that ``entry`` then resolves its
     globals in, so the module's own functions stay the pure-Python twins. ``cache=True``:
-    numba keeps the machine code on disk (keyed by the functions' source file), so a
+    numba keeps the machine code on disk (keyed by the functions' place in the package and their source), so a
     process compiles once per install.
     """
     twins = compile_twins(namespace, helpers, (entry,))
@@ -147,13 +206,15 @@ def _source_files(namespace: dict, entries) -> set:
 
 
 def _sources_stamp(namespace: dict, entries) -> str:
-    """SHA-256 of the files of :func:`_source_files`."""
+    """SHA-256 of the files of :func:`_source_files`, each named by its place in the package
+    (:func:`_package_relative`), so that installed and editable copies of the same sources
+    agree."""
     import hashlib
 
     h = hashlib.sha256()
-    for f in sorted(_source_files(namespace, entries)):
+    for f in sorted(_source_files(namespace, entries), key=lambda f: _package_relative(f) or f):
         with open(f, "rb") as fh:
-            h.update(f.encode() + b"\0" + fh.read())
+            h.update((_package_relative(f) or f).encode() + b"\0" + fh.read())
     return h.hexdigest()
 
 

@@ -54,3 +54,48 @@ def test_numba_cache_dir_is_honoured(tmp_path):
     _run(tmp_path, False, {"NUMBA_CACHE_DIR": str(chosen)})
     assert list(chosen.rglob("*.nbi"))
     assert not (tmp_path / "xdg" / "latency_model").exists()
+
+
+_SHARED_PROBE = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {root!r})
+    import latency_model
+    assert latency_model.__file__.startswith({root!r}), latency_model.__file__
+    from latency_model.accel import numba_available
+    assert numba_available()
+    import numba
+    from latency_model.sim.engine import tick
+    compiled = numba.njit(cache=True)(tick)
+    assert compiled(0.25) == 250_000_000
+    print(sum(compiled.stats.cache_hits.values()))
+    """
+)
+
+
+def test_two_installed_copies_of_the_same_sources_share_the_compiled_code(tmp_path):
+    """``pip install .`` and then ``pip install -e .`` (the README's order) give two copies of
+    the package at two paths; numba's own key (the absolute folder) made each compile
+    everything afresh. The same sources at another path now load the first copy's code;
+    changed sources compile anew."""
+    import shutil
+
+    import latency_model
+
+    here = Path(latency_model.__file__).parent
+    copies = []
+    for name in ("site", "editable", "changed"):
+        root = tmp_path / name
+        shutil.copytree(here, root / "latency_model", ignore=shutil.ignore_patterns("__pycache__"))
+        copies.append(root)
+    engine = copies[2] / "latency_model" / "sim" / "engine.py"
+    engine.write_text(engine.read_text() + "\n# changed\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("LATENCY_MODEL_NO_NUMBA",)}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH="")
+
+    def hits(root):
+        out = subprocess.run([sys.executable, "-c", _SHARED_PROBE.format(root=str(root))], check=True,
+                             env=env, timeout=300, capture_output=True, text=True, cwd=tmp_path)
+        return int(out.stdout.split()[-1])
+
+    assert [hits(root) for root in copies] == [0, 1, 0]
