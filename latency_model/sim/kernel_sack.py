@@ -617,5 +617,8 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
             sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
+    una = I[UNA]  # SackSender._head_retransmitted
+    if PF[Q_HZ] > 0.0 and una < PI[P_N] and S[S_TXC, una] > 1 and SF[SF_SENT, una] == now:
+        restart = True
     rk_timers(now, wait, acked_new or I[SENT_NEW] != 0, restart, I, F, PI, PF, S, SF)
     I[SENT_NEW] = 0

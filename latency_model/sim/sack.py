@@ -778,8 +778,20 @@ class SackSender(Sender):
             elif self.lt_lo <= self.dupacks <= self.lt_hi:
                 self._limited_transmit(now)
         self._busy = False
+        restart = restart or (self.timer_hz > 0.0 and self._head_retransmitted(now))
         self._rack_timers(now, timeout, acked_new or self._sent_new, restart)
         self._sent_new = False
+
+    def _head_retransmitted(self, now: float) -> bool:
+        """Linux restarts the RTO from now when an ACK's recovery step retransmits the head
+        (``net/ipv4/tcp_output.c`` ``tcp_xmit_retransmit_queue``: ``skb == rtx_head`` with
+        no reordering timer pending -> ``tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)``),
+        where RFC 6298 (5.1) leaves a running timer alone. The head is ``snd_una`` after
+        the ACK (``tcp_ack`` retransmits after the cumulative ACK is taken). A reordering
+        timer pending instead of the RTO takes the event anyway (``_rack_timers``).
+        Applied under ``timer_hz`` > 0."""
+        una = self.snd_una
+        return una < self.n and self.tx_count[una] > 1 and self.sent_at[una] == now
 
     def _sack_restarts_rto(self, newly: list, head: int) -> bool:
         """Linux restarts the RTO on an ACK that SACKs, first among its newly SACKed
