@@ -113,8 +113,8 @@ class Receiver:
         self.last_ack_sent = 0
         self.sack = sack
         self.blocks: list[tuple[int, int]] = []  # out-of-order blocks, most recently changed first
-        if sack_compress is None:
-            sack_compress = link.timer_hz > 0.0
+        if sack_compress is None:  # a stand-in link without timers: none
+            sack_compress = getattr(link, "timer_hz", 0.0) > 0.0
         # Compressed-ACK timer, seconds (0: no SACK compression); quick ACKs start later.
         self.compress_s = comp_sack_delay(2.0 * link.delay) if sack and sack_compress else 0.0
         self.quick_max = quick_acks
