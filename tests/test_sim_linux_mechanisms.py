@@ -449,3 +449,53 @@ def test_rto_restarts_when_an_ack_retransmits_the_head():
     acks = [r.time_s for r in rows if r.event in ("ack", "dupack") and r.time_s < rxt[1]]
     assert tout[0] - 0.320 > max(acks)  # later than any ACK before the retransmission
     assert res.completion_s == pytest.approx(tout[0] + S + 0.1, abs=1e-12)
+
+
+# Linux's deferral of a small send outside recovery (tcp_tso_should_defer, under timer_hz) ---------
+
+def test_second_duplicate_ack_sends_nothing_as_the_kernel_defers_it():
+    # N = 20, segment 0 lost (validation/LINUX.md, n20_seg0's packet log). Duplicate ACKs
+    # reach the sender at 0.1 + (k + 1) S for segments k = 1, 2, 3. The first lets segment 10
+    # out (implicit Limited Transmit: 9 in flight against cwnd 10; the last transmission was
+    # 0.1 s earlier, so tcp_tso_should_defer does not defer). The second opens one segment
+    # again, but the last transmission was S ago (< 1 ms), one segment is below the GSO packet
+    # (tcp_tso_autosize: 2 segments) and below cwnd/3, and segment 0's ACK was due at SRTT =
+    # r0 (< 0.1 + 3 S + min(SRTT/2, 1 ms)): deferred, nothing leaves. The third makes RACK
+    # mark segment 0 lost: its retransmission; segments 11-13 leave on the compressed SACK
+    # of 4-9, 1 ms after segment 4 reached the receiver (the kernel: 11-13 together at
+    # 0.1014 s). With exact timers (no deferral) segment 11 leaves on the second.
+    from latency_model.sim.flat import comp_sack_delay
+
+    def sends(config):
+        _, rows = run_transfer(PARAMS, size_packets=20, drops=[0], config=config, trace=True)
+        return [(r.time_s, r.event, r.segment) for r in rows
+                if r.event in ("send", "retransmit") and 0.1 < r.time_s < 0.11]
+
+    t_sack = 0.1 + 5 * S + comp_sack_delay(0.1)
+    want = [(0.1 + 2 * S, "send", 10), (0.1 + 4 * S, "retransmit", 0)] + [(t_sack, "send", k) for k in (11, 12, 13)]
+    got = sends(LINUX_HZ)
+    assert [(e, k) for _, e, k in got] == [(e, k) for _, e, k in want]
+    assert [t for t, _, _ in got] == pytest.approx([t for t, _, _ in want], abs=1e-12)
+    assert (0.1 + 3 * S, "send", 11) in [(pytest.approx(t, abs=1e-12), e, k) for t, e, k in sends(LINUX)]
+
+
+def test_tso_deferral_sizes():
+    # tcp_tso_autosize: 2 segments (tcp_min_tso_segs) until the pacing rate's 1/1024 s holds
+    # more: ratio 2 x cwnd / SRTT bytes/s in slow start; at SRTT 1 ms and cwnd 20 segments of
+    # 500 B, 2 x 10,000 / 0.001 / 1024 = 19,531 B = 39 segments.
+    from latency_model.sim.sack import SackSender
+
+    class _S:
+        srtt, mss = 0.001, 500
+
+        class st:
+            cwnd, ssthresh = 10_000.0, 1e9
+    assert SackSender._tso_max_segs(_S) == 39
+    _S.srtt = 0.1
+    assert SackSender._tso_max_segs(_S) == 2
+
+
+@pytest.mark.parametrize("n", [20, 40])
+def test_tso_deferral_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX_HZ)
+    _both_engines(PARAMS.replace(rtt_s=0.002), n, LINUX_HZ.replace(delay_s=0.001))  # larger GSO packets
