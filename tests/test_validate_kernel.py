@@ -51,8 +51,8 @@ def test_committed_cells_are_judged_by_the_campaigns_numbers_and_tolerance(commi
         assert c["passed"] is (abs(sm - km) <= allowed)
     outside = sorted((c["cc"], c["p"], c["size_packets"], c["quantity"])
                      for c in committed["comparisons"] if not c["passed"])
-    # validation/LINUX.md: 2 of 44 outside overall (with SACK compression; reno N = 30 inside
-    # by 0.8 ms), none given one loss
+    # validation/LINUX.md: 2 of 44 outside overall (with SACK compression and the Limited
+    # Transmit deferral reno N = 30 is inside), none given one loss
     assert sorted(k for k in outside if k[3] == "overall") == sorted(
         [(cc, 0.1, 11, "overall") for cc in ("cubic", "reno")])
     assert [k for k in outside if k[3] == "one_loss"] == []
