@@ -324,9 +324,11 @@ def test_rto_restarts_on_a_sack_of_a_segment_sent_before_the_heads_retransmissio
     # restarts the RTO (76 jiffies, 80 on the wheel: 0.320 s) from it. The timeout's
     # retransmission is ACKed 0.1 + S later: 0.620 s (the kernel: 0.608-0.636 s derived,
     # 0.606-0.641 s measured); without the restart the RTO armed at the first SACK
-    # (about 0.1002 s) fires 0.1 s earlier.
+    # (about 0.1002 s) fires 0.1 s earlier. For seg = 0 the receiver compresses segment
+    # 10's SACK (no quick-ack mode before in-order data, three duplicate ACKs already sent
+    # at rcv_nxt = 0): it leaves 1 ms after segment 10 arrives.
     res, rows = run_transfer(PARAMS, size_packets=11, drops={seg: 2}, config=LINUX_HZ, trace=True)
-    t_sack = 0.1 + (2 * S if seg == 0 else S) + 0.1 + S
+    t_sack = 0.1 + (2 * S + 0.001 if seg == 0 else S) + 0.1 + S
     assert [r.time_s for r in rows if r.event == "timeout"] == [pytest.approx(t_sack + 0.320, abs=1e-12)]
     assert res.completion_s == pytest.approx(t_sack + 0.320 + S + 0.1, abs=1e-12)
     assert (res.timeouts, res.retransmissions) == (1, 2)
@@ -373,3 +375,127 @@ def test_rto_in_jiffies_both_engines_agree(n):
 def test_rack_timer_in_jiffies_both_engines_agree(n):
     _both_engines(PARAMS, n, LINUX_HZ)
     _both_engines(PARAMS.replace(w0=2), n, LINUX_HZ.replace(timer_hz=1000))
+
+
+# The receiver's SACK compression (under timer_hz) ------------------------------------------------
+
+def _acks_sent(rows, lo, hi):
+    return [(r.time_s, r.segment) for r in rows if r.event == "ack_sent" and lo < r.time_s < hi]
+
+
+def test_sack_compression_holds_the_fourth_duplicate_ack_before_quick_ack_mode():
+    # N = 20, segment 0 lost (validation/LINUX.md, n20_seg0). Segment k of the first
+    # window arrives at 0.05 + (k + 1) S. No in-order data has arrived yet, so quick-ack
+    # mode has not started (tcp_event_data_recv starts it): the ACKs of segments 1, 2, 3
+    # leave at once (dup_ack_counter 1-3, __tcp_ack_snd_check), segment 4's is held with the
+    # compressed-ACK timer min(1 ms, RTT/20) = 1 ms, and segments 5-9 (by 0.05 + 10 S, within
+    # that ms) join it: one ACK at 0.05 + 5 S + 1 ms, four in all where every segment had
+    # its ACK before (the kernel's trace: three SACKs, then the next six in one 1.2 ms later).
+    from latency_model.sim.flat import comp_sack_delay
+
+    assert comp_sack_delay(0.1) == 0.001 and comp_sack_delay(0.01) == pytest.approx(0.0005)
+    res, rows = run_transfer(PARAMS, size_packets=20, drops=[0], config=LINUX_HZ, trace=True)
+    want = [0.05 + 2 * S, 0.05 + 3 * S, 0.05 + 4 * S, 0.05 + 5 * S + 0.001]
+    got = _acks_sent(rows, 0.0, 0.1)
+    assert [t for t, _ in got] == pytest.approx(want, abs=1e-12)
+    assert {a for _, a in got} == {0}
+    # Exact timers (timer_hz = 0): no compression, nine duplicate ACKs.
+    _, rows0 = run_transfer(PARAMS, size_packets=20, drops=[0], config=LINUX, trace=True)
+    assert len(_acks_sent(rows0, 0.0, 0.1)) == 9
+
+
+def test_sack_compression_starts_when_the_quick_acks_are_used_up():
+    # N = 40, segment 12 lost. Round 1 (segments 0-9, in order) starts quick-ack mode and
+    # uses 10 of its 16 ACKs. Each of the 10 ACKs releases two segments: segment j >= 10
+    # arrives at 0.15 + (j - 8) S. Segments 10 and 11 (in order) and 13-16 (out of order)
+    # use the last 6 quick ACKs; 17, 18, 19 are the first three duplicate ACKs at
+    # rcv_nxt = 12, sent at once; 20 (at 0.15 + 12 S) is held for 1 ms and 21-29 (by
+    # 0.15 + 21 S) join it: one ACK at 0.15 + 12 S + 1 ms.
+    _, rows = run_transfer(PARAMS, size_packets=40, drops=[12], config=LINUX_HZ, trace=True)
+    want = [0.15 + k * S for k in (2, 3, 5, 6, 7, 8, 9, 10, 11)] + [0.15 + 12 * S + 0.001]
+    got = _acks_sent(rows, 0.1, 0.2)
+    assert [t for t, _ in got] == pytest.approx(want, abs=1e-12)
+    assert [a for _, a in got] == [11] + [12] * 9
+
+
+@pytest.mark.parametrize("n", [4, 20, 40])
+def test_sack_compression_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX_HZ)
+    _both_engines(PARAMS, n, LINUX_HZ.replace(delay_s=0.005))  # RTT/20 = 0.5 ms binds
+
+
+def test_sack_compression_leaves_the_other_profiles_alone():
+    # The rfc and ns3 profiles (timer_hz = 0) ACK every out-of-order segment at once.
+    for stack in ("rfc", "ns3"):
+        cfg = SimConfig.profile(stack, delay_s=0.05)
+        _, rows = run_transfer(PARAMS.replace(w0=10), size_packets=20, drops=[0], config=cfg, trace=True)
+        assert len(_acks_sent(rows, 0.0, 0.1)) == 9
+
+
+# The RTO restarted on the head's retransmission (under timer_hz) --------------------------------
+
+def test_rto_restarts_when_an_ack_retransmits_the_head():
+    # N = 15, segment 1 dropped three times. RACK resends it at 0.1 + 5 S (the third SACK)
+    # and, when segments sent after that retransmission are SACKed, again on an ACK near
+    # 0.2 s; that second retransmission of the head restarts the RTO from its own moment
+    # (tcp_xmit_retransmit_queue: skb == rtx_head -> tcp_reset_xmit_timer), so the timeout
+    # fires 76 jiffies at level 1 = 0.320 s after it, not after the ACK that last restarted
+    # the timer (0.13 ms earlier here); the timeout's retransmission is ACKed 0.1 + S later.
+    res, rows = run_transfer(PARAMS, size_packets=15, drops={1: 3}, config=LINUX_HZ, trace=True)
+    rxt = [r.time_s for r in rows if r.event == "retransmit"]
+    tout = [r.time_s for r in rows if r.event == "timeout"]
+    assert len(rxt) == 3 and tout == [rxt[2]]
+    assert tout[0] == pytest.approx(rxt[1] + 0.320, abs=1e-12)
+    acks = [r.time_s for r in rows if r.event in ("ack", "dupack") and r.time_s < rxt[1]]
+    assert tout[0] - 0.320 > max(acks)  # later than any ACK before the retransmission
+    assert res.completion_s == pytest.approx(tout[0] + S + 0.1, abs=1e-12)
+
+
+# Linux's deferral of a small send outside recovery (tcp_tso_should_defer, under timer_hz) ---------
+
+def test_second_duplicate_ack_sends_nothing_as_the_kernel_defers_it():
+    # N = 20, segment 0 lost (validation/LINUX.md, n20_seg0's packet log). Duplicate ACKs
+    # reach the sender at 0.1 + (k + 1) S for segments k = 1, 2, 3. The first lets segment 10
+    # out (implicit Limited Transmit: 9 in flight against cwnd 10; the last transmission was
+    # 0.1 s earlier, so tcp_tso_should_defer does not defer). The second opens one segment
+    # again, but the last transmission was S ago (< 1 ms), one segment is below the GSO packet
+    # (tcp_tso_autosize: 2 segments) and below cwnd/3, and segment 0's ACK was due at SRTT =
+    # r0 (< 0.1 + 3 S + min(SRTT/2, 1 ms)): deferred, nothing leaves. The third makes RACK
+    # mark segment 0 lost: its retransmission; segments 11-13 leave on the compressed SACK
+    # of 4-9, 1 ms after segment 4 reached the receiver (the kernel: 11-13 together at
+    # 0.1014 s). With exact timers (no deferral) segment 11 leaves on the second.
+    from latency_model.sim.flat import comp_sack_delay
+
+    def sends(config):
+        _, rows = run_transfer(PARAMS, size_packets=20, drops=[0], config=config, trace=True)
+        return [(r.time_s, r.event, r.segment) for r in rows
+                if r.event in ("send", "retransmit") and 0.1 < r.time_s < 0.11]
+
+    t_sack = 0.1 + 5 * S + comp_sack_delay(0.1)
+    want = [(0.1 + 2 * S, "send", 10), (0.1 + 4 * S, "retransmit", 0)] + [(t_sack, "send", k) for k in (11, 12, 13)]
+    got = sends(LINUX_HZ)
+    assert [(e, k) for _, e, k in got] == [(e, k) for _, e, k in want]
+    assert [t for t, _, _ in got] == pytest.approx([t for t, _, _ in want], abs=1e-12)
+    assert (0.1 + 3 * S, "send", 11) in [(pytest.approx(t, abs=1e-12), e, k) for t, e, k in sends(LINUX)]
+
+
+def test_tso_deferral_sizes():
+    # tcp_tso_autosize: 2 segments (tcp_min_tso_segs) until the pacing rate's 1/1024 s holds
+    # more: ratio 2 x cwnd / SRTT bytes/s in slow start; at SRTT 1 ms and cwnd 20 segments of
+    # 500 B, 2 x 10,000 / 0.001 / 1024 = 19,531 B = 39 segments.
+    from latency_model.sim.sack import SackSender
+
+    class _S:
+        srtt, mss = 0.001, 500
+
+        class st:
+            cwnd, ssthresh = 10_000.0, 1e9
+    assert SackSender._tso_max_segs(_S) == 39
+    _S.srtt = 0.1
+    assert SackSender._tso_max_segs(_S) == 2
+
+
+@pytest.mark.parametrize("n", [20, 40])
+def test_tso_deferral_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX_HZ)
+    _both_engines(PARAMS.replace(rtt_s=0.002), n, LINUX_HZ.replace(delay_s=0.001))  # larger GSO packets

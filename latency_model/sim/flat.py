@@ -70,7 +70,10 @@ def _slots(names: str) -> tuple[int, ...]:
     "STATE RACT FPART BNP HH HT "
     "LOSS HSACK HRXT RESCUE PRR_DEL PRR_OUT RFS RK_END RK_FACK RK_REORD RK_MODE "
     "TLP_END TLP_RETX NSAMP SAMP_PROBE SENT_NEW NNEW")
-N_IS = NNEW + 1
+# Receiver, Linux's SACK compression (on_segment): ACKs held, duplicate ACKs sent at the
+# rcv_nxt CRNXT (tcp_sock compressed_ack, dup_ack_counter, compressed_ack_rcv_nxt).
+COMPR, DUPACKS, CRNXT = NNEW + 1, NNEW + 2, NNEW + 3
+N_IS = CRNXT + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
 # Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
 # and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
@@ -125,6 +128,26 @@ EV_NONE, EV_DATA, EV_ACK, EV_RTO, EV_DELACK, EV_RACK = range(-1, 5)
 TCP_TIMEOUT_MIN_S = 0.002
 """Linux include/net/tcp.h ``TCP_TIMEOUT_MIN_US`` (2 ms), added to RACK's wait before it is
 rounded to jiffies (:func:`reo_timer_wait`)."""
+
+COMP_SACK_NR = 44
+"""Linux sysctl ``net.ipv4.tcp_comp_sack_nr`` (default 44): at most this many ACKs are held
+by SACK compression (``net/ipv4/tcp_input.c`` ``__tcp_ack_snd_check``)."""
+COMP_SACK_DELAY_S = 0.001
+"""Linux sysctl ``net.ipv4.tcp_comp_sack_delay_ns`` (default 1 ms): the compressed-ACK timer's
+longest wait."""
+FASTRETRANS_THRESH = 3
+"""Linux include/net/tcp.h ``TCP_FASTRETRANS_THRESH``: duplicate ACKs sent at once at one
+``rcv_nxt`` before SACK compression holds the next ones."""
+
+
+@inline
+def comp_sack_delay(rtt_s):
+    """The compressed-ACK timer of ``__tcp_ack_snd_check``, seconds: ``min(tcp_comp_sack_delay_ns,
+    RTT/20)`` (5% of the receiver's RTT estimate, ``rtt_s``). The hrtimer's slack
+    (``tcp_comp_sack_slack_ns``, 100 us) is left out."""
+    d = rtt_s / 20.0
+    return COMP_SACK_DELAY_S if COMP_SACK_DELAY_S < d else d
+
 
 FAIL_UNIFORMS = 1
 FAIL_QUEUE = 2
@@ -374,8 +397,10 @@ def send_ack(now, I, F, PI, PF, u, RB, QI, QF):
 
 @inline
 def ack_now(now, I, F, PI, PF, u, RB, QI, QF):
-    """Send an ACK at once; every ACK uses up one quick ACK."""
+    """Send an ACK at once; every ACK uses up one quick ACK and ends SACK compression's
+    hold (``tcp_event_ack_sent``)."""
     I[PEND] = 0
+    I[COMPR] = 0
     I[DL_ON] = 0
     if I[QUICK] > 0:
         I[QUICK] -= 1
@@ -407,24 +432,52 @@ def sack_first(seg, I, PI, S, RB):
 
 
 @inline
+def ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF):
+    """ACK an out-of-order or duplicate segment at once, or hold it by Linux's SACK
+    compression (:meth:`.receiver.Receiver._ofo_ack`, ``__tcp_ack_snd_check``)."""
+    if not compress or I[QUICK] > 0 or I[COMPR] >= COMP_SACK_NR:
+        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+        return
+    if I[CRNXT] != I[RNXT]:
+        I[CRNXT] = I[RNXT]
+        I[DUPACKS] = 0
+    if I[DUPACKS] < FASTRETRANS_THRESH:
+        I[DUPACKS] += 1
+        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+        return
+    I[COMPR] += 1
+    due = now + comp_sack_delay(2.0 * PF[Q_DELAY])
+    if I[DL_ON] == 0 or F[DL_T] > due:
+        F[DL_T] = due
+        I[DL_SEQ] = I[SEQ]
+        I[SEQ] += 1
+        I[DL_ON] = 1
+
+
+@inline
 def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
     """Data segment ``seg`` (sent at ``tsval``) arrives at the receiver at ``now``
     (:meth:`.receiver.Receiver.on_segment`)."""
     n = PI[P_N]
     if PI[P_TS] != 0 and seg <= I[LASTACK]:  # RFC 7323 Section 4.3
         F[TSREC] = tsval
+    compress = PF[Q_HZ] > 0.0 and PI[P_SACK] != 0  # Receiver.compress_s > 0
     if seg < I[RNXT] or (seg > I[RNXT] and S[S_RBUF, seg] != 0):
         if PI[P_SACK] != 0 and seg > I[RNXT]:
             sack_first(seg, I, PI, S, RB)
-        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+        if seg < I[RNXT] and compress and I[QUICK] < PI[P_QUICK]:
+            I[QUICK] = PI[P_QUICK]  # tcp_enter_quickack_mode
+        ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF)
         return
-    if seg > I[RNXT]:  # out of order: buffer, immediate ACK
+    if seg > I[RNXT]:  # out of order: buffer, immediate ACK (or held: SACK compression)
         S[S_RBUF, seg] = 1
         I[NBUF] += 1
         if PI[P_SACK] != 0:
             sack_first(seg, I, PI, S, RB)
-        ack_now(now, I, F, PI, PF, u, RB, QI, QF)
+        ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF)
         return
+    if compress and I[RNXT] == 0 and I[QUICK] < PI[P_QUICK]:
+        I[QUICK] = PI[P_QUICK]  # the first in-order data: tcp_incr_quickack
     filled_gap = I[NBUF] > 0
     before = I[RNXT]
     I[RNXT] += 1
@@ -691,9 +744,9 @@ def pop_ack(I, QI, QF, blk):
 
 @inline
 def on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF):
-    """Delayed-ACK timer expiry: acknowledge the held segments."""
+    """Delayed-ACK (or compressed-ACK) timer expiry: acknowledge the held segments."""
     I[DL_ON] = 0
-    if I[PEND] > 0:
+    if I[PEND] > 0 or I[COMPR] > 0:
         ack_now(now, I, F, PI, PF, u, RB, QI, QF)
 
 
@@ -707,7 +760,8 @@ def reset(I, F, S, PI, PF):
     I[RESCUE] = -1
     I[TLP_END] = -1
     I[SAMP_PROBE] = -1
-    I[QUICK] = PI[P_QUICK]
+    I[QUICK] = 0 if PF[Q_HZ] > 0.0 and PI[P_SACK] != 0 else PI[P_QUICK]  # Receiver.quick
+    I[CRNXT] = -1
     for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state
         F[k] = PF[Q_STATE0 + k]
     F[RTO] = PF[Q_RTO0]

@@ -196,13 +196,55 @@ def sk_prr_update(delivered, I, F, PI, PF, S):
     F[CWND] = pipe + sndcnt * mss
 
 
+@inline
+def sk_tso_max_segs(I, F, PI):
+    """``SackSender._tso_max_segs``: segments per GSO packet (``tcp_tso_autosize``)."""
+    if F[SRTT] <= 0.0:
+        return 2
+    cwnd = F[CWND]
+    ratio = 2.0 if cwnd < F[SSTH] / 2.0 else 1.2
+    segs = int(ratio * cwnd / (F[SRTT] * 1024.0) / PI[P_MSS])
+    return segs if segs > 2 else 2
+
+
+def sk_tso_defers(now, I, F, S, SF, PI, PF):
+    """``SackSender._tso_defers``: Linux's ``tcp_tso_should_defer`` on a send outside recovery."""
+    if PI[P_NDATA] - I[NXT] <= 1 or F[SRTT] <= 0.0:
+        return False
+    last = SF[SF_SENT, 0]
+    for k in range(1, I[MAX]):
+        if SF[SF_SENT, k] > last:
+            last = SF[SF_SENT, k]
+    if now - last > 0.001:
+        return False
+    mss = PI[P_MSS]
+    cwnd = F[CWND]
+    max_segs = sk_tso_max_segs(I, F, PI)
+    rwnd = PF[Q_RWNDB]
+    room = rwnd - (seg_end(I[NXT], PI) - seg_end(I[UNA], PI))
+    left = F[CWND] - sk_pipe(I, PI, PF, S)
+    limit = left if left < room else room
+    third = (rwnd if rwnd < cwnd else cwnd) / 3.0
+    if limit >= max_segs * mss or limit >= third:
+        return False
+    half = F[SRTT] / 2.0
+    return SF[SF_SENT, I[UNA]] + F[SRTT] - now <= (half if half < 0.001 else 0.001)
+
+
 def sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF):
     # RFC 6675 Section 5 step (3).
     mss = PI[P_MSS]
     n = PI[P_N]
     I[HRXT] = I[UNA]
+    burst = 0  # SackSender._limited_transmit: segments left of the GSO packet let out
     while (I[NXT] < n and can_send_new(I, PI, PF)
            and F[CWND] - sk_pipe(I, PI, PF, S) >= mss):
+        if PF[Q_HZ] > 0.0:
+            if burst == 0:
+                if sk_tso_defers(now, I, F, S, SF, PI, PF):
+                    break
+                burst = sk_tso_max_segs(I, F, PI)
+            burst -= 1
         sent_end = seg_end(I[NXT], PI)
         send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
         if I[FAIL] != 0:
@@ -617,5 +659,8 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
             sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
+    una = I[UNA]  # SackSender._head_retransmitted
+    if PF[Q_HZ] > 0.0 and una < PI[P_N] and S[S_TXC, una] > 1 and SF[SF_SENT, una] == now:
+        restart = True
     rk_timers(now, wait, acked_new or I[SENT_NEW] != 0, restart, I, F, PI, PF, S, SF)
     I[SENT_NEW] = 0

@@ -190,7 +190,7 @@ class Link:
 
     __slots__ = ("queue", "rate", "header", "delay", "loss", "busy_until",
                  "lost_data", "lost_acks", "limit", "backlog", "queue_drops",
-                 "transmissions", "first_drop_index", "ack_time", "ack_busy_until")
+                 "transmissions", "first_drop_index", "ack_time", "ack_busy_until", "timer_hz")
 
     def __init__(self, queue, config, delay_s: float, loss: LossModel) -> None:
         self.queue = queue
@@ -199,6 +199,7 @@ class Link:
         self.delay = delay_s
         self.loss = loss
         self.ack_time = config.ack_serialisation_s()  # 0.0: ACKs are not serialised
+        self.timer_hz = float(config.timer_hz)  # > 0: the receiver compresses SACKs (receiver.py)
         self.ack_busy_until = 0.0
         self.busy_until = self.ack_time  # the handshake's ACK
         self.lost_data = 0

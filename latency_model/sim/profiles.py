@@ -118,10 +118,12 @@ STACKS: dict[str, StackProfile] = {
         "SACKed retransmission, retransmissions of marked-lost segments only (no rescue), implicit Limited "
         "Transmit, CUBIC with HyStart as the growth rule unless another is given (rule 'standard' "
         "is reno). It LACKS: D-SACK and undo, F-RTO, Reno's congestion avoidance in whole packets "
-        "(tcp_cong_avoid_ai), slow start without an ABC cap for reno, the adaptive delayed-ACK "
-        "timer (ato), SACK compression, pacing (RACK's reordering timer, the RTO and the loss probe run "
-        "in jiffies of CONFIG_HZ = 250 on the timer wheel, its phase at its mean; the RTO restarts on a "
-        "SACK of a segment sent before the head's last transmission).",
+        "(tcp_cong_avoid_ai), slow start without an ABC cap for reno, the delayed ACK after quick-ack "
+        "mode (every segment is ACKed) and its adaptive timer (ato), pacing (RACK's reordering timer, the "
+        "RTO and the loss probe run in jiffies of CONFIG_HZ = 250 on the timer wheel, its phase at its "
+        "mean; the RTO restarts on a SACK of a segment sent before the head's last transmission and "
+        "when an ACK retransmits the head; the receiver compresses SACKs; a one-segment Limited "
+        "Transmit send right after another is deferred as tcp_tso_should_defer does).",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -170,8 +172,13 @@ STACKS: dict[str, StackProfile] = {
                          "jiffies: include/net/tcp.h __tcp_set_rto (usecs_to_jiffies), on the wheel's "
                          "level 1 from 63 jiffies (expiry rounded up to 8 jiffies); restarted on a SACK of "
                          "a segment sent before the head's last transmission: " + _LNX + "tcp_input.c "
-                         "tcp_clean_rtx_queue (FLAG_SET_XMIT_TIMER); the probe in jiffies: " + _LNX +
-                         "tcp_output.c tcp_schedule_loss_probe"),
+                         "tcp_clean_rtx_queue (FLAG_SET_XMIT_TIMER), and on the head's retransmission: " + _LNX +
+                         "tcp_output.c tcp_xmit_retransmit_queue; the probe in jiffies: " + _LNX +
+                         "tcp_output.c tcp_schedule_loss_probe; with it the receiver's SACK compression: "
+                         + _LNX + "tcp_input.c __tcp_ack_snd_check (tcp_comp_sack_nr = 44, "
+                         "tcp_comp_sack_delay_ns = 1 ms), quick-ack mode from the first in-order data "
+                         "(tcp_event_data_recv); and the deferral of a small Limited Transmit send: "
+                         + _LNX + "tcp_output.c tcp_tso_should_defer, tcp_tso_autosize"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "

@@ -23,6 +23,18 @@ arriving segment when ``SEG.SEQ <= Last.ACK.sent`` (in segments: the segment is 
 below the ACK last sent), so an out-of-order segment never updates it and a delayed ACK
 echoes the earliest held segment; every ACK carries TS.Recent as TSecr.
 
+SACK compression (Linux, ``sack_compress=True``; ``net/ipv4/tcp_input.c``
+``__tcp_ack_snd_check``): outside quick-ack mode an ACK for an out-of-order or duplicate
+segment is sent at once only for the first ``TCP_FASTRETRANS_THRESH`` = 3 such ACKs at the
+same ``rcv_nxt`` (``dup_ack_counter``); later ones are held (``compressed_ack``) until the
+compressed-ACK timer fires ``min(tcp_comp_sack_delay_ns, RTT/20)`` after the first held
+one (1 ms at RTT >= 20 ms; RTT is the path's, the receiver's SRTT from the handshake), or
+until 44 (``tcp_comp_sack_nr``) are held, or until any other ACK leaves
+(``tcp_event_ack_sent`` clears the count). Quick-ack mode, as Linux runs it, then starts
+with the first in-order data segment (``tcp_event_data_recv``: ``tcp_incr_quickack`` when
+``ato`` is still 0), so ACKs sent before it use up no quick ACK, and a segment entirely
+below ``rcv_nxt`` re-enters it (``tcp_data_queue``: ``tcp_enter_quickack_mode``).
+
 SACK (RFC 2018, ``sack=True``): every ACK carries up to 3 blocks ``(start, end)`` of
 buffered out-of-order segments (end exclusive, in segments). The receiver keeps all its
 blocks in order of their last change; the block holding the segment that triggered the
@@ -35,6 +47,7 @@ order, ``tcp_sack_new_ofo_skb``). Three blocks fit beside the 12-byte timestamps
 from __future__ import annotations
 
 from .engine import Timer
+from .flat import COMP_SACK_NR, FASTRETRANS_THRESH, comp_sack_delay
 
 __all__ = ["Receiver"]
 
@@ -66,15 +79,21 @@ class Receiver:
         Segments carrying data, when the last of the ``n_segments`` is a bare FIN
         (``SimConfig.bare_fin``); ``delivered_s`` is when they are all held. Default
         ``n_segments``.
+    sack_compress : bool, optional
+        Linux's SACK compression and quick-ack start (module docstring). Default: the
+        link's ``SimConfig.timer_hz`` > 0 (the ``linux`` profile), as the flat engine
+        decides it (``flat.on_segment``).
     """
 
     __slots__ = ("link", "n", "b", "timeout", "rcv_nxt", "buffered", "n_buffered",
                  "pending", "timer", "delivered_s", "trace", "quick", "fin", "timestamps",
-                 "ts_recent", "last_ack_sent", "sack", "blocks", "n_data")
+                 "ts_recent", "last_ack_sent", "sack", "blocks", "n_data", "compress_s", "compressed",
+                 "dup_acks", "comp_rcv_nxt", "quick_max")
 
     def __init__(self, queue, link, n_segments: int, b: int, delack_timeout_s: float,
                  quick_acks: int = 0, fin: bool = True, timestamps: bool = False,
-                 sack: bool = False, data_segments: int | None = None) -> None:
+                 sack: bool = False, data_segments: int | None = None,
+                 sack_compress: bool | None = None) -> None:
         self.link = link
         self.n = n_segments
         self.n_data = n_segments if data_segments is None else data_segments
@@ -94,9 +113,20 @@ class Receiver:
         self.last_ack_sent = 0
         self.sack = sack
         self.blocks: list[tuple[int, int]] = []  # out-of-order blocks, most recently changed first
+        if sack_compress is None:  # a stand-in link without timers: none
+            sack_compress = getattr(link, "timer_hz", 0.0) > 0.0
+        # Compressed-ACK timer, seconds (0: no SACK compression); quick ACKs start later.
+        self.compress_s = comp_sack_delay(2.0 * link.delay) if sack and sack_compress else 0.0
+        self.quick_max = quick_acks
+        if self.compress_s > 0.0:
+            self.quick = 0  # tcp_event_data_recv starts quick-ack mode with in-order data
+        self.compressed = 0     # tp->compressed_ack
+        self.dup_acks = 0       # tp->dup_ack_counter
+        self.comp_rcv_nxt = -1  # tp->compressed_ack_rcv_nxt
 
     def _ack_now(self, now: float) -> None:
         self.pending = 0
+        self.compressed = 0
         self.timer.cancel()
         if self.quick > 0:
             self.quick -= 1
@@ -119,15 +149,19 @@ class Receiver:
         if seg < self.rcv_nxt or (seg > self.rcv_nxt and self.buffered[seg]):
             if self.sack and seg > self.rcv_nxt:
                 self._sack_first(seg)
-            self._ack_now(now)
+            if seg < self.rcv_nxt and self.compress_s > 0.0 and self.quick < self.quick_max:
+                self.quick = self.quick_max  # tcp_enter_quickack_mode
+            self._ofo_ack(now)
             return
         if seg > self.rcv_nxt:
             self.buffered[seg] = True
             self.n_buffered += 1
             if self.sack:
                 self._sack_first(seg)
-            self._ack_now(now)
+            self._ofo_ack(now)
             return
+        if self.compress_s > 0.0 and self.rcv_nxt == 0 and self.quick < self.quick_max:
+            self.quick = self.quick_max  # the first in-order data: tcp_incr_quickack
         filled_gap = self.n_buffered > 0
         before = self.rcv_nxt
         self.rcv_nxt += 1
@@ -148,6 +182,24 @@ class Receiver:
             elif not self.timer.armed:
                 self.timer.arm(now + self.timeout)
 
+    def _ofo_ack(self, now: float) -> None:
+        """ACK an out-of-order or duplicate segment: at once, or held by SACK compression
+        (``__tcp_ack_snd_check``, module docstring)."""
+        if self.compress_s == 0.0 or self.quick > 0 or self.compressed >= COMP_SACK_NR:
+            self._ack_now(now)
+            return
+        if self.comp_rcv_nxt != self.rcv_nxt:
+            self.comp_rcv_nxt = self.rcv_nxt
+            self.dup_acks = 0
+        if self.dup_acks < FASTRETRANS_THRESH:
+            self.dup_acks += 1
+            self._ack_now(now)
+            return
+        self.compressed += 1
+        due = now + self.compress_s
+        if not self.timer.armed or self.timer.deadline > due:
+            self.timer.arm(due)
+
     def _sack_first(self, seg: int) -> None:
         """Put the block holding buffered segment ``seg`` first (RFC 2018 Section 4)."""
         buf = self.buffered
@@ -161,6 +213,7 @@ class Receiver:
         self.blocks = [(lo, hi)] + [blk for blk in self.blocks if blk[1] <= lo or blk[0] >= hi]
 
     def on_delack_timer(self, now: float) -> None:
-        """Delayed-ACK timer expiry at ``now`` (seconds): acknowledge held segments."""
-        if self.pending > 0:
+        """Delayed-ACK (or compressed-ACK) timer expiry at ``now`` (seconds): acknowledge
+        held segments."""
+        if self.pending > 0 or self.compressed > 0:
             self._ack_now(now)

@@ -389,14 +389,60 @@ class SackSender(Sender):
             self._limited_transmit(now)
 
     def _limited_transmit(self, now: float) -> None:
-        """RFC 6675 Section 5 step (3): new data while cwnd - pipe >= 1 SMSS."""
+        """RFC 6675 Section 5 step (3): new data while cwnd - pipe >= 1 SMSS (under
+        ``timer_hz`` > 0 unless Linux defers it, :meth:`_tso_defers`)."""
         self.high_rxt = self.snd_una
+        burst = 0  # segments left of the GSO packet the last check let out
         while self.snd_nxt < self.n and self._can_send_new() and self.st.cwnd - self.pipe() >= self.mss:
+            if self.timer_hz > 0.0:
+                if burst == 0:
+                    if self._tso_defers(now):
+                        break
+                    burst = self._tso_max_segs()
+                burst -= 1
             before = self._end(self.snd_nxt)
             self._transmit(self.snd_nxt, now)
             self.snd_nxt += 1
             self.snd_max = max(self.snd_max, self.snd_nxt)
             self.lt_bytes += self._end(self.snd_nxt) - before
+
+    def _tso_max_segs(self) -> int:
+        """Segments per GSO packet, ``tcp_tso_autosize``: the pacing rate's 1/1024 s of
+        bytes in segments, at least ``tcp_min_tso_segs`` = 2 (2 at RTT 0.1 s below about
+        1,000 segments of cwnd); ``tcp_write_xmit`` sends one such packet per deferral test."""
+        if self.srtt <= 0.0:
+            return 2
+        cwnd = self.st.cwnd
+        ratio = 2.0 if cwnd < self.st.ssthresh / 2.0 else 1.2
+        segs = int(ratio * cwnd / (self.srtt * 1024.0) / self.mss)
+        return segs if segs > 2 else 2
+
+    def _tso_defers(self, now: float) -> bool:
+        """Linux defers a small send outside recovery (``net/ipv4/tcp_output.c``
+        ``tcp_tso_should_defer``, called by ``tcp_write_xmit`` for an skb of more than one
+        segment: here the unsent data, more than one segment left): not if the last
+        transmission was more than 1 ms ago; not if the window left, limit = min(cwnd -
+        in_flight, the receive window's room), holds ``max_segs`` segments (``tcp_tso_autosize``:
+        the pacing rate's 1/1024 s of bytes, at least ``tcp_min_tso_segs`` = 2; the rate is
+        ``tcp_pacing_ss_ratio`` = 2 or ``tcp_pacing_ca_ratio`` = 1.2 (cwnd >= ssthresh / 2)
+        x cwnd / SRTT) or a third of min(cwnd, receive window) (``tcp_tso_win_divisor`` = 3);
+        not if the head's ACK is due more than min(SRTT/2, 1 ms) from now (its last
+        transmission + SRTT). Otherwise nothing leaves until the next ACK. The "skb not the
+        tail" test never applies (the unsent data is one skb, the write being one)."""
+        if self.n_data - self.snd_nxt <= 1 or self.srtt <= 0.0:
+            return False
+        if now - max(self.sent_at[: self.snd_max]) > 0.001:
+            return False
+        mss = self.mss
+        cwnd = self.st.cwnd
+        max_segs = self._tso_max_segs()
+        rwnd = self._receiver_window()
+        room = rwnd - (self._end(self.snd_nxt) - self._end(self.snd_una))
+        left = cwnd - self.pipe()
+        limit = left if left < room else room
+        if limit >= max_segs * mss or limit >= min(rwnd, cwnd) / 3.0:
+            return False
+        return self.sent_at[self.snd_una] + self.srtt - now <= min(self.srtt / 2.0, 0.001)
 
     def _enter_recovery(self, now: float, delivered: int, seg: int | None = None) -> None:
         """RFC 6675 Section 5 step (4), PRR initialisation (RFC 6937 Section 3); the fast
@@ -778,8 +824,20 @@ class SackSender(Sender):
             elif self.lt_lo <= self.dupacks <= self.lt_hi:
                 self._limited_transmit(now)
         self._busy = False
+        restart = restart or (self.timer_hz > 0.0 and self._head_retransmitted(now))
         self._rack_timers(now, timeout, acked_new or self._sent_new, restart)
         self._sent_new = False
+
+    def _head_retransmitted(self, now: float) -> bool:
+        """Linux restarts the RTO from now when an ACK's recovery step retransmits the head
+        (``net/ipv4/tcp_output.c`` ``tcp_xmit_retransmit_queue``: ``skb == rtx_head`` with
+        no reordering timer pending -> ``tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)``),
+        where RFC 6298 (5.1) leaves a running timer alone. The head is ``snd_una`` after
+        the ACK (``tcp_ack`` retransmits after the cumulative ACK is taken). A reordering
+        timer pending instead of the RTO takes the event anyway (``_rack_timers``).
+        Applied under ``timer_hz`` > 0."""
+        una = self.snd_una
+        return una < self.n and self.tx_count[una] > 1 and self.sent_at[una] == now
 
     def _sack_restarts_rto(self, newly: list, head: int) -> bool:
         """Linux restarts the RTO on an ACK that SACKs, first among its newly SACKed

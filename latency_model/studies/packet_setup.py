@@ -128,8 +128,10 @@ def packet_differences(config) -> list[str]:
                    "tail), where the model's FIN rides on the last data segment")
     if config.timer_hz:
         rack = (", restarted on a SACK of a segment sent before the head's last transmission "
-                "(tcp_clean_rtx_queue), its loss probe (tcp_schedule_loss_probe) and RACK reordering timer "
-                "with 2 ms added (tcp_rack_mark_lost)" if config.rack_tlp else "")
+                "(tcp_clean_rtx_queue) and on the head's retransmission (tcp_xmit_retransmit_queue), its loss "
+                "probe (tcp_schedule_loss_probe) and RACK reordering timer with 2 ms added (tcp_rack_mark_lost), "
+                "with its receiver's SACK compression (__tcp_ack_snd_check) and its deferral of a small Limited "
+                "Transmit send (tcp_tso_should_defer)" if config.rack_tlp else "")
         out.append(f"its RTO in jiffies of 1/{config.timer_hz} s (Linux __tcp_set_rto){rack}, fired by the "
                    "kernel's timer wheel, where the model's timers fire at the exact RTO"
                    + (", PTO and RACK.rtt + reo_wnd" if config.rack_tlp else ""))

@@ -8,6 +8,7 @@
     python validation/linux/campaign.py resim       # simulated columns again, after a simulator change
     python validation/linux/campaign.py gaps        # a cell's gap: loss counts drawn vs mechanisms
     python validation/linux/campaign.py positions   # single-loss positions outside 3 ms, by repair path
+    python validation/linux/campaign.py repeat      # the single-loss campaign run twice: kernel vs kernel, sim vs each
     python validation/linux/campaign.py fast        # class fast's replays: whole rounds or timer-sized
     sudo python validation/linux/campaign.py rerun --cell reno:0.1:11   # the kernel again on a cell's own losses
     python validation/linux/campaign.py kernel-timeouts  # the rerun's kernel-timeout transfers, with RTTs
@@ -171,7 +172,13 @@ def resim(args) -> int:
                     pass
         print(f"{cc} p={p:g} N={n}: sim {r['sim_mean_s']:.4f} replay {r['replay_mean_s']:.4f}", flush=True)
     _write_cells(RESULTS / "cells.csv", rows)
-    single_path = RESULTS / "single_loss.csv"
+    for name in ("single_loss.csv", "single_loss_rerun.csv"):
+        _resim_single(RESULTS / name)
+    return 0
+
+
+def _resim_single(single_path) -> None:
+    """The simulator's columns of a single-loss CSV (``single``'s format) again."""
     if single_path.exists():
         with open(single_path, newline="") as f:
             srows = list(csv.DictReader(f))
@@ -184,7 +191,6 @@ def resim(args) -> int:
             r["sim_timeouts"], r["sim_tlp_probes"] = sim.timeouts, sim.tlp_probes
         atomic_write_text(single_path, "\n".join([",".join(header)] + [",".join(str(r[h]) for h in header)
                                                                       for r in srows]) + "\n")
-    return 0
 
 
 def _cell_key(path) -> tuple:
@@ -280,6 +286,29 @@ def positions(args) -> int:
             d = np.array([x for x, _ in v])
             print(f"| {cc} | {path} | {d.size} of {len(mine)} | {d.min():+.0f} to {d.max():+.0f} | "
                   f"{' '.join(q for _, q in v)} |")
+    return 0
+
+
+def repeat(args) -> int:
+    """The single-loss campaign run twice (``single_loss.csv`` and ``single_loss_rerun.csv``):
+    per cc, the positions where the kernel's two runs agree within 3 ms, and where the
+    simulator agrees with each run: how far one kernel transfer a position repeats itself."""
+    runs = []
+    for name in ("single_loss.csv", "single_loss_rerun.csv"):
+        with open(Path(args.results) / name, newline="") as f:
+            runs.append({(r["cc"], int(r["size_packets"]), int(r["segment"])): r for r in csv.DictReader(f)})
+    first, second = runs
+    print("| cc | positions | kernel run 2 within 3 ms of run 1 | simulator within 3 ms of run 1 | of run 2 | "
+          "of both | outside in run 2 (N:segment, sim - kernel ms) |")
+    print("|---|---|---|---|---|---|---|")
+    for cc in sorted({k[0] for k in second}):
+        keys = sorted(k for k in second if k[0] == cc and k in first)
+        kk = sum(abs(float(second[k]["kernel_s"]) - float(first[k]["kernel_s"])) <= 3e-3 for k in keys)
+        s1 = [abs(float(first[k]["diff_ms"])) <= 3.0 for k in keys]
+        s2 = [abs(float(second[k]["diff_ms"])) <= 3.0 for k in keys]
+        out = " ".join(f"{k[1]}:{k[2]} ({float(second[k]['diff_ms']):+.0f})" for k, ok in zip(keys, s2) if not ok)
+        print(f"| {cc} | {len(keys)} | {kk} ({kk / len(keys):.0%}) | {sum(s1)} ({sum(s1) / len(keys):.0%}) | "
+              f"{sum(s2)} ({sum(s2) / len(keys):.0%}) | {sum(a and b for a, b in zip(s1, s2))} | {out} |")
     return 0
 
 
@@ -601,11 +630,13 @@ def main(argv=None) -> int:
     fc = sub.add_parser("fast")
     fc.add_argument("--cells", default="reno:0.1:30,reno:0.1:40")
     fc.add_argument("--results", default=str(RESULTS))
+    rp = sub.add_parser("repeat")
+    rp.add_argument("--results", default=str(RESULTS))
     pos = sub.add_parser("positions")
     pos.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
     return {"run": run, "single": single, "report": report, "mechanisms": mechanisms,
-            "resim": resim, "gaps": gaps, "positions": positions, "rerun": rerun,
+            "resim": resim, "gaps": gaps, "positions": positions, "repeat": repeat, "rerun": rerun,
             "kernel-timeouts": kernel_timeouts, "fast": fast_class}[args.cmd](args)
 
 
