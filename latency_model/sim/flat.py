@@ -70,7 +70,8 @@ def _slots(names: str) -> tuple[int, ...]:
     "STATE RACT FPART BNP HH HT "
     "LOSS HSACK HRXT RESCUE PRR_DEL PRR_OUT RFS RK_END RK_FACK RK_REORD RK_MODE "
     "TLP_END TLP_RETX NSAMP SAMP_PROBE SENT_NEW NNEW")
-N_IS = NNEW + 1
+FDROP = NNEW + 1  # data transmissions before the first the path dropped (-1: none yet)
+N_IS = FDROP + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
 # Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
 # and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
@@ -121,6 +122,20 @@ QF_DT, QF_DTS, QF_AT, QF_AE = range(4)
 N_QF = 4
 # Events of next_event.
 EV_NONE, EV_DATA, EV_ACK, EV_RTO, EV_DELACK, EV_RACK = range(-1, 5)
+# Scripted losses (run_transfer's ``drops``): PI may continue past N_PI with one count per
+# segment, PI[P_DROPS + k] = the first transmissions of segment k the path drops; the
+# random draws are then off (PF[Q_P] = PF[Q_PACK] = 0).
+P_DROPS = N_PI
+# The event trace (run_transfer's ``trace``): F may continue past N_FS with the trace
+# buffer, F[TR_COUNT] rows written (also those that did not fit: the caller grows the
+# buffer and runs again), F[TR_FLIGHT] the sender's flight during a receiver event, then
+# rows of TR_COLS floats: time, event (TRACE_EVENTS), segment, cwnd, ssthresh, flight, RTO.
+TR_COUNT, TR_FLIGHT, TR_ROWS = N_FS, N_FS + 1, N_FS + 2
+TR_COLS = 7
+TRACE_EVENTS = ("send", "retransmit", "ack", "dupack", "fast_retransmit", "partial_ack", "recovery_exit",
+                "timeout", "done", "data_arrival", "ack_sent")
+(TR_SEND, TR_RETX, TR_ACK, TR_DUPACK, TR_FRX, TR_PARTIAL, TR_EXIT, TR_TIMEOUT, TR_DONE, TR_ARRIVAL,
+ TR_ACK_SENT) = range(len(TRACE_EVENTS))
 
 TCP_TIMEOUT_MIN_S = 0.002
 """Linux include/net/tcp.h ``TCP_TIMEOUT_MIN_US`` (2 ms), added to RACK's wait before it is
@@ -275,6 +290,61 @@ def draw_lost(prob, I, u):
 
 
 @inline
+def data_lost(seg, I, S, PI, PF, u):
+    """Whether the path drops this transmission of data segment ``seg``: the scripted
+    count (:data:`P_DROPS`: its first transmissions up to the count), else the next uniform
+    (:func:`draw_lost`, ``p``)."""
+    if PI.shape[0] > P_DROPS:
+        return S[S_TXC, seg] <= PI[P_DROPS + seg]
+    return draw_lost(PF[Q_P], I, u)
+
+
+# Trace -------------------------------------------------------------------------------------
+
+@inline
+def tracing(F):
+    """True when ``F`` carries a trace buffer (:data:`TR_COUNT`)."""
+    return F.shape[0] > N_FS
+
+
+def trace_row(ev, now, value, fl, F):
+    """Append a trace row: event ``ev`` (a ``TR_*`` code) at ``now`` for segment or ACK
+    ``value``, with the sender's cwnd, ssthresh and RTO and its flight ``fl`` (bytes); only
+    counted when the buffer is full."""
+    k = int(F[TR_COUNT])
+    F[TR_COUNT] = k + 1
+    j = TR_ROWS + TR_COLS * k
+    if j + TR_COLS <= F.shape[0]:
+        F[j] = now
+        F[j + 1] = ev
+        F[j + 2] = value
+        F[j + 3] = F[CWND]
+        F[j + 4] = F[SSTH]
+        F[j + 5] = fl
+        F[j + 6] = F[RTO]
+
+
+@inline
+def reno_pipe(I, PI, S):
+    """ns-3's BytesInFlight (``TcpTxBuffer``): outstanding - sacked - lost + retransmitted,
+    bytes, from the scoreboard's marks ``S_SACKED``, ``S_LOST``, ``S_RFLAG``."""
+    b = 0
+    for k in range(I[UNA], I[MAX]):
+        if (1 - S[S_SACKED, k]) - S[S_LOST, k] + S[S_RFLAG, k] > 0:
+            b += seg_len(k, PI)
+    return b
+
+
+@inline
+def sender_flight(I, PI, S):
+    """The flight a trace row shows, bytes: ``snd_nxt - snd_una``; for the ns3 sender its
+    pipe (:func:`reno_pipe`)."""
+    if PI[P_SENDER] == SENDER_NS3:
+        return reno_pipe(I, PI, S)
+    return flight(I, PI)
+
+
+@inline
 def arm_rto(now, I, F):
     """Start (or restart) the retransmission timer: ``Timer.arm``, a fresh ``seq``; on the
     timer wheel when ``F[TIMER_HZ]`` > 0 (:func:`rto_timer_wait`)."""
@@ -303,6 +373,8 @@ def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
     if S[S_TXC, seg] > 1:
         I[RETX] += 1
         S[S_RETX, seg] = 1
+    if tracing(F):
+        trace_row(TR_RETX if S[S_TXC, seg] > 1 else TR_SEND, now, seg, sender_flight(I, PI, S), F)
     SF[SF_SENT, seg] = now
     if PI[P_RACK] != 0:
         if S[S_TXC, seg] > 1:
@@ -313,10 +385,12 @@ def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
     start = now if now > busy else busy
     fin = seg >= PI[P_NDATA]  # a bare FIN: no payload, no loss draw, never lost
     F[BUSY] = start + ((0 if fin else seg_len(seg, PI)) + PI[P_HDR]) * 8.0 / PF[Q_RATE]
-    lost = False if fin else draw_lost(PF[Q_P], I, u)
+    lost = False if fin else data_lost(seg, I, S, PI, PF, u)
     if I[FAIL] != 0:
         return
     if lost:
+        if I[LOSTD] == 0:  # every transmission counts one in S_TXC, this one included
+            I[FDROP] = S[S_TXC, :PI[P_N]].sum() - 1
         I[LOSTD] += 1
         if S[S_TXC, seg] == 1:
             I[FIRSTL] += 1
@@ -381,6 +455,8 @@ def ack_now(now, I, F, PI, PF, u, RB, QI, QF):
         I[QUICK] -= 1
     I[LASTACK] = I[RNXT]
     send_ack(now, I, F, PI, PF, u, RB, QI, QF)
+    if tracing(F):
+        trace_row(TR_ACK_SENT, now, I[RNXT], F[TR_FLIGHT], F)
 
 
 def sack_first(seg, I, PI, S, RB):
@@ -707,6 +783,7 @@ def reset(I, F, S, PI, PF):
     I[RESCUE] = -1
     I[TLP_END] = -1
     I[SAMP_PROBE] = -1
+    I[FDROP] = -1
     I[QUICK] = PI[P_QUICK]
     for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state
         F[k] = PF[Q_STATE0 + k]

@@ -29,7 +29,7 @@ from .kernel_ns3 import n3_on_ack, n3_on_rto, n3_send_allowed, n3_start
 from .kernel_rfc import rfc_on_ack, rfc_on_rto
 from .kernel_sack import rk_on_timer, rk_timers, sk_on_ack, sk_on_rto, sk_send_allowed
 
-__all__ = ["run_batch", "compiled_run_batch", "pack_params", "OUT_FIELDS", "N_OUT",
+__all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS", "N_OUT",
            "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
 
 OUT_FIELDS = ("completion_s", "delivered_s", "lost_packets", "lost_acks",
@@ -141,6 +141,14 @@ def pack_params(params, size_bytes: int, config):
     return PI, PF
 
 
+def scripted(PI, PF, counts):
+    """The parameter arrays of :func:`pack_params` for scripted losses: ``counts[k]`` first
+    transmissions of segment ``k`` dropped (:data:`.flat.P_DROPS`), no random draw."""
+    PF = PF.copy()
+    PF[Q_P] = PF[Q_PACK] = 0.0
+    return np.concatenate([PI, np.asarray(counts, np.int64)]), PF
+
+
 def _filled(dtype, size: int, values: dict) -> np.ndarray:
     """An array of ``size`` zeros of ``dtype`` with ``values`` (slot -> value) set."""
     a = np.zeros(size, dtype)
@@ -196,6 +204,9 @@ def run_one(u, I, F, S, SF, RB, blk, PI, PF, QI, QF):
         kind, now = next_event(I, F, QI, QF)
         if kind == EV_DATA:
             seg, tsval = pop_data(I, QI, QF)
+            if tracing(F):  # the receiver's rows show the sender's state, unchanged by it
+                F[TR_FLIGHT] = sender_flight(I, PI, S)
+                trace_row(TR_ARRIVAL, now, seg, F[TR_FLIGHT], F)
             on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF)
         elif kind == EV_ACK:
             ack, tsecr, nb = pop_ack(I, QI, QF, blk)
@@ -203,6 +214,8 @@ def run_one(u, I, F, S, SF, RB, blk, PI, PF, QI, QF):
         elif kind == EV_RTO:
             on_rto(now, I, F, S, SF, PI, PF, u, QI, QF)
         elif kind == EV_DELACK:
+            if tracing(F):
+                F[TR_FLIGHT] = sender_flight(I, PI, S)
             on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF)
         elif kind == EV_RACK:
             I[RK_ON] = 0
@@ -239,17 +252,38 @@ def run_batch(U, PI, PF, out, status):
     I, F, S, SF, RB, blk, QI, QF = uncounted(state)
     for r in range(U.shape[0]):
         status[r] = run_one(U[r], I, F, S, SF, RB, blk, PI, PF, QI, QF)
-        out[r, 0] = F[COMPL]
-        out[r, 1] = F[DELIV]
-        out[r, 2] = I[LOSTD]
-        out[r, 3] = I[LOSTA]
-        out[r, 4] = S[S_TXC, :n].sum()
-        out[r, 5] = I[RETX]
-        out[r, 6] = I[TOUT]
-        out[r, 7] = I[MAXBO]
-        out[r, 8] = I[FRX]
-        out[r, 9] = I[FIRSTL]
+        measures(I, F, S, n, out[r])
     held(state)
+
+
+def measures(I, F, S, n, row):
+    """Fill ``row`` with the run's measures (:data:`OUT_FIELDS`)."""
+    row[0] = F[COMPL]
+    row[1] = F[DELIV]
+    row[2] = I[LOSTD]
+    row[3] = I[LOSTA]
+    row[4] = S[S_TXC, :n].sum()
+    row[5] = I[RETX]
+    row[6] = I[TOUT]
+    row[7] = I[MAXBO]
+    row[8] = I[FRX]
+    row[9] = I[FIRSTL]
+
+
+def run_single(u, PI, PF, F, cap, out):
+    """One transfer on the uniforms ``u`` (scripted losses: :data:`.flat.P_DROPS`), over the
+    float state ``F`` (with a trace buffer past ``N_FS`` to trace it: :data:`.flat.TR_COUNT`)
+    and link queues of ``cap`` packets; ``out`` (N_OUT + 1) gets the measures and the
+    first drop's index (-1: none). Returns 0 or the FAIL_* reason (the caller draws more
+    uniforms, grows the queues and runs it again)."""
+    n = PI[P_N]
+    I = np.zeros(N_IS, np.int64)
+    S = np.zeros((N_S, n), np.int64)
+    fail = run_one(u, I, F, S, np.zeros((N_SF, n), np.float64), np.zeros((2, n + 1), np.int64),
+                   np.zeros(6, np.int64), PI, PF, np.zeros((N_QI, cap), np.int64), np.zeros((N_QF, cap), np.float64))
+    measures(I, F, S, n, out)
+    out[N_OUT] = I[FDROP]
+    return fail
 
 
 _MODULES = (engine, flat, kernel_rfc, kernel_ns3, kernel_sack)
@@ -263,7 +297,7 @@ def _kernel_functions() -> list[str]:
     for m in _MODULES[1:]:
         names += [k for k, v in vars(m).items()
                   if isinstance(v, types.FunctionType) and v.__module__ == m.__name__ and not k.startswith("_")]
-    return names + ["start", "on_ack", "on_rto", "run_one"]
+    return names + ["start", "on_ack", "on_rto", "run_one", "measures"]
 
 
 def compile_namespace(laws: dict) -> dict:
@@ -279,14 +313,24 @@ def compile_namespace(laws: dict) -> dict:
 
 
 @functools.cache
-def compiled_run_batch():
-    """The numba-compiled :func:`run_batch`, or ``None`` when numba is unavailable.
-
-    Compiled once per process (and cached on disk by numba)."""
+def _compiled():
+    """The numba-compiled :func:`run_batch` and :func:`run_single`, or ``None`` when numba
+    is unavailable. Compiled once per process (and cached on disk by numba)."""
     from ..growth.laws import compiled_laws  # noqa: PLC0415
 
     laws = compiled_laws()
     if laws is None:
         return None
-    fns = compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch,))
+    return compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch, run_single))
+
+
+def compiled_run_batch():
+    """The numba-compiled :func:`run_batch`, or ``None`` when numba is unavailable."""
+    fns = _compiled()
     return None if fns is None else fns[0]
+
+
+def compiled_run_single():
+    """The numba-compiled :func:`run_single`, or ``None`` when numba is unavailable."""
+    fns = _compiled()
+    return None if fns is None else fns[1]

@@ -138,6 +138,13 @@ class ScriptedLoss(LossModel):
             left[s] = left.get(s, 0) + check_int("drops count", times, low=1)
         self._left = left
 
+    def counts(self, n_segments: int) -> np.ndarray:
+        """The drops still to come per segment, int64 of length ``n_segments``."""
+        a = np.zeros(n_segments, np.int64)
+        for seg, k in self._left.items():
+            a[seg] = k
+        return a
+
     def drop_data(self, seg: int) -> bool:
         k = self._left.get(seg, 0)
         if k > 0:
