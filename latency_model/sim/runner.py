@@ -1,12 +1,12 @@
 """Run many independent transfers, one ``SeedSequence`` child per run.
 
-Two interchangeable paths give bit-identical measures for the same children:
-the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
-and, for every registered growth rule without a drop-tail buffer, the
-flat-array engine compiled with numba (:mod:`~latency_model.sim.kernel`: every sender, rfc,
-ns3 and sack with PRR and RACK-TLP, over the shared pieces of :mod:`~latency_model.sim.flat`).
-Runs the kernel cannot finish (rare: more uniforms than one block) are redone on the
-reference path from the same child.
+For every registered growth rule without a drop-tail buffer, the flat-array engine
+(:mod:`~latency_model.sim.kernel`: every sender, rfc, ns3 and sack with PRR and RACK-TLP,
+over the shared pieces of :mod:`~latency_model.sim.flat`) runs batches of transfers
+compiled with numba, or one transfer at a time interpreted (``engine="python"``: the same
+functions, bit-identical measures). The event-driven path
+(:func:`~latency_model.sim.transfer.run_transfer`) runs the rest, and the rare run the batch
+cannot finish (more uniforms than one block) from the same child.
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from . import kernel as K
 from ._seeding import root_seed
 from .config import SimConfig
 from .link import block_size
-from .transfer import check_recovery, run_transfer
+from .transfer import check_recovery, flat_supported, run_flat, run_transfer
 
 __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "runs_compiled", "OUT_FIELDS"]
 
 ENGINES = ("auto", "python", "compiled")
-"""``"python"``: reference path; ``"compiled"``: numba kernel (error if unavailable or
+"""``"python"``: one transfer at a time, the flat engine interpreted (the event-driven path
+for the sack sender, a drop-tail buffer or an unregistered rule); ``"compiled"``: numba kernel (error if unavailable or
 the run is not supported); ``"auto"``: the kernel when numba is installed, the rule's
 class is registered (:data:`~latency_model.growth.RULES`) and the link has no drop-tail
 buffer, else the reference path."""
@@ -107,9 +108,14 @@ def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
     return K.pack_params(params, size_bytes, config)
 
 
-def _python_row(params, size_bytes, config, child) -> np.ndarray:
+def _python_row(params, size_bytes, config, child, compiled=None) -> np.ndarray:
+    """One run's measures by :func:`~.transfer.run_transfer` (``compiled=False``: its flat
+    engine interpreted, as without numba)."""
     rng = np.random.Generator(np.random.PCG64(child))
-    r = run_transfer(params, size_bytes=size_bytes, config=config, rng=rng)
+    if compiled is False and flat_supported(params, config):
+        r = run_flat(params, size_bytes, -(-size_bytes // params.mss_bytes), config, rng, None, False, compiled=False)
+    else:
+        r = run_transfer(params, size_bytes=size_bytes, config=config, rng=rng)
     return np.array([getattr(r, f) for f in OUT_FIELDS], dtype=float)
 
 
@@ -226,7 +232,7 @@ def run_many(
     fn = _kernel_for(engine, params, config)
     if fn is None:
         for i, child in enumerate(children):
-            out[i] = _python_row(params, size_bytes, config, child)
+            out[i] = _python_row(params, size_bytes, config, child, compiled=False)
         return out
     PI, PF = pack_params(params, size_bytes, config)
     n = int(PI[K.P_N])

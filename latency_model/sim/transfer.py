@@ -216,7 +216,7 @@ def run_transfer(
     elif rng is None and (params.p > 0.0 or config.p_ack > 0.0):
         raise ValueError("rng (a numpy.random.Generator or a seed) is required for random losses")
     if flat_supported(params, config):
-        return _run_flat(params, size, n, config, rng, drops, trace)
+        return run_flat(params, size, n, config, rng, drops, trace)
     return _run_events(params, size, n, config, rng, drops, trace)
 
 
@@ -229,7 +229,7 @@ def flat_supported(params: TcpParams, config: SimConfig) -> bool:
             and type(params.rule) in RULES.values())
 
 
-def _run_flat(params, size, n, config, rng, drops, trace, compiled=None):
+def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
     """:func:`run_transfer` on :func:`.kernel.run_single` (compiled when ``compiled`` is
     not False and numba is there). The uniforms are drawn as :class:`.link.UniformStream`
     draws them, a block at a time: a run that needs another block, more queue space or a
