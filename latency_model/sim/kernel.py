@@ -74,9 +74,6 @@ def pack_params(params, size_bytes: int, config):
     from ..growth.laws import rule_index  # noqa: PLC0415
     from .engine import EventQueue  # noqa: PLC0415
 
-    if config.queue_packets is not None:
-        raise ValueError("the flat-array engine's link has no drop-tail buffer: queue_packets must be "
-                         f"None, got {config.queue_packets!r}")
     rule = rule_index(params.rule)
     if config.sender == "ns3":
         from .ns3 import Ns3Sender as cls  # noqa: PLC0415
@@ -111,6 +108,7 @@ def pack_params(params, size_bytes: int, config):
         P_NDATA: snd.n_data,
         P_RKTS: int(config.rack_tsecr_test),
         P_LOSTONLY: int(config.rxt_lost_only),
+        P_QLIM: -1 if config.queue_packets is None else config.queue_packets,
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,
@@ -199,6 +197,8 @@ def run_one(u, I, F, S, SF, RB, blk, PI, PF, QI, QF):
     """One transfer on the uniforms ``u``; returns 0, or the FAIL_* reason to redo it on the
     event-driven path."""
     reset(I, F, S, PI, PF)
+    if PI[P_QLIM] >= 0 and F[BUSY] > 0.0:  # the handshake's ACK is on the link (Link)
+        backlog_push(F[BUSY], I, QF)
     start(I, F, S, SF, PI, PF, u, QI, QF)
     while I[DONE] == 0 and I[FAIL] == 0:
         kind, now = next_event(I, F, QI, QF)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..checks import check_int, check_real
+from .flat import LINK_TIE_S
 
 __all__ = [
     "UniformStream",
@@ -156,11 +157,7 @@ class ScriptedLoss(LossModel):
         return False
 
 
-# A packet whose last bit leaves within this many seconds of an arrival has left the
-# buffer: exact ties (ACK arrival = end of a serialisation) are common on paths built
-# from whole BDPs, and float rounding must not decide them. Far below any serialisation
-# time (40 header bytes at 1 Tb/s take 3.2e-10 s).
-_TIE_S = 1e-12
+_TIE_S = LINK_TIE_S
 
 
 class Link:

@@ -2,8 +2,8 @@
 
 :func:`run_transfer` runs the rfc and ns3 senders on the flat-array engine of the Monte
 Carlo runs (:func:`.kernel.run_single`: compiled by numba, or the same functions
-interpreted), with a registered growth rule and no drop-tail buffer. Everything else
-(the sack sender, a drop-tail buffer, a rule outside :data:`~latency_model.growth.RULES`)
+interpreted), with a registered growth rule. Everything else (the sack sender, a rule
+outside :data:`~latency_model.growth.RULES`)
 runs event by event: an :class:`EventQueue`, a :class:`Link`, a :class:`Receiver` and a
 sender wired together until the ACK covering the last byte reaches the sender.
 """
@@ -221,12 +221,11 @@ def run_transfer(
 
 
 def flat_supported(params: TcpParams, config: SimConfig) -> bool:
-    """Whether :func:`run_transfer` runs on the flat-array engine: the rfc or ns3 sender, a
-    registered rule (:data:`~latency_model.growth.RULES`), no drop-tail buffer."""
+    """Whether :func:`run_transfer` runs on the flat-array engine: the rfc or ns3 sender and
+    a registered rule (:data:`~latency_model.growth.RULES`)."""
     from ..growth import RULES  # noqa: PLC0415
 
-    return (config.sender in ("rfc", "ns3") and config.queue_packets is None
-            and type(params.rule) in RULES.values())
+    return config.sender in ("rfc", "ns3") and type(params.rule) in RULES.values()
 
 
 def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
@@ -277,8 +276,7 @@ def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
 
 
 def _run_events(params, size, n, config, rng, drops, trace):
-    """:func:`run_transfer` event by event (the sack sender, a drop-tail buffer, an
-    unregistered rule)."""
+    """:func:`run_transfer` event by event (the sack sender, an unregistered rule)."""
     q = EventQueue()
     if drops is not None:
         loss = drops
