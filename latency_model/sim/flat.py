@@ -378,13 +378,17 @@ def reno_pipe(I, PI, S):
     return b
 
 
-@inline
 def sender_flight(I, PI, S):
     """The flight a trace row shows, bytes: ``snd_nxt - snd_una``; for the ns3 sender its
     pipe (:func:`reno_pipe`)."""
     if PI[P_SENDER] == SENDER_NS3:
         return reno_pipe(I, PI, S)
     return flight(I, PI)
+
+
+def trace_event(ev, now, value, I, F, S, PI):
+    """:func:`trace_row` with the sender's flight now (:func:`sender_flight`)."""
+    trace_row(ev, now, value, sender_flight(I, PI, S), F)
 
 
 @inline
@@ -417,7 +421,7 @@ def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
         I[RETX] += 1
         S[S_RETX, seg] = 1
     if tracing(F):
-        trace_row(TR_RETX if S[S_TXC, seg] > 1 else TR_SEND, now, seg, sender_flight(I, PI, S), F)
+        trace_event(TR_RETX if S[S_TXC, seg] > 1 else TR_SEND, now, seg, I, F, S, PI)
     SF[SF_SENT, seg] = now
     if PI[P_RACK] != 0:
         if S[S_TXC, seg] > 1:

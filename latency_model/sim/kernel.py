@@ -1,18 +1,20 @@
-"""The flat-array engine of the Monte Carlo runs: every sender, compiled with numba or
-interpreted from the same functions.
+"""The flat-array engine: every sender, compiled with numba or interpreted from the same
+functions.
 
-:func:`run_batch` runs transfers one after another over the state of :mod:`.flat` (the
-shared link, receiver, timers and event selection), dispatching each event to the sender
-chosen by ``PI[P_SENDER]``: :mod:`.kernel_rfc`, :mod:`.kernel_ns3` or :mod:`.kernel_sack`.
-:func:`compiled_run_batch` is the same function compiled by numba (``cache=True``: the
-machine code is kept on disk, so a process compiles once per install); with numba missing
-or ``LATENCY_MODEL_NO_NUMBA=1`` it is ``None`` and :func:`run_batch` itself runs
-interpreted (the same source, not a twin).
+:func:`run_batch` runs the Monte Carlo's transfers one after another over the state of
+:mod:`.flat` (the shared link, receiver, timers and event selection), dispatching each
+event to the sender chosen by ``PI[P_SENDER]``: :mod:`.kernel_rfc`, :mod:`.kernel_ns3` or
+:mod:`.kernel_sack`. :func:`run_single` runs one transfer for
+:func:`~latency_model.sim.run_transfer` (rfc and ns3), with scripted losses and the event
+trace. :func:`compiled_run_batch` and :func:`compiled_run_single` are the same functions
+compiled by numba (``cache=True``: the machine code is kept on disk, so a process compiles
+once per install); with numba missing or ``LATENCY_MODEL_NO_NUMBA=1`` they are ``None`` and
+the functions themselves run interpreted (the same source, not a twin).
 
 It runs every growth rule of :data:`~latency_model.growth.RULES` (each rule's law, written
-once in its module, compiled: :mod:`latency_model.growth.laws`) with random losses and no
-drop-tail buffer; the event-driven path (:func:`~latency_model.sim.run_transfer`) runs
-everything else and gives the same bits for these runs (see :mod:`.flat`).
+once in its module, compiled: :mod:`latency_model.growth.laws`), random or scripted
+losses and the drop-tail buffer; the sack sender's scripted runs and traces, and rules
+outside the registry, run event by event (:func:`~latency_model.sim.run_transfer`).
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ _PRR = {"ssrb": PRR_SSRB, "crb": PRR_CRB, "off": PRR_OFF}
 def pack_params(params, size_bytes: int, config):
     """Integer and float parameter arrays of :func:`run_batch` for one transfer size.
 
-    The sender's initial values (cwnd, ssthresh, receiver window, the first RTO and, for
-    ns-3 or with ``handshake_rtt``, the handshake's SRTT, RTTVAR and RACK's min_RTT; the Limited Transmit window, the timer bounds) are
-    read from the event-driven sender built for the same arguments, so they are its values
-    to the last bit.
+    The sender's initial values (cwnd, ssthresh, receiver window, the first RTO and, with
+    ``handshake_rtt``, the handshake's SRTT, RTTVAR and RACK's min_RTT; the Limited Transmit
+    window, the timer bounds) are read from the event-driven sender built for the same
+    arguments (:class:`~latency_model.sim.sender.Sender`, or the sack sender), so they are
+    its values to the last bit; ns-3's first SRTT, RTTVAR and RTO come from its SYN-ACK
+    (:func:`~latency_model.sim.ns3.ns3_initial_rtt`).
 
     Parameters
     ----------
@@ -58,7 +62,7 @@ def pack_params(params, size_bytes: int, config):
     size_bytes : int
         Transfer size, bytes (>= 1).
     config : SimConfig
-        Simulator settings without a drop-tail buffer.
+        Simulator settings.
 
     Returns
     -------
@@ -67,21 +71,22 @@ def pack_params(params, size_bytes: int, config):
     Raises
     ------
     ValueError
-        For what the engine does not run: a drop-tail buffer, a rule whose class is not
-        registered (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does
+        For what the engine does not run: a rule whose class is not registered (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does
         not run (:func:`~latency_model.sim.ns3.check_ns3_params`).
     """
     from ..growth.laws import rule_index  # noqa: PLC0415
     from .engine import EventQueue  # noqa: PLC0415
+    from .ns3 import check_ns3_params, ns3_initial_rtt  # noqa: PLC0415
 
     rule = rule_index(params.rule)
-    if config.sender == "ns3":
-        from .ns3 import Ns3Sender as cls  # noqa: PLC0415
-    elif config.sender == "sack":
+    if config.sender == "sack":
         from .sack import SackSender as cls  # noqa: PLC0415
     else:
         from .sender import Sender as cls  # noqa: PLC0415
+    if config.sender == "ns3":
+        check_ns3_params(params, config)
     snd = cls(EventQueue(), None, params, config, size_bytes)
+    srtt, rttvar, rto = ns3_initial_rtt(params, config) if config.sender == "ns3" else (snd.srtt, snd.rttvar, snd.rto)
     PI = _filled(np.int64, N_PI, {
         P_SENDER: _SENDERS[config.sender],
         P_N: snd.n,
@@ -120,9 +125,9 @@ def pack_params(params, size_bytes: int, config):
         Q_DELAY: config.one_way_delay(params.rtt_s),
         Q_P: params.p,
         Q_PACK: config.p_ack,
-        Q_RTO0: snd.rto,
-        Q_SRTT0: snd.srtt,
-        Q_RTTVAR0: snd.rttvar,
+        Q_RTO0: rto,
+        Q_SRTT0: srtt,
+        Q_RTTVAR0: rttvar,
         Q_MINRTT0: getattr(snd, "min_rtt", np.inf),
         Q_ACKSER: config.ack_serialisation_s(),
         Q_HZ: float(config.timer_hz),

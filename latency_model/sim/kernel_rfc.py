@@ -19,7 +19,7 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
     if ack >= PI[P_N]:
         finish(now, I, F)
         if tracing(F):
-            trace_row(TR_DONE, now, ack, flight(I, PI), F)
+            trace_event(TR_DONE, now, ack, I, F, S, PI)
         return
     if I[INREC] != 0:
         if ack > I[RECOVER]:  # full ACK
@@ -27,7 +27,7 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
             I[INREC] = 0
             I[DUP] = 0
             if tracing(F):
-                trace_row(TR_EXIT, now, ack, flight(I, PI), F)
+                trace_event(TR_EXIT, now, ack, I, F, S, PI)
             restart_rto(now, I, F)
         else:  # partial ACK
             transmit(ack, now, I, F, S, SF, PI, PF, u, QI, QF)
@@ -37,7 +37,7 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
             if acked >= mss:
                 F[CWND] += mss
             if tracing(F):
-                trace_row(TR_PARTIAL, now, ack, flight(I, PI), F)
+                trace_event(TR_PARTIAL, now, ack, I, F, S, PI)
             if I[PARTIAL] == 0:  # RFC 6582 "impatient": the timer restarts once
                 I[PARTIAL] = 1
                 arm_rto(now, I, F)
@@ -47,7 +47,7 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
         I[LTB] = 0
         grow(acked, F, PI, PF)
         if tracing(F):
-            trace_row(TR_ACK, now, ack, flight(I, PI), F)
+            trace_event(TR_ACK, now, ack, I, F, S, PI)
         restart_rto(now, I, F)
     send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
 
@@ -65,7 +65,7 @@ def rfc_fast_retransmit(now, I, F, S, SF, PI, PF, u, QI, QF):
     I[LTC] = 0
     I[LTB] = 0
     if tracing(F):
-        trace_row(TR_FRX, now, I[UNA], flight(I, PI), F)
+        trace_event(TR_FRX, now, I[UNA], I, F, S, PI)
     transmit(I[UNA], now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
@@ -80,11 +80,11 @@ def rfc_dup_ack(now, I, F, S, SF, PI, PF, u, QI, QF):
     if I[INREC] != 0:
         F[CWND] += PI[P_MSS]
         if tracing(F):
-            trace_row(TR_DUPACK, now, I[UNA], flight(I, PI), F)
+            trace_event(TR_DUPACK, now, I[UNA], I, F, S, PI)
         send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
         return
     if tracing(F):
-        trace_row(TR_DUPACK, now, I[UNA], flight(I, PI), F)
+        trace_event(TR_DUPACK, now, I[UNA], I, F, S, PI)
     if I[DUP] >= dup_thresh(I, PI, PF) and I[UNA] > I[RECOVER]:
         rfc_fast_retransmit(now, I, F, S, SF, PI, PF, u, QI, QF)
     elif PI[P_LTLO] <= I[DUP] and I[DUP] <= PI[P_LTHI]:

@@ -51,10 +51,10 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     """Whether a compiled kernel implements the run of ``params`` over ``config``.
 
     The kernels implement every rule whose class is in :data:`~latency_model.growth.RULES`
-    (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass),
-    without a drop-tail buffer (``config.queue_packets is None``; the kernel's link has
-    none), for every sender (``rfc``, ``sack``, and ``ns3`` within what
-    :class:`~latency_model.sim.ns3.Ns3Sender` runs: the standard rule only).
+    (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass), for
+    every sender (``rfc``, ``sack``, and ``ns3`` within what
+    :func:`~latency_model.sim.ns3.check_ns3_params` admits: the standard rule only); a
+    drop-tail buffer (``config.queue_packets``) for the rfc and ns3 senders.
 
     Parameters
     ----------
@@ -79,9 +79,9 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     config = _check_setup(params, config)
     if type(params.rule) not in RULES.values():
         return False
-    if config.queue_packets is not None:
+    if config.queue_packets is not None and config.sender == "sack":
         return False
-    if config.sender == "ns3":  # the ns3 kernel runs what Ns3Sender runs
+    if config.sender == "ns3":  # what ns-3's TcpNewReno runs
         from .ns3 import check_ns3_params
 
         try:
@@ -127,9 +127,9 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     if engine == "compiled":
         if not supported:
             raise ValueError(
-                "engine 'compiled' supports the registered growth rules without a queue limit and the rfc, "
-                f"sack or ns3 sender (ns3: within what ns-3 runs), got rule {params.rule.name!r}, queue_packets "
-                f"{config.queue_packets!r}, sender {config.sender!r}")
+                "engine 'compiled' supports the registered growth rules with the rfc, sack or ns3 sender (ns3: "
+                "within what ns-3 runs; a queue limit with rfc or ns3 only), got rule "
+                f"{params.rule.name!r}, queue_packets {config.queue_packets!r}, sender {config.sender!r}")
         if compiled is None:
             raise ValueError("engine 'compiled' needs numba (pip install numba; "
                              "or unset LATENCY_MODEL_NO_NUMBA)")

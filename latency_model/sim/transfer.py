@@ -294,10 +294,6 @@ def _run_events(params, size, n, config, rng, drops, trace):
         from .sack import SackSender  # noqa: PLC0415
 
         snd = SackSender(q, link, params, config, size)
-    elif config.sender == "ns3":
-        from .ns3 import Ns3Sender  # noqa: PLC0415
-
-        snd = Ns3Sender(q, link, params, config, size)
     else:
         snd = Sender(q, link, params, config, size)
     rcv = Receiver(q, link, snd.n, params.b, config.delack_timeout_s, quick_acks=config.quick_acks,
