@@ -31,8 +31,8 @@ from .kernel_ns3 import n3_on_ack, n3_on_rto, n3_send_allowed, n3_start
 from .kernel_rfc import rfc_on_ack, rfc_on_rto
 from .kernel_sack import rk_on_timer, rk_timers, sk_on_ack, sk_on_rto, sk_send_allowed
 
-__all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS", "N_OUT",
-           "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
+__all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS",
+           "N_OUT", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
 
 OUT_FIELDS = ("completion_s", "delivered_s", "lost_packets", "lost_acks",
               "data_packets_sent", "retransmissions", "timeouts", "max_backoff",
@@ -71,8 +71,9 @@ def pack_params(params, size_bytes: int, config):
     Raises
     ------
     ValueError
-        For what the engine does not run: a rule whose class is not registered (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does
-        not run (:func:`~latency_model.sim.ns3.check_ns3_params`).
+        For what the engine does not run: a rule whose class is not registered
+        (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does not run
+        (:func:`~latency_model.sim.ns3.check_ns3_params`).
     """
     from ..growth.laws import rule_index  # noqa: PLC0415
     from .engine import EventQueue  # noqa: PLC0415
@@ -199,8 +200,8 @@ def on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 def run_one(u, I, F, S, SF, RB, blk, PI, PF, QI, QF):
-    """One transfer on the uniforms ``u``; returns 0, or the FAIL_* reason to redo it on the
-    event-driven path."""
+    """One transfer on the uniforms ``u``; returns 0, or the FAIL_* reason to run it again
+    (:func:`~latency_model.sim.run_transfer` draws more uniforms or grows the queues)."""
     reset(I, F, S, PI, PF)
     if PI[P_QLIM] >= 0 and F[BUSY] > 0.0:  # the handshake's ACK is on the link (Link)
         backlog_push(F[BUSY], I, QF)

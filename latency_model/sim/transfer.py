@@ -3,9 +3,9 @@
 :func:`run_transfer` runs the rfc and ns3 senders on the flat-array engine of the Monte
 Carlo runs (:func:`.kernel.run_single`: compiled by numba, or the same functions
 interpreted), with a registered growth rule. Everything else (the sack sender, a rule
-outside :data:`~latency_model.growth.RULES`)
-runs event by event: an :class:`EventQueue`, a :class:`Link`, a :class:`Receiver` and a
-sender wired together until the ACK covering the last byte reaches the sender.
+outside :data:`~latency_model.growth.RULES`) runs event by event: an :class:`EventQueue`,
+a :class:`Link`, a :class:`Receiver` and a sender wired together until the ACK covering
+the last byte reaches the sender.
 """
 
 from __future__ import annotations
