@@ -62,7 +62,7 @@ def pack_params(params, size_bytes: int, config):
     size_bytes : int
         Transfer size, bytes (>= 1).
     config : SimConfig
-        Simulator settings.
+        Simulator settings (a drop-tail buffer with the rfc and ns3 senders only).
 
     Returns
     -------
@@ -71,7 +71,8 @@ def pack_params(params, size_bytes: int, config):
     Raises
     ------
     ValueError
-        For what the engine does not run: a rule whose class is not registered
+        For what the engine does not run: a drop-tail buffer with the sack sender, a rule
+        whose class is not registered
         (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does not run
         (:func:`~latency_model.sim.ns3.check_ns3_params`).
     """
@@ -79,6 +80,9 @@ def pack_params(params, size_bytes: int, config):
     from .engine import EventQueue  # noqa: PLC0415
     from .ns3 import check_ns3_params, ns3_initial_rtt  # noqa: PLC0415
 
+    if config.queue_packets is not None and config.sender == "sack":  # not checked against sack.py
+        raise ValueError("the flat-array engine runs a drop-tail buffer for the rfc and ns3 senders only: "
+                         f"queue_packets must be None with sender 'sack', got {config.queue_packets!r}")
     rule = rule_index(params.rule)
     if config.sender == "sack":
         from .sack import SackSender as cls  # noqa: PLC0415
