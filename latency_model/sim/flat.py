@@ -73,7 +73,9 @@ def _slots(names: str) -> tuple[int, ...]:
 # Receiver, Linux's SACK compression (on_segment): ACKs held, duplicate ACKs sent at the
 # rcv_nxt CRNXT (tcp_sock compressed_ack, dup_ack_counter, compressed_ack_rcv_nxt).
 COMPR, DUPACKS, CRNXT = NNEW + 1, NNEW + 2, NNEW + 3
-N_IS = CRNXT + 1
+FDROP = CRNXT + 1  # data transmissions before the first the path dropped (-1: none yet)
+BLH, BLN = FDROP + 1, FDROP + 2  # the drop-tail buffer's backlog: head and length in QF[QF_BL]
+N_IS = BLN + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
 # Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
 # and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
@@ -88,7 +90,8 @@ N_FS = TIMER_HZ + 1
  P_RULE_HOOKS) = _slots(
     "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_RULE "
     "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_HOOKS")
-N_PI = P_RULE_HOOKS + 1
+P_QLIM = P_RULE_HOOKS + 1  # the drop-tail buffer's packets (SimConfig.queue_packets), -1: none
+N_PI = P_QLIM + 1
 # P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
 # hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
@@ -112,7 +115,8 @@ RK_NONE, RK_REO, RK_TLP = range(3)
 # delivers (by position); ns3: Reno marks, lost, retransmitted, RTT history by entry.
 (S_TXC, S_RETX, S_RBUF, S_SACKED, S_LOST, S_RTXO, S_NEW, S_RFLAG, S_HSEQ, S_HCNT,
  S_HRETX) = _slots("S_TXC S_RETX S_RBUF S_SACKED S_LOST S_RTXO S_NEW S_RFLAG S_HSEQ S_HCNT S_HRETX")
-N_S = S_HRETX + 1
+S_DECIDED = S_HRETX + 1  # scripted losses: transmissions past the drop-tail buffer
+N_S = S_DECIDED + 1
 # Per-segment float rows SF: last send time; ns3: send time of history entry.
 SF_SENT, SF_HTIME = range(2)
 N_SF = 2
@@ -120,10 +124,25 @@ N_SF = 2
 # blocks (count, then lo, hi x 3); data arrival time / TSval, ACK arrival time / TSecr.
 QI_DS, QI_DG, QI_AS, QI_AA, QI_AN, QI_B0 = range(6)
 N_QI = QI_B0 + 6
-QF_DT, QF_DTS, QF_AT, QF_AE = range(4)
-N_QF = 4
+# QF_BL: the drop-tail buffer's backlog (end-of-serialisation times), a FIFO of its own.
+QF_DT, QF_DTS, QF_AT, QF_AE, QF_BL = range(5)
+N_QF = 5
 # Events of next_event.
 EV_NONE, EV_DATA, EV_ACK, EV_RTO, EV_DELACK, EV_RACK = range(-1, 5)
+# Scripted losses (run_transfer's ``drops``): PI may continue past N_PI with one count per
+# segment, PI[P_DROPS + k] = the first transmissions of segment k the path drops; the
+# random draws are then off (PF[Q_P] = PF[Q_PACK] = 0).
+P_DROPS = N_PI
+# The event trace (run_transfer's ``trace``): F may continue past N_FS with the trace
+# buffer, F[TR_COUNT] rows written (also those that did not fit: the caller grows the
+# buffer and runs again), F[TR_FLIGHT] the sender's flight during a receiver event, then
+# rows of TR_COLS floats: time, event (TRACE_EVENTS), segment, cwnd, ssthresh, flight, RTO.
+TR_COUNT, TR_FLIGHT, TR_ROWS = N_FS, N_FS + 1, N_FS + 2
+TR_COLS = 7
+TRACE_EVENTS = ("send", "retransmit", "ack", "dupack", "fast_retransmit", "partial_ack", "recovery_exit",
+                "timeout", "done", "data_arrival", "ack_sent")
+(TR_SEND, TR_RETX, TR_ACK, TR_DUPACK, TR_FRX, TR_PARTIAL, TR_EXIT, TR_TIMEOUT, TR_DONE, TR_ARRIVAL,
+ TR_ACK_SENT) = range(len(TRACE_EVENTS))
 
 TCP_TIMEOUT_MIN_S = 0.002
 """Linux include/net/tcp.h ``TCP_TIMEOUT_MIN_US`` (2 ms), added to RACK's wait before it is
@@ -297,6 +316,104 @@ def draw_lost(prob, I, u):
     return False
 
 
+LINK_TIE_S = 1e-12
+"""A packet whose last bit leaves within this many seconds of an arrival has left the
+drop-tail buffer: exact ties (ACK arrival = end of a serialisation) are common on paths
+built from whole BDPs, and float rounding must not decide them. Far below any
+serialisation time (40 header bytes at 1 Tb/s take 3.2e-10 s)."""
+
+
+@inline
+def backlog_push(t, I, QF):
+    """A packet accepted by the drop-tail buffer leaves the link at ``t`` (seconds)."""
+    cap = QF.shape[1]
+    if I[BLN] == cap:
+        I[FAIL] = FAIL_QUEUE
+        return
+    QF[QF_BL, (I[BLH] + I[BLN]) % cap] = t
+    I[BLN] += 1
+
+
+@inline
+def buffer_full(now, I, PI, QF):
+    """The drop-tail buffer holds ``PI[P_QLIM]`` packets waiting behind the one on the
+    link at ``now`` (the packets gone by then, ties within :data:`LINK_TIE_S`, leave it)."""
+    while I[BLN] > 0 and QF[QF_BL, I[BLH]] <= now + LINK_TIE_S:
+        I[BLH] = (I[BLH] + 1) % QF.shape[1]
+        I[BLN] -= 1
+    return I[BLN] > PI[P_QLIM]
+
+
+@inline
+def count_drop(seg, I, S, PI):
+    """The path dropped this transmission of ``seg``: the loss counters."""
+    if I[LOSTD] == 0:  # every transmission counts one in S_TXC, this one included
+        I[FDROP] = S[S_TXC, :PI[P_N]].sum() - 1
+    I[LOSTD] += 1
+    if S[S_TXC, seg] == 1:
+        I[FIRSTL] += 1
+
+
+@inline
+def data_lost(seg, I, S, PI, PF, u):
+    """Whether the path drops this transmission of data segment ``seg``: the scripted
+    count (:data:`P_DROPS`: its first transmissions past the drop-tail buffer, up to the
+    count), else the next uniform (:func:`draw_lost`, ``p``)."""
+    if PI.shape[0] > P_DROPS:
+        S[S_DECIDED, seg] += 1
+        return S[S_DECIDED, seg] <= PI[P_DROPS + seg]
+    return draw_lost(PF[Q_P], I, u)
+
+
+# Trace -------------------------------------------------------------------------------------
+
+@inline
+def tracing(F):
+    """True when ``F`` carries a trace buffer (:data:`TR_COUNT`)."""
+    return F.shape[0] > N_FS
+
+
+def trace_row(ev, now, value, fl, F):
+    """Append a trace row: event ``ev`` (a ``TR_*`` code) at ``now`` for segment or ACK
+    ``value``, with the sender's cwnd, ssthresh and RTO and its flight ``fl`` (bytes); only
+    counted when the buffer is full."""
+    k = int(F[TR_COUNT])
+    F[TR_COUNT] = k + 1
+    j = TR_ROWS + TR_COLS * k
+    if j + TR_COLS <= F.shape[0]:
+        F[j] = now
+        F[j + 1] = ev
+        F[j + 2] = value
+        F[j + 3] = F[CWND]
+        F[j + 4] = F[SSTH]
+        F[j + 5] = fl
+        F[j + 6] = F[RTO]
+
+
+@inline
+def reno_pipe(I, PI, S):
+    """ns-3's BytesInFlight (``TcpTxBuffer``): outstanding - sacked - lost + retransmitted,
+    bytes, from the scoreboard's marks ``S_SACKED``, ``S_LOST``, ``S_RFLAG``."""
+    b = 0
+    for k in range(I[UNA], I[MAX]):
+        if (1 - S[S_SACKED, k]) - S[S_LOST, k] + S[S_RFLAG, k] > 0:
+            b += seg_len(k, PI)
+    return b
+
+
+def sender_flight(I, PI, S):
+    """The flight a trace row shows, bytes: ``snd_nxt - snd_una``; for the ns3 sender its
+    pipe (:func:`reno_pipe`)."""
+    if PI[P_SENDER] == SENDER_NS3:
+        return reno_pipe(I, PI, S)
+    return flight(I, PI)
+
+
+def trace_event(ev, now, value, I, F, S, PI):
+    """:func:`trace_row` with the sender's flight now (:func:`sender_flight`)."""
+    trace_row(ev, now, value, sender_flight(I, PI, S), F)
+
+
 @inline
 def arm_rto(now, I, F):
     """Start (or restart) the retransmission timer: ``Timer.arm``, a fresh ``seq``; on the
@@ -326,23 +443,30 @@ def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
     if S[S_TXC, seg] > 1:
         I[RETX] += 1
         S[S_RETX, seg] = 1
+    if tracing(F):
+        trace_event(TR_RETX if S[S_TXC, seg] > 1 else TR_SEND, now, seg, I, F, S, PI)
     SF[SF_SENT, seg] = now
     if PI[P_RACK] != 0:
         if S[S_TXC, seg] > 1:
             S[S_RTXO, seg] = 1
         else:
             I[SENT_NEW] = 1
+    fin = seg >= PI[P_NDATA]  # a bare FIN: no payload, no loss draw, never lost
+    if PI[P_QLIM] >= 0 and not fin and buffer_full(now, I, PI, QF):
+        count_drop(seg, I, S, PI)  # refused: no link time, no loss draw
+        if I[RTO_ON] == 0:
+            arm_rto(now, I, F)
+        return
     busy = F[BUSY]
     start = now if now > busy else busy
-    fin = seg >= PI[P_NDATA]  # a bare FIN: no payload, no loss draw, never lost
     F[BUSY] = start + ((0 if fin else seg_len(seg, PI)) + PI[P_HDR]) * 8.0 / PF[Q_RATE]
-    lost = False if fin else draw_lost(PF[Q_P], I, u)
+    if PI[P_QLIM] >= 0:
+        backlog_push(F[BUSY], I, QF)
+    lost = False if fin else data_lost(seg, I, S, PI, PF, u)
     if I[FAIL] != 0:
         return
     if lost:
-        I[LOSTD] += 1
-        if S[S_TXC, seg] == 1:
-            I[FIRSTL] += 1
+        count_drop(seg, I, S, PI)
     else:
         cap = QI.shape[1]
         if I[DQN] == cap:
@@ -406,6 +530,8 @@ def ack_now(now, I, F, PI, PF, u, RB, QI, QF):
         I[QUICK] -= 1
     I[LASTACK] = I[RNXT]
     send_ack(now, I, F, PI, PF, u, RB, QI, QF)
+    if tracing(F):
+        trace_row(TR_ACK_SENT, now, I[RNXT], F[TR_FLIGHT], F)
 
 
 def sack_first(seg, I, PI, S, RB):
@@ -762,6 +888,7 @@ def reset(I, F, S, PI, PF):
     I[SAMP_PROBE] = -1
     I[QUICK] = 0 if PF[Q_HZ] > 0.0 and PI[P_SACK] != 0 else PI[P_QUICK]  # Receiver.quick
     I[CRNXT] = -1
+    I[FDROP] = -1
     for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state
         F[k] = PF[Q_STATE0 + k]
     F[RTO] = PF[Q_RTO0]

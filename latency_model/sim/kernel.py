@@ -1,18 +1,20 @@
-"""The flat-array engine of the Monte Carlo runs: every sender, compiled with numba or
-interpreted from the same functions.
+"""The flat-array engine: every sender, compiled with numba or interpreted from the same
+functions.
 
-:func:`run_batch` runs transfers one after another over the state of :mod:`.flat` (the
-shared link, receiver, timers and event selection), dispatching each event to the sender
-chosen by ``PI[P_SENDER]``: :mod:`.kernel_rfc`, :mod:`.kernel_ns3` or :mod:`.kernel_sack`.
-:func:`compiled_run_batch` is the same function compiled by numba (``cache=True``: the
-machine code is kept on disk, so a process compiles once per install); with numba missing
-or ``LATENCY_MODEL_NO_NUMBA=1`` it is ``None`` and :func:`run_batch` itself runs
-interpreted (the same source, not a twin).
+:func:`run_batch` runs the Monte Carlo's transfers one after another over the state of
+:mod:`.flat` (the shared link, receiver, timers and event selection), dispatching each
+event to the sender chosen by ``PI[P_SENDER]``: :mod:`.kernel_rfc`, :mod:`.kernel_ns3` or
+:mod:`.kernel_sack`. :func:`run_single` runs one transfer for
+:func:`~latency_model.sim.run_transfer` (rfc and ns3), with scripted losses and the event
+trace. :func:`compiled_run_batch` and :func:`compiled_run_single` are the same functions
+compiled by numba (``cache=True``: the machine code is kept on disk, so a process compiles
+once per install); with numba missing or ``LATENCY_MODEL_NO_NUMBA=1`` they are ``None`` and
+the functions themselves run interpreted (the same source, not a twin).
 
 It runs every growth rule of :data:`~latency_model.growth.RULES` (each rule's law, written
-once in its module, compiled: :mod:`latency_model.growth.laws`) with random losses and no
-drop-tail buffer; the event-driven path (:func:`~latency_model.sim.run_transfer`) runs
-everything else and gives the same bits for these runs (see :mod:`.flat`).
+once in its module, compiled: :mod:`latency_model.growth.laws`), random or scripted
+losses and the drop-tail buffer; the sack sender's scripted runs and traces, and rules
+outside the registry, run event by event (:func:`~latency_model.sim.run_transfer`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from .kernel_ns3 import n3_on_ack, n3_on_rto, n3_send_allowed, n3_start
 from .kernel_rfc import rfc_on_ack, rfc_on_rto
 from .kernel_sack import rk_on_timer, rk_timers, sk_on_ack, sk_on_rto, sk_send_allowed
 
-__all__ = ["run_batch", "compiled_run_batch", "pack_params", "OUT_FIELDS", "N_OUT",
-           "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
+__all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS",
+           "N_OUT", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
 
 OUT_FIELDS = ("completion_s", "delivered_s", "lost_packets", "lost_acks",
               "data_packets_sent", "retransmissions", "timeouts", "max_backoff",
@@ -45,10 +47,12 @@ _PRR = {"ssrb": PRR_SSRB, "crb": PRR_CRB, "off": PRR_OFF}
 def pack_params(params, size_bytes: int, config):
     """Integer and float parameter arrays of :func:`run_batch` for one transfer size.
 
-    The sender's initial values (cwnd, ssthresh, receiver window, the first RTO and, for
-    ns-3 or with ``handshake_rtt``, the handshake's SRTT, RTTVAR and RACK's min_RTT; the Limited Transmit window, the timer bounds) are
-    read from the event-driven sender built for the same arguments, so they are its values
-    to the last bit.
+    The sender's initial values (cwnd, ssthresh, receiver window, the first RTO and, with
+    ``handshake_rtt``, the handshake's SRTT, RTTVAR and RACK's min_RTT; the Limited Transmit
+    window, the timer bounds) are read from the event-driven sender built for the same
+    arguments (:class:`~latency_model.sim.sender.Sender`, or the sack sender), so they are
+    its values to the last bit; ns-3's first SRTT, RTTVAR and RTO come from its SYN-ACK
+    (:func:`~latency_model.sim.ns3.ns3_initial_rtt`).
 
     Parameters
     ----------
@@ -58,7 +62,7 @@ def pack_params(params, size_bytes: int, config):
     size_bytes : int
         Transfer size, bytes (>= 1).
     config : SimConfig
-        Simulator settings without a drop-tail buffer.
+        Simulator settings (a drop-tail buffer with the rfc and ns3 senders only).
 
     Returns
     -------
@@ -67,24 +71,27 @@ def pack_params(params, size_bytes: int, config):
     Raises
     ------
     ValueError
-        For what the engine does not run: a drop-tail buffer, a rule whose class is not
-        registered (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does
-        not run (:func:`~latency_model.sim.ns3.check_ns3_params`).
+        For what the engine does not run: a drop-tail buffer with the sack sender, a rule
+        whose class is not registered
+        (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does not run
+        (:func:`~latency_model.sim.ns3.check_ns3_params`).
     """
     from ..growth.laws import rule_index  # noqa: PLC0415
     from .engine import EventQueue  # noqa: PLC0415
+    from .ns3 import check_ns3_params, ns3_initial_rtt  # noqa: PLC0415
 
-    if config.queue_packets is not None:
-        raise ValueError("the flat-array engine's link has no drop-tail buffer: queue_packets must be "
-                         f"None, got {config.queue_packets!r}")
+    if config.queue_packets is not None and config.sender == "sack":  # not checked against sack.py
+        raise ValueError("the flat-array engine runs a drop-tail buffer for the rfc and ns3 senders only: "
+                         f"queue_packets must be None with sender 'sack', got {config.queue_packets!r}")
     rule = rule_index(params.rule)
-    if config.sender == "ns3":
-        from .ns3 import Ns3Sender as cls  # noqa: PLC0415
-    elif config.sender == "sack":
+    if config.sender == "sack":
         from .sack import SackSender as cls  # noqa: PLC0415
     else:
         from .sender import Sender as cls  # noqa: PLC0415
+    if config.sender == "ns3":
+        check_ns3_params(params, config)
     snd = cls(EventQueue(), None, params, config, size_bytes)
+    srtt, rttvar, rto = ns3_initial_rtt(params, config) if config.sender == "ns3" else (snd.srtt, snd.rttvar, snd.rto)
     PI = _filled(np.int64, N_PI, {
         P_SENDER: _SENDERS[config.sender],
         P_N: snd.n,
@@ -111,6 +118,7 @@ def pack_params(params, size_bytes: int, config):
         P_NDATA: snd.n_data,
         P_RKTS: int(config.rack_tsecr_test),
         P_LOSTONLY: int(config.rxt_lost_only),
+        P_QLIM: -1 if config.queue_packets is None else config.queue_packets,
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,
@@ -122,9 +130,9 @@ def pack_params(params, size_bytes: int, config):
         Q_DELAY: config.one_way_delay(params.rtt_s),
         Q_P: params.p,
         Q_PACK: config.p_ack,
-        Q_RTO0: snd.rto,
-        Q_SRTT0: snd.srtt,
-        Q_RTTVAR0: snd.rttvar,
+        Q_RTO0: rto,
+        Q_SRTT0: srtt,
+        Q_RTTVAR0: rttvar,
         Q_MINRTT0: getattr(snd, "min_rtt", np.inf),
         Q_ACKSER: config.ack_serialisation_s(),
         Q_HZ: float(config.timer_hz),
@@ -139,6 +147,14 @@ def pack_params(params, size_bytes: int, config):
     v = snd.st.v
     PF[Q_STATE0:Q_STATE0 + len(v)] = v
     return PI, PF
+
+
+def scripted(PI, PF, counts):
+    """The parameter arrays of :func:`pack_params` for scripted losses: ``counts[k]`` first
+    transmissions of segment ``k`` dropped (:data:`.flat.P_DROPS`), no random draw."""
+    PF = PF.copy()
+    PF[Q_P] = PF[Q_PACK] = 0.0
+    return np.concatenate([PI, np.asarray(counts, np.int64)]), PF
 
 
 def _filled(dtype, size: int, values: dict) -> np.ndarray:
@@ -188,14 +204,19 @@ def on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 def run_one(u, I, F, S, SF, RB, blk, PI, PF, QI, QF):
-    """One transfer on the uniforms ``u``; returns 0, or the FAIL_* reason to redo it on the
-    event-driven path."""
+    """One transfer on the uniforms ``u``; returns 0, or the FAIL_* reason to run it again
+    (:func:`~latency_model.sim.run_transfer` draws more uniforms or grows the queues)."""
     reset(I, F, S, PI, PF)
+    if PI[P_QLIM] >= 0 and F[BUSY] > 0.0:  # the handshake's ACK is on the link (Link)
+        backlog_push(F[BUSY], I, QF)
     start(I, F, S, SF, PI, PF, u, QI, QF)
     while I[DONE] == 0 and I[FAIL] == 0:
         kind, now = next_event(I, F, QI, QF)
         if kind == EV_DATA:
             seg, tsval = pop_data(I, QI, QF)
+            if tracing(F):  # the receiver's rows show the sender's state, unchanged by it
+                F[TR_FLIGHT] = sender_flight(I, PI, S)
+                trace_row(TR_ARRIVAL, now, seg, F[TR_FLIGHT], F)
             on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF)
         elif kind == EV_ACK:
             ack, tsecr, nb = pop_ack(I, QI, QF, blk)
@@ -203,6 +224,8 @@ def run_one(u, I, F, S, SF, RB, blk, PI, PF, QI, QF):
         elif kind == EV_RTO:
             on_rto(now, I, F, S, SF, PI, PF, u, QI, QF)
         elif kind == EV_DELACK:
+            if tracing(F):
+                F[TR_FLIGHT] = sender_flight(I, PI, S)
             on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF)
         elif kind == EV_RACK:
             I[RK_ON] = 0
@@ -239,17 +262,38 @@ def run_batch(U, PI, PF, out, status):
     I, F, S, SF, RB, blk, QI, QF = uncounted(state)
     for r in range(U.shape[0]):
         status[r] = run_one(U[r], I, F, S, SF, RB, blk, PI, PF, QI, QF)
-        out[r, 0] = F[COMPL]
-        out[r, 1] = F[DELIV]
-        out[r, 2] = I[LOSTD]
-        out[r, 3] = I[LOSTA]
-        out[r, 4] = S[S_TXC, :n].sum()
-        out[r, 5] = I[RETX]
-        out[r, 6] = I[TOUT]
-        out[r, 7] = I[MAXBO]
-        out[r, 8] = I[FRX]
-        out[r, 9] = I[FIRSTL]
+        measures(I, F, S, n, out[r])
     held(state)
+
+
+def measures(I, F, S, n, row):
+    """Fill ``row`` with the run's measures (:data:`OUT_FIELDS`)."""
+    row[0] = F[COMPL]
+    row[1] = F[DELIV]
+    row[2] = I[LOSTD]
+    row[3] = I[LOSTA]
+    row[4] = S[S_TXC, :n].sum()
+    row[5] = I[RETX]
+    row[6] = I[TOUT]
+    row[7] = I[MAXBO]
+    row[8] = I[FRX]
+    row[9] = I[FIRSTL]
+
+
+def run_single(u, PI, PF, F, cap, out):
+    """One transfer on the uniforms ``u`` (scripted losses: :data:`.flat.P_DROPS`), over the
+    float state ``F`` (with a trace buffer past ``N_FS`` to trace it: :data:`.flat.TR_COUNT`)
+    and link queues of ``cap`` packets; ``out`` (N_OUT + 1) gets the measures and the
+    first drop's index (-1: none). Returns 0 or the FAIL_* reason (the caller draws more
+    uniforms, grows the queues and runs it again)."""
+    n = PI[P_N]
+    I = np.zeros(N_IS, np.int64)
+    S = np.zeros((N_S, n), np.int64)
+    fail = run_one(u, I, F, S, np.zeros((N_SF, n), np.float64), np.zeros((2, n + 1), np.int64),
+                   np.zeros(6, np.int64), PI, PF, np.zeros((N_QI, cap), np.int64), np.zeros((N_QF, cap), np.float64))
+    measures(I, F, S, n, out)
+    out[N_OUT] = I[FDROP]
+    return fail
 
 
 _MODULES = (engine, flat, kernel_rfc, kernel_ns3, kernel_sack)
@@ -263,7 +307,7 @@ def _kernel_functions() -> list[str]:
     for m in _MODULES[1:]:
         names += [k for k, v in vars(m).items()
                   if isinstance(v, types.FunctionType) and v.__module__ == m.__name__ and not k.startswith("_")]
-    return names + ["start", "on_ack", "on_rto", "run_one"]
+    return names + ["start", "on_ack", "on_rto", "run_one", "measures"]
 
 
 def compile_namespace(laws: dict) -> dict:
@@ -279,14 +323,24 @@ def compile_namespace(laws: dict) -> dict:
 
 
 @functools.cache
-def compiled_run_batch():
-    """The numba-compiled :func:`run_batch`, or ``None`` when numba is unavailable.
-
-    Compiled once per process (and cached on disk by numba)."""
+def _compiled():
+    """The numba-compiled :func:`run_batch` and :func:`run_single`, or ``None`` when numba
+    is unavailable. Compiled once per process (and cached on disk by numba)."""
     from ..growth.laws import compiled_laws  # noqa: PLC0415
 
     laws = compiled_laws()
     if laws is None:
         return None
-    fns = compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch,))
+    return compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch, run_single))
+
+
+def compiled_run_batch():
+    """The numba-compiled :func:`run_batch`, or ``None`` when numba is unavailable."""
+    fns = _compiled()
     return None if fns is None else fns[0]
+
+
+def compiled_run_single():
+    """The numba-compiled :func:`run_single`, or ``None`` when numba is unavailable."""
+    fns = _compiled()
+    return None if fns is None else fns[1]

@@ -1,8 +1,8 @@
 """The ``ns3`` sender of the flat-array engine: ns-3.37's ``TcpSocketBase`` + ``TcpNewReno``
 + ``TcpClassicRecovery`` without SACK, over the shared pieces of :mod:`.flat`.
 
-The same rules, in the same order, as :class:`~latency_model.sim.ns3.Ns3Sender` (whose
-docstring cites ns-3's file and function for each): the scoreboard of Reno marks, lost and
+The rules of :mod:`~latency_model.sim.ns3` (whose docstring cites ns-3's file and function
+for each), in the order ns-3 runs them: the scoreboard of Reno marks, lost and
 retransmitted flags (``pipe`` recomputed from them), the congestion states OPEN / DISORDER /
 RECOVERY / LOSS, ns-3's own growth, RTT history and timer. The RTT history is a FIFO of
 entries ``[first segment, segments, send time, retransmitted]`` in the rows ``S_HSEQ``,
@@ -23,16 +23,6 @@ def n3_start(I):
     I[RACT] = 0
     I[FPART] = 1
     I[STATE] = OPEN
-
-
-@inline
-def n3_pipe(I, PI, S):
-    # Ns3Sender._pipe: outstanding - sacked - lost + retransmitted, bytes.
-    b = 0
-    for k in range(I[UNA], I[MAX]):
-        if (1 - S[S_SACKED, k]) - S[S_LOST, k] + S[S_RFLAG, k] > 0:
-            b += seg_len(k, PI)
-    return b
 
 
 @inline
@@ -90,8 +80,8 @@ def n3_new_ack_timer(now, restart, I, F, PF):
 
 @inline
 def n3_transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
-    # Ns3Sender._transmit: a retransmission marks the segment and its history entry, a
-    # first transmission appends an entry; then Sender._transmit.
+    # A retransmission marks the segment and its history entry, a first transmission
+    # appends an entry (UpdateRttHistory); then the shared transmission.
     if seg < I[MAX]:  # a retransmission (below HighTxMark)
         S[S_RFLAG, seg] = 1
         for j in range(I[HH], I[HT]):
@@ -132,7 +122,7 @@ def n3_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF):
         rw = PF[Q_RWNDB]
         cw = F[CWND]
         win = cw if cw < rw else rw  # min(rwnd_bytes, cwnd)
-        avail = win - n3_pipe(I, PI, S)
+        avail = win - reno_pipe(I, PI, S)
         if avail <= 0:
             return
         seg = n3_next_seg(I, PI, PF, S)
@@ -168,7 +158,7 @@ def n3_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
     I[BACKOFF] += 1
     if I[BACKOFF] > I[MAXBO]:
         I[MAXBO] = I[BACKOFF]
-    in_flight = n3_pipe(I, PI, S)
+    in_flight = reno_pipe(I, PI, S)
     I[DUP] = 0
     for k in range(I[UNA], I[MAX]):
         S[S_SACKED, k] = 0
@@ -182,6 +172,8 @@ def n3_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
     F[SSTH] = float(max(2 * mss, in_flight // 2))
     I[STATE] = LOSS_STATE
     F[CWND] = float(mss)
+    if tracing(F):
+        trace_event(TR_TIMEOUT, now, I[UNA], I, F, S, PI)
     n3_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
@@ -205,9 +197,11 @@ def n3_enter_recovery(now, I, F, S, SF, PI, PF, u, QI, QF):
     I[STATE] = RECOVERY
     n3_add_reno_sack(I, S)
     n3_mark_head_lost(I, S)
-    F[SSTH] = float(max(2 * mss, (n3_pipe(I, PI, S) + mss) // 2))
+    F[SSTH] = float(max(2 * mss, (reno_pipe(I, PI, S) + mss) // 2))
     F[CWND] = F[SSTH]
     I[FRX] += 1
+    if tracing(F):
+        trace_event(TR_FRX, now, I[UNA], I, F, S, PI)
     n3_transmit(I[UNA], now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
@@ -218,6 +212,8 @@ def n3_dup_ack(now, I, F, S, SF, PI, PF, u, QI, QF):
         I[DUP] += 1
     if I[STATE] == OPEN:
         I[STATE] = DISORDER
+    if tracing(F):
+        trace_event(TR_DUPACK, now, I[UNA], I, F, S, PI)
     if I[STATE] == RECOVERY:
         n3_add_reno_sack(I, S)
     elif I[STATE] == DISORDER:
@@ -240,6 +236,8 @@ def n3_process_new_ack(ack, old, now, I, F, S, SF, PI, PF, u, QI, QF):
         F[COMPL] = now
         I[RTO_ON] = 0
         I[DONE] = 1
+        if tracing(F):
+            trace_event(TR_DONE, now, ack, I, F, S, PI)
         return
     if I[STATE] == RECOVERY and ack < I[RECOVER]:  # partial ACK
         n3_mark_head_lost(I, S)
@@ -248,10 +246,14 @@ def n3_process_new_ack(ack, old, now, I, F, S, SF, PI, PF, u, QI, QF):
             return
         n3_new_ack_timer(now, I[FPART] != 0, I, F, PF)
         I[FPART] = 0
+        if tracing(F):
+            trace_event(TR_PARTIAL, now, ack, I, F, S, PI)
         return
     if I[STATE] == LOSS_STATE and ack < I[RECOVER]:
         n3_increase_window(segs, F, PI)
         n3_new_ack_timer(now, True, I, F, PF)
+        if tracing(F):
+            trace_event(TR_ACK, now, ack, I, F, S, PI)
         return
     exited = False
     if I[STATE] == DISORDER:
@@ -261,6 +263,8 @@ def n3_process_new_ack(ack, old, now, I, F, S, SF, PI, PF, u, QI, QF):
         segs = nbytes // mss
         I[STATE] = OPEN
         exited = True
+        if tracing(F):
+            trace_event(TR_EXIT, now, ack, I, F, S, PI)
     elif I[STATE] == LOSS_STATE:
         I[FPART] = 1
         segs = (seg_end(ack, PI) - seg_end(I[RECOVER], PI)) // mss
@@ -272,6 +276,8 @@ def n3_process_new_ack(ack, old, now, I, F, S, SF, PI, PF, u, QI, QF):
         F[CWND] = F[SSTH]
     n3_increase_window(segs, F, PI)
     n3_new_ack_timer(now, True, I, F, PF)
+    if tracing(F):
+        trace_event(TR_ACK, now, ack, I, F, S, PI)
 
 
 def n3_on_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):

@@ -18,12 +18,16 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
     acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
     if ack >= PI[P_N]:
         finish(now, I, F)
+        if tracing(F):
+            trace_event(TR_DONE, now, ack, I, F, S, PI)
         return
     if I[INREC] != 0:
         if ack > I[RECOVER]:  # full ACK
             F[CWND] = min(F[SSTH], float(max(flight(I, PI), mss) + mss))
             I[INREC] = 0
             I[DUP] = 0
+            if tracing(F):
+                trace_event(TR_EXIT, now, ack, I, F, S, PI)
             restart_rto(now, I, F)
         else:  # partial ACK
             transmit(ack, now, I, F, S, SF, PI, PF, u, QI, QF)
@@ -32,6 +36,8 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
             F[CWND] = max(F[CWND] - acked, 0.0)  # floored at 0 as Sender does (ns-3's SafeSubtraction)
             if acked >= mss:
                 F[CWND] += mss
+            if tracing(F):
+                trace_event(TR_PARTIAL, now, ack, I, F, S, PI)
             if I[PARTIAL] == 0:  # RFC 6582 "impatient": the timer restarts once
                 I[PARTIAL] = 1
                 arm_rto(now, I, F)
@@ -40,6 +46,8 @@ def rfc_new_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
         I[LTC] = 0
         I[LTB] = 0
         grow(acked, F, PI, PF)
+        if tracing(F):
+            trace_event(TR_ACK, now, ack, I, F, S, PI)
         restart_rto(now, I, F)
     send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
 
@@ -56,6 +64,8 @@ def rfc_fast_retransmit(now, I, F, S, SF, PI, PF, u, QI, QF):
     I[FRX] += 1
     I[LTC] = 0
     I[LTB] = 0
+    if tracing(F):
+        trace_event(TR_FRX, now, I[UNA], I, F, S, PI)
     transmit(I[UNA], now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
@@ -69,8 +79,12 @@ def rfc_dup_ack(now, I, F, S, SF, PI, PF, u, QI, QF):
     I[DUP] += 1
     if I[INREC] != 0:
         F[CWND] += PI[P_MSS]
+        if tracing(F):
+            trace_event(TR_DUPACK, now, I[UNA], I, F, S, PI)
         send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
         return
+    if tracing(F):
+        trace_event(TR_DUPACK, now, I[UNA], I, F, S, PI)
     if I[DUP] >= dup_thresh(I, PI, PF) and I[UNA] > I[RECOVER]:
         rfc_fast_retransmit(now, I, F, S, SF, PI, PF, u, QI, QF)
     elif PI[P_LTLO] <= I[DUP] and I[DUP] <= PI[P_LTHI]:
@@ -89,6 +103,10 @@ def rfc_on_ack(ack, tsecr, now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 def rfc_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
-    """Retransmission-timer expiry: :func:`.flat.timeout`, then go-back-N."""
+    """Retransmission-timer expiry: :func:`.flat.timeout`, then go-back-N (the trace row
+    shows the flight before it)."""
+    fl = flight(I, PI)
     timeout(I, F, PI, PF)
+    if tracing(F):
+        trace_row(TR_TIMEOUT, now, I[UNA], fl, F)
     send_new(now, I, F, S, SF, PI, PF, u, QI, QF)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..checks import check_int, check_real
+from .flat import LINK_TIE_S
 
 __all__ = [
     "UniformStream",
@@ -138,6 +139,13 @@ class ScriptedLoss(LossModel):
             left[s] = left.get(s, 0) + check_int("drops count", times, low=1)
         self._left = left
 
+    def counts(self, n_segments: int) -> np.ndarray:
+        """The drops still to come per segment, int64 of length ``n_segments``."""
+        a = np.zeros(n_segments, np.int64)
+        for seg, k in self._left.items():
+            a[seg] = k
+        return a
+
     def drop_data(self, seg: int) -> bool:
         k = self._left.get(seg, 0)
         if k > 0:
@@ -149,11 +157,7 @@ class ScriptedLoss(LossModel):
         return False
 
 
-# A packet whose last bit leaves within this many seconds of an arrival has left the
-# buffer: exact ties (ACK arrival = end of a serialisation) are common on paths built
-# from whole BDPs, and float rounding must not decide them. Far below any serialisation
-# time (40 header bytes at 1 Tb/s take 3.2e-10 s).
-_TIE_S = 1e-12
+_TIE_S = LINK_TIE_S
 
 
 class Link:

@@ -1,4 +1,6 @@
-"""ns-3.37's TCP sender (``TcpSocketBase`` + ``TcpNewReno`` + ``TcpClassicRecovery``, no SACK).
+"""ns-3.37's TCP sender (``TcpSocketBase`` + ``TcpNewReno`` + ``TcpClassicRecovery``, no SACK):
+what it runs and how it starts; its mechanisms are :mod:`.kernel_ns3` on the flat-array
+engine (:mod:`.flat`), run by :func:`~latency_model.sim.run_transfer` and the Monte Carlo.
 
 The ``ns3`` stack profile (``SimConfig(sender="ns3", rtt_sampling="ns3")``). Written from
 ns-3.37's source (``src/internet/model/``; validation/ns3/NOTES.md cites file, function and
@@ -48,15 +50,7 @@ line for each point), segment by segment, in the order ns-3 runs it for every AC
 
 from __future__ import annotations
 
-from collections import deque
-
-from .flat import rto_timer_wait
-from .sender import Sender
-
-__all__ = ["Ns3Sender", "OPEN", "DISORDER", "RECOVERY", "LOSS", "check_ns3_params"]
-
-OPEN, DISORDER, RECOVERY, LOSS = range(4)
-"""ns-3's ``TcpCongState_t`` values used here (CA_CWR does not occur without ECN)."""
+__all__ = ["check_ns3_params", "ns3_initial_rtt"]
 
 _SYN_BYTES = 4
 """Bytes a SYN carries beyond the data header (ns-3's window-scale option, padded)."""
@@ -85,272 +79,18 @@ def check_ns3_params(params, config) -> None:
                          f"{config.rto_rule!r}")
 
 
-class Ns3Sender(Sender):
-    """ns-3.37's TcpNewReno sender for one transfer (see the module docstring).
+def ns3_initial_rtt(params, config) -> tuple[float, float, float]:
+    """SRTT, RTTVAR and RTO (seconds) before the first data segment: the SYN-ACK's sample.
 
-    Parameters
-    ----------
-    queue, link, params, config, size_bytes
-        As :class:`~latency_model.sim.sender.Sender`; ``params.rule`` must be the standard
-        rule (ns-3 grows cwnd itself), see :func:`check_ns3_params`.
+    ns-3's RTT history starts with the SYN (``tcp-socket-base.cc`` ``SendEmptyPacket``,
+    ``UpdateRttHistory``), so its SYN-ACK gives the first sample: the path's round trip
+    plus two SYN serialisations (``_SYN_BYTES`` of options beyond the header). RFC 6298
+    (2.2): SRTT = R, RTTVAR = R/2; ns-3's RTO ``max(SRTT + max(G, 4 RTTVAR), MinRto)``
+    (``NewAck``, no upper bound, no jiffies).
     """
-
-    def __init__(self, queue, link, params, config, size_bytes: int) -> None:
-        check_ns3_params(params, config)
-        super().__init__(queue, link, params, config, size_bytes)
-        mss = self.mss
-        self.st.cwnd = float(params.w0 * mss)
-        self.st.ssthresh = float(params.w_ss * mss)
-        self.lt = params.dup_lt is not None
-        self.fin = config.fin
-        self.state = OPEN
-        self.recover = 0
-        self.recover_active = False
-        self.first_partial = True
-        self.bytes_not_processed = 0
-        self.sacked = [False] * self.n
-        self.lost = [False] * self.n
-        self.rflag = [False] * self.n
-        # RTT history: [first segment, segments, send time, retransmitted]. The SYN's
-        # SYN-ACK gives the first sample: the path's round trip plus two SYN serialisations.
-        syn_s = 2.0 * config.serialisation_s(_SYN_BYTES)
-        r0 = 2.0 * config.one_way_delay(params.rtt_s) + syn_s
-        self.history: deque = deque()
-        self.srtt = r0
-        self.rttvar = r0 / 2.0
-        self.rto = self._rto_from_estimator()
-
-    # Scoreboard ------------------------------------------------------------------
-    def _pipe(self) -> int:
-        """ns-3's BytesInFlight: outstanding - sacked - lost + retransmitted, bytes."""
-        b = 0
-        for k in range(self.snd_una, self.snd_max):
-            if (not self.sacked[k]) - self.lost[k] + self.rflag[k] > 0:
-                b += self._seg_len(k)
-        return b
-
-    def _flight(self) -> int:
-        return self._pipe()
-
-    def _add_reno_sack(self) -> None:
-        for k in range(self.snd_una + 1, self.snd_max):
-            if not self.sacked[k]:
-                self.sacked[k] = True
-                return
-
-    def _mark_head_lost(self) -> None:
-        h = self.snd_una
-        if h < self.snd_max:
-            self.sacked[h] = False
-            self.rflag[h] = False
-            self.lost[h] = True
-
-    # Timer -----------------------------------------------------------------------
-    def _rto_from_estimator(self) -> float:
-        k_var = 4.0 * self.rttvar
-        rto = self.srtt + (k_var if k_var > self.g else self.g)
-        return rto if rto > self.min_rto else self.min_rto
-
-    def _estimate_rtt(self, ack: int, now: float) -> None:
-        h = self.history
-        m = 0.0
-        if h:
-            seq, count, sent, retx = h[0]
-            if not retx and ack >= seq + count:
-                m = now - sent
-        while h and h[0][0] + h[0][1] <= ack:
-            h.popleft()
-        if m > 0.0:
-            if self.rtt_log is not None:
-                self.rtt_log.append((now, m, self.st.cwnd, self.st.cwnd < self.st.ssthresh))
-            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - m)
-            self.srtt = 0.875 * self.srtt + 0.125 * m
-            self.rto = self._rto_from_estimator()
-
-    def _new_ack_timer(self, now: float, reset: bool) -> None:
-        """``NewAck``: on a restart the RTO is recomputed from the estimator."""
-        self.backoff = 0
-        if reset:
-            self.rto = self._rto_from_estimator()
-            self.timer.arm(now + rto_timer_wait(self.rto, self.timer_hz))
-
-    # Transmission ----------------------------------------------------------------
-    def _transmit(self, seg: int, now: float) -> None:
-        if seg < self.snd_max:  # a retransmission (seq below HighTxMark)
-            self.rflag[seg] = True
-            for entry in self.history:
-                if entry[0] <= seg < entry[0] + entry[1]:
-                    entry[3] = True
-                    entry[1] = seg + 1 - entry[0]
-                    break
-        else:
-            self.history.append([seg, 1, now, False])
-        super()._transmit(seg, now)
-
-    def _next_seg(self) -> int:
-        """``NextSeg``: the first lost segment not retransmitted nor sacked, else new data."""
-        for k in range(self.snd_una, self.snd_max):
-            if self.lost[k] and not self.rflag[k] and not self.sacked[k]:
-                return k
-        if self.snd_max < self.n and self._end(self.snd_max) - self._end(self.snd_una) < self.rwnd_bytes:
-            return self.snd_max
-        return -1
-
-    def send_allowed(self, now: float) -> None:
-        """``SendPendingData``: send while the available window is positive."""
-        while True:
-            if self.state == OPEN and self.fin and self.snd_max >= self.n:
-                return  # CA_OPEN in FIN_WAIT_1: nothing to send
-            win = min(self.rwnd_bytes, self.st.cwnd)
-            avail = win - self._pipe()
-            if avail <= 0:
-                return
-            seg = self._next_seg()
-            if seg < 0:
-                return
-            if avail < self.mss and self.size - seg * self.mss > avail:
-                return  # silly-window avoidance
-            self._transmit(seg, now)
-            if seg == self.snd_max:
-                self.snd_max += 1
-            self.snd_nxt = self.snd_max
-
-    # Window growth ---------------------------------------------------------------
-    def _increase_window(self, segs: int) -> None:
-        st = self.st
-        mss = self.mss
-        if st.cwnd < st.ssthresh and segs >= 1:
-            st.cwnd += mss
-            segs -= 1
-        if st.cwnd >= st.ssthresh and segs > 0:
-            st.cwnd += float(int(max(1.0, mss * mss / st.cwnd)))
-
-    # Events ----------------------------------------------------------------------
-    def on_rto(self, now: float) -> None:
-        """``ReTxTimeout`` at ``now`` (seconds)."""
-        st = self.st
-        mss = self.mss
-        self.timeouts += 1
-        self.backoff += 1
-        if self.backoff > self.max_backoff:
-            self.max_backoff = self.backoff
-        in_flight = self._pipe()
-        self.dupacks = 0
-        for k in range(self.snd_una, self.snd_max):
-            self.sacked[k] = False
-            self.rflag[k] = False
-            self.lost[k] = True
-        self.recover = self.snd_max
-        self.recover_active = True
-        self.rto = min(2.0 * self.rto, self.max_rto)
-        self.history.clear()
-        st.ssthresh = float(max(2 * mss, in_flight // 2))
-        self.state = LOSS
-        st.cwnd = float(mss)
-        self._note("timeout", now, self.snd_una)
-        self.send_allowed(now)
-
-    def on_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
-        """An ACK for ``ack`` segments at ``now`` (seconds): ``ReceivedAck``."""
-        self._estimate_rtt(ack, now)
-        old = self.snd_una
-        if ack < old:
-            return
-        if ack == old:
-            if ack < self.snd_max:
-                self._dup_ack(now)
-                self.send_allowed(now)
-            return
-        self._discard_up_to(ack)
-        self._process_new_ack(ack, old, now)
-        if self.completion_s is None:
-            self.send_allowed(now)
-
-    def _discard_up_to(self, ack: int) -> None:
-        for k in range(self.snd_una, ack):
-            self.sacked[k] = False
-            self.lost[k] = False
-            self.rflag[k] = False
-        self.snd_una = ack
-        if self.snd_nxt < ack:
-            self.snd_nxt = ack
-        if ack < self.snd_max and self.sacked[ack]:  # a Reno mark on the new head moves on
-            self.sacked[ack] = False
-            self._add_reno_sack()
-            self._mark_head_lost()
-
-    def _dup_ack(self, now: float) -> None:
-        if self.state == LOSS:
-            return  # dupacks are ignored after a timeout
-        if self.state != RECOVERY:
-            self.dupacks += 1
-        if self.state == OPEN:
-            self.state = DISORDER
-        self._note("dupack", now, self.snd_una)
-        if self.state == RECOVERY:
-            self._add_reno_sack()
-        elif self.state == DISORDER:
-            if self.dupacks == self.dup_t and (self.snd_una >= self.recover or not self.recover_active):
-                self._enter_recovery(now)
-            elif self.lt:
-                self._add_reno_sack()
-
-    def _enter_recovery(self, now: float) -> None:
-        st = self.st
-        self.recover = self.snd_max
-        self.recover_active = True
-        self.state = RECOVERY
-        self._add_reno_sack()
-        self._mark_head_lost()
-        st.ssthresh = float(max(2 * self.mss, (self._pipe() + self.mss) // 2))
-        st.cwnd = st.ssthresh
-        self.fast_retransmits += 1
-        self._note("fast_retransmit", now, self.snd_una)
-        self._transmit(self.snd_una, now)
-
-    def _process_new_ack(self, ack: int, old: int, now: float) -> None:
-        st = self.st
-        mss = self.mss
-        nbytes = self._end(ack) - self._end(old)
-        segs = nbytes // mss
-        self.bytes_not_processed += nbytes % mss
-        if self.bytes_not_processed >= mss:
-            segs += 1
-            self.bytes_not_processed -= mss
-        self.dupacks = 0
-        if ack >= self.n:
-            self._finish(now, ack)
-            return
-        if self.state == RECOVERY and ack < self.recover:  # partial ACK
-            self._mark_head_lost()
-            self._transmit(ack, now)
-            self._new_ack_timer(now, self.first_partial)
-            self.first_partial = False
-            self._note("partial_ack", now, ack)
-            return
-        if self.state == LOSS and ack < self.recover:
-            self._increase_window(segs)
-            self._new_ack_timer(now, True)
-            self._note("ack", now, ack)
-            return
-        exited = False
-        if self.state == DISORDER:
-            self.state = OPEN
-        elif self.state == RECOVERY:
-            self.first_partial = True
-            segs = nbytes // mss
-            self.state = OPEN
-            exited = True
-            self._note("recovery_exit", now, ack)
-        elif self.state == LOSS:
-            self.first_partial = True
-            segs = (self._end(ack) - self._end(self.recover)) // mss
-            self.state = OPEN
-        if ack >= self.recover:
-            self.recover_active = False
-        if exited:
-            self._new_ack_timer(now, True)
-            st.cwnd = st.ssthresh
-        self._increase_window(segs)
-        self._new_ack_timer(now, True)
-        self._note("ack", now, ack)
+    r0 = 2.0 * config.one_way_delay(params.rtt_s) + 2.0 * config.serialisation_s(_SYN_BYTES)
+    srtt, rttvar = r0, r0 / 2.0
+    k_var = 4.0 * rttvar
+    g = config.clock_granularity_s
+    rto = srtt + (k_var if k_var > g else g)
+    return srtt, rttvar, (rto if rto > config.min_rto_s else config.min_rto_s)

@@ -1,12 +1,12 @@
 """Run many independent transfers, one ``SeedSequence`` child per run.
 
-Two interchangeable paths give bit-identical measures for the same children:
-the reference event-driven Python path (:func:`~latency_model.sim.transfer.run_transfer`)
-and, for every registered growth rule without a drop-tail buffer, the
-flat-array engine compiled with numba (:mod:`~latency_model.sim.kernel`: every sender, rfc,
-ns3 and sack with PRR and RACK-TLP, over the shared pieces of :mod:`~latency_model.sim.flat`).
-Runs the kernel cannot finish (rare: more uniforms than one block) are redone on the
-reference path from the same child.
+For every registered growth rule without a drop-tail buffer, the flat-array engine
+(:mod:`~latency_model.sim.kernel`: every sender, rfc, ns3 and sack with PRR and RACK-TLP,
+over the shared pieces of :mod:`~latency_model.sim.flat`) runs batches of transfers
+compiled with numba, or one transfer at a time interpreted (``engine="python"``: the same
+functions, bit-identical measures). The event-driven path
+(:func:`~latency_model.sim.transfer.run_transfer`) runs the rest, and the rare run the batch
+cannot finish (more uniforms than one block) from the same child.
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from . import kernel as K
 from ._seeding import root_seed
 from .config import SimConfig
 from .link import block_size
-from .transfer import check_recovery, run_transfer
+from .transfer import check_recovery, flat_supported, run_flat, run_transfer
 
 __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "runs_compiled", "OUT_FIELDS"]
 
 ENGINES = ("auto", "python", "compiled")
-"""``"python"``: reference path; ``"compiled"``: numba kernel (error if unavailable or
+"""``"python"``: one transfer at a time, the flat engine interpreted (the event-driven path
+for the sack sender, a drop-tail buffer or an unregistered rule); ``"compiled"``: numba kernel (error if unavailable or
 the run is not supported); ``"auto"``: the kernel when numba is installed, the rule's
 class is registered (:data:`~latency_model.growth.RULES`) and the link has no drop-tail
 buffer, else the reference path."""
@@ -50,10 +51,10 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     """Whether a compiled kernel implements the run of ``params`` over ``config``.
 
     The kernels implement every rule whose class is in :data:`~latency_model.growth.RULES`
-    (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass),
-    without a drop-tail buffer (``config.queue_packets is None``; the kernel's link has
-    none), for every sender (``rfc``, ``sack``, and ``ns3`` within what
-    :class:`~latency_model.sim.ns3.Ns3Sender` runs: the standard rule only).
+    (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass), for
+    every sender (``rfc``, ``sack``, and ``ns3`` within what
+    :func:`~latency_model.sim.ns3.check_ns3_params` admits: the standard rule only); a
+    drop-tail buffer (``config.queue_packets``) for the rfc and ns3 senders.
 
     Parameters
     ----------
@@ -78,9 +79,9 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     config = _check_setup(params, config)
     if type(params.rule) not in RULES.values():
         return False
-    if config.queue_packets is not None:
+    if config.queue_packets is not None and config.sender == "sack":
         return False
-    if config.sender == "ns3":  # the ns3 kernel runs what Ns3Sender runs
+    if config.sender == "ns3":  # what ns-3's TcpNewReno runs
         from .ns3 import check_ns3_params
 
         try:
@@ -107,9 +108,14 @@ def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
     return K.pack_params(params, size_bytes, config)
 
 
-def _python_row(params, size_bytes, config, child) -> np.ndarray:
+def _python_row(params, size_bytes, config, child, compiled=None) -> np.ndarray:
+    """One run's measures by :func:`~.transfer.run_transfer` (``compiled=False``: its flat
+    engine interpreted, as without numba)."""
     rng = np.random.Generator(np.random.PCG64(child))
-    r = run_transfer(params, size_bytes=size_bytes, config=config, rng=rng)
+    if compiled is False and flat_supported(params, config):
+        r = run_flat(params, size_bytes, -(-size_bytes // params.mss_bytes), config, rng, None, False, compiled=False)
+    else:
+        r = run_transfer(params, size_bytes=size_bytes, config=config, rng=rng)
     return np.array([getattr(r, f) for f in OUT_FIELDS], dtype=float)
 
 
@@ -121,9 +127,9 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
     if engine == "compiled":
         if not supported:
             raise ValueError(
-                "engine 'compiled' supports the registered growth rules without a queue limit and the rfc, "
-                f"sack or ns3 sender (ns3: within what ns-3 runs), got rule {params.rule.name!r}, queue_packets "
-                f"{config.queue_packets!r}, sender {config.sender!r}")
+                "engine 'compiled' supports the registered growth rules with the rfc, sack or ns3 sender (ns3: "
+                "within what ns-3 runs; a queue limit with rfc or ns3 only), got rule "
+                f"{params.rule.name!r}, queue_packets {config.queue_packets!r}, sender {config.sender!r}")
         if compiled is None:
             raise ValueError("engine 'compiled' needs numba (pip install numba; "
                              "or unset LATENCY_MODEL_NO_NUMBA)")
@@ -226,7 +232,7 @@ def run_many(
     fn = _kernel_for(engine, params, config)
     if fn is None:
         for i, child in enumerate(children):
-            out[i] = _python_row(params, size_bytes, config, child)
+            out[i] = _python_row(params, size_bytes, config, child, compiled=False)
         return out
     PI, PF = pack_params(params, size_bytes, config)
     n = int(PI[K.P_N])

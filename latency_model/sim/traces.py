@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..checks import check_int, check_real
+from .flat import LINK_TIE_S
 
 __all__ = ["CwndSeries", "CwndLog", "mark_drops", "TRANSMIT_EVENTS"]
 
@@ -28,8 +29,7 @@ TRANSMIT_EVENTS = ("send", "retransmit")
 # A replayed arrival time matches a traced one within this many seconds (both come from the
 # same floating-point expressions, so they agree exactly; the slack only guards rounding).
 _MATCH_S = 1e-9
-# Same tie rule as the link's drop-tail buffer (sim/link.py: _TIE_S).
-_TIE_S = 1e-12
+_TIE_S = LINK_TIE_S  # the tie rule of the link's drop-tail buffer
 
 
 def mark_drops(rows: list, size_bytes: int, mss_bytes: int, config, delay_s: float,

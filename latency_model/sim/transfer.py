@@ -1,7 +1,10 @@
-"""One transfer, event by event (the reference pure-Python path).
+"""One transfer, with random or scripted losses and optionally its event trace.
 
-:func:`run_transfer` wires an :class:`EventQueue`, a :class:`Link`, a
-:class:`Receiver` and a :class:`Sender` together and runs until the ACK covering
+:func:`run_transfer` runs the rfc and ns3 senders on the flat-array engine of the Monte
+Carlo runs (:func:`.kernel.run_single`: compiled by numba, or the same functions
+interpreted), with a registered growth rule. Everything else (the sack sender, a rule
+outside :data:`~latency_model.growth.RULES`) runs event by event: an :class:`EventQueue`,
+a :class:`Link`, a :class:`Receiver` and a sender wired together until the ACK covering
 the last byte reaches the sender.
 """
 
@@ -208,12 +211,76 @@ def run_transfer(
         check_instance("rng", rng, np.random.Generator,
                        "numpy.random.Generator, an integer >= 0, a numpy.random.SeedSequence or None")
 
+    if drops is not None:
+        drops = ScriptedLoss(drops, n)
+    elif rng is None and (params.p > 0.0 or config.p_ack > 0.0):
+        raise ValueError("rng (a numpy.random.Generator or a seed) is required for random losses")
+    if flat_supported(params, config):
+        return run_flat(params, size, n, config, rng, drops, trace)
+    return _run_events(params, size, n, config, rng, drops, trace)
+
+
+def flat_supported(params: TcpParams, config: SimConfig) -> bool:
+    """Whether :func:`run_transfer` runs on the flat-array engine: the rfc or ns3 sender and
+    a registered rule (:data:`~latency_model.growth.RULES`)."""
+    from ..growth import RULES  # noqa: PLC0415
+
+    return config.sender in ("rfc", "ns3") and type(params.rule) in RULES.values()
+
+
+def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
+    """:func:`run_transfer` on :func:`.kernel.run_single` (compiled when ``compiled`` is
+    not False and numba is there). The uniforms are drawn as :class:`.link.UniformStream`
+    draws them, a block at a time: a run that needs another block, more queue space or a
+    longer trace buffer runs again from the start, so the draws and results are the same."""
+    from . import kernel as K  # noqa: PLC0415
+
+    PI, PF = K.pack_params(params, size, config)
+    u = np.empty(0)
+    if drops is not None:
+        PI, PF = K.scripted(PI, PF, drops.counts(n))
+    elif params.p > 0.0 or config.p_ack > 0.0:
+        block = block_size(n, params.p, config.p_ack)
+        u = rng.random(block)
+    fn = (K.compiled_run_single() if compiled is not False else None) or K.run_single
+    cap = 4 * (n + int(PF[K.Q_RWNDB] / PI[K.P_MSS])) + 64
+    rows = 8 * n + 64 if trace else -1
+    out = np.zeros(K.N_OUT + 1)
+    while True:
+        F = np.zeros(K.N_FS + (K.TR_ROWS - K.N_FS + K.TR_COLS * rows if trace else 0))
+        status = fn(u, PI, PF, F, cap, out)
+        if status == K.FAIL_UNIFORMS:
+            u = np.concatenate([u, rng.random(block)])
+        elif status == K.FAIL_QUEUE:
+            cap *= 2
+        elif status != 0:  # pragma: no cover - the RTO timer keeps an event pending
+            raise RuntimeError("no event pending before the transfer completed")
+        elif trace and F[K.TR_COUNT] > rows:
+            rows = int(F[K.TR_COUNT])
+        else:
+            break
+    m = dict(zip(K.OUT_FIELDS, out.tolist()))
+    result = TransferResult(
+        size_bytes=size,
+        n_segments=n,
+        completion_s=m["completion_s"],
+        delivered_s=m["delivered_s"],
+        **{f: int(m[f]) for f in K.OUT_FIELDS[2:]},
+        first_drop_index=None if out[K.N_OUT] < 0 else int(out[K.N_OUT]),
+    )
+    if not trace:
+        return result
+    table = F[K.TR_ROWS:K.TR_ROWS + K.TR_COLS * int(F[K.TR_COUNT])].reshape(-1, K.TR_COLS).tolist()
+    return result, [TraceRow(t, K.TRACE_EVENTS[int(ev)], int(seg), cwnd, ssth, int(fl), rto)
+                    for t, ev, seg, cwnd, ssth, fl, rto in table]
+
+
+def _run_events(params, size, n, config, rng, drops, trace):
+    """:func:`run_transfer` event by event (the sack sender, an unregistered rule)."""
     q = EventQueue()
     if drops is not None:
-        loss = ScriptedLoss(drops, n)
+        loss = drops
     else:
-        if rng is None and (params.p > 0.0 or config.p_ack > 0.0):
-            raise ValueError("rng (a numpy.random.Generator or a seed) is required for random losses")
         if params.p == 0.0 and config.p_ack == 0.0:
             loss = ScriptedLoss((), n)  # lossless path: draw nothing
         else:
@@ -227,10 +294,6 @@ def run_transfer(
         from .sack import SackSender  # noqa: PLC0415
 
         snd = SackSender(q, link, params, config, size)
-    elif config.sender == "ns3":
-        from .ns3 import Ns3Sender  # noqa: PLC0415
-
-        snd = Ns3Sender(q, link, params, config, size)
     else:
         snd = Sender(q, link, params, config, size)
     rcv = Receiver(q, link, snd.n, params.b, config.delack_timeout_s, quick_acks=config.quick_acks,
