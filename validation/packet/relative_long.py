@@ -60,7 +60,7 @@ def one(a) -> dict:
             resource.RUSAGE_SELF).ru_maxrss / 2**20,
         "cpu_tails_s": stats["cpu_s"]["tails"], "cpu_kernels_s": stats["cpu_s"]["kernels"],
         "cpu_forward_s": stats["cpu_s"]["forward"], "states": stats["states"],
-        "full_kernels": int((stats["store"].est[:stats["states"], 1] >= 0).sum()),
+        "full_kernels": stats["full_kernels"],
         "largest_level": max(stats["level_states"]),
         "largest_light": max((x[1] for x in light), default=0),
         "largest_light_mass": max((x[2] for x in light), default=0.0),
