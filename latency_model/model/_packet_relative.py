@@ -940,7 +940,7 @@ def _guard(params, what, add_bytes) -> None:
 
 def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumping=5,
           tol=None, compiled=True, pool=1024, cap=1 << 12, stats=None, progress=None,
-          store_bytes=STORE_BYTES, memo_nodes=MEMO_NODES, recent=RECENT_LEVELS):
+          store_bytes=None, memo_nodes=None, recent=None):
     """The relative-state method for file sizes ``sizes`` (bytes): one forward pass over
     the levels up to the largest size's hand-off, each size finished there from the
     memoised tails. ``consts(size_bytes)`` gives the engine's (C, CF). ``eps``: the
@@ -955,14 +955,18 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
 
     Memory is bounded, by forgetting what can be recomputed (results change only through
     the file ends' mass-relative truncation): once the stored states use more than
-    ``store_bytes``, the store keeps only the states met in the last ``recent`` levels
-    (halved while that is not enough), their kernels if their children are kept; a file
-    end's memo above ``memo_nodes`` nodes is emptied (allowed to grow once if one state's
+    ``store_bytes`` (default :data:`STORE_BYTES`), the store keeps only the states met in
+    the last ``recent`` levels (:data:`RECENT_LEVELS`; halved while that is not enough),
+    their kernels if their children are kept; a file end's memo above ``memo_nodes``
+    (:data:`MEMO_NODES`) nodes is emptied (allowed to grow once if one state's
     tail alone needs more). Returns
     {size: :class:`SizeResult`}; ``stats`` (a dict) receives the counts (states, edges,
     tail nodes, levels' states, truncated mass per level, the stationary level)."""
     k = kernels(compiled)
     lk = LV.kernels(compiled)
+    store_bytes = STORE_BYTES if store_bytes is None else store_bytes
+    memo_nodes = MEMO_NODES if memo_nodes is None else memo_nodes
+    recent = RECENT_LEVELS if recent is None else recent
     mss = params.mss_bytes
     k1 = k_max + 1
     p = float(params.p)
