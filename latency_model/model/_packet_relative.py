@@ -569,7 +569,7 @@ def finish(ids, LP, LQ, n, TQ, TV, TT, TE, acc):
         acc[2, 1] += tot * TE[s]
 
 
-def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers):
+def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers, light_tier):
     """Lump each light level state into the most probable heavy state of the level with
     its signature (:func:`._packet_levels.class_keys`, tiers 0, 1, 2: the finest that has
     one): its probability and elapsed time move there (the elapsed time stays exact; its
@@ -624,6 +624,31 @@ def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers):
                     LQ[best[g]] += LQ[j]
                     lumped[0] += mass[j]
                     gone[j] = True
+    if light_tier >= 0:  # the light states left, among themselves: each signature's most
+        # probable takes the others (all continue loss-free: their futures differ only in
+        # the timing the signature leaves out)
+        hv[:] = -1
+        ng = 0
+        for j in range(n):
+            if not light[j] or gone[j]:
+                continue
+            g = _lookup(hk1, hk2, hv, sig[light_tier, j], 0)
+            if g < 0:
+                hk1[-g - 1] = sig[light_tier, j]
+                hv[-g - 1] = ng
+                best[ng] = j
+                ng += 1
+            elif mass[j] > mass[best[g]]:
+                best[g] = j
+        for j in range(n):
+            if light[j] and not gone[j]:
+                g = _lookup(hk1, hk2, hv, sig[light_tier, j], 0)
+                b = best[g]
+                if b != j:
+                    LP[b] += LP[j]
+                    LQ[b] += LQ[j]
+                    lumped[0] += mass[j]
+                    gone[j] = True
     held(tables)
     held(rows)
 
@@ -667,6 +692,9 @@ MEMO_NODES = 1 << 20
 ... 10)."""
 RECENT_LEVELS = 16
 """Levels a stored state outlives its last visit once the store is full."""
+LIGHT_TIER = -1
+"""Signature tier (:func:`._packet_levels.class_keys`) by which the light states that no
+heavy state shares a signature with are lumped among themselves (-1: not lumped)."""
 
 def _ranges(starts, lens):
     """The indices of the ranges [starts[i], starts[i] + lens[i]), concatenated."""
@@ -940,7 +968,7 @@ def _guard(params, what, add_bytes) -> None:
 
 def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumping=5,
           tol=None, compiled=True, pool=1024, cap=1 << 12, stats=None, progress=None,
-          store_bytes=None, memo_nodes=None, recent=None):
+          store_bytes=None, memo_nodes=None, recent=None, light_tier=None):
     """The relative-state method for file sizes ``sizes`` (bytes): one forward pass over
     the levels up to the largest size's hand-off, each size finished there from the
     memoised tails. ``consts(size_bytes)`` gives the engine's (C, CF). ``eps``: the
@@ -967,6 +995,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     store_bytes = STORE_BYTES if store_bytes is None else store_bytes
     memo_nodes = MEMO_NODES if memo_nodes is None else memo_nodes
     recent = RECENT_LEVELS if recent is None else recent
+    light_tier = LIGHT_TIER if light_tier is None else light_tier
     mss = params.mss_bytes
     k1 = k_max + 1
     p = float(params.p)
@@ -1018,7 +1047,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
             gone = np.zeros(n, np.bool_)
             lm = np.zeros(1)
             k.lump(Cl, CFl, ids, LP, LQ, n, store.IA, store.FA, store.PS, ni, nf, light, gone,
-                   lm, lumping)
+                   lm, lumping, light_tier)
             lumped += float(lm[0])
             if gone.any():
                 keep = ~gone
