@@ -984,8 +984,9 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     Memory is bounded, by forgetting what can be recomputed (results change only through
     the file ends' mass-relative truncation): once the stored states use more than
     ``store_bytes`` (default :data:`STORE_BYTES`), the store keeps only the states met in
-    the last ``recent`` levels (:data:`RECENT_LEVELS`; halved while that is not enough),
-    their kernels if their children are kept; a file end's memo above ``memo_nodes``
+    the last ``recent`` levels (:data:`RECENT_LEVELS`; halved while that is not enough;
+    if one level alone needs more, the bound becomes twice what it holds), their kernels
+    if their children are kept; a file end's memo above ``memo_nodes``
     (:data:`MEMO_NODES`) nodes is emptied (allowed to grow once if one state's
     tail alone needs more). Returns
     {size: :class:`SizeResult`}; ``stats`` (a dict) receives the counts (states, edges,
@@ -1169,7 +1170,10 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
                 forgotten += n_old - len(old)
                 full_forgotten -= int((store.est[:len(old), 1] >= 0).sum())
                 gcs += 1
-                if store.used_bytes() <= store_bytes / 2 or recent <= 1:
+                if store.used_bytes() <= store_bytes / 2:
+                    break
+                if recent <= 1:  # the last level alone needs more: no compaction per level
+                    store_bytes = 2 * store.used_bytes()
                     break
                 recent //= 2
         cpu["forward"] += time.process_time() - t_c
