@@ -1135,7 +1135,8 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
         cpu["kernels"] += t_c - t_b
         if pos.shape[0] < store.cap:
             pos = np.full(store.cap, -1, np.int64)
-        m_max = min(int(store.cnt[0]), int(store.ecnt[0]) + n)
+        # the next level holds at most one state per edge of this level's kernels
+        m_max = min(int(store.cnt[0]), int(light.sum()) + int(store.est[ids[~light], 1].sum()))
         nids = np.zeros(m_max, np.int64)
         NP = np.zeros((m_max, k1))
         NQ = np.zeros((m_max, k1))
