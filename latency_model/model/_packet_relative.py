@@ -575,7 +575,7 @@ def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers, 
     one): its probability and elapsed time move there (the elapsed time stays exact; its
     future becomes that state's). ``gone[i]``: state i was lumped; ``lumped[0]`` += the
     mass moved. Light states no heavy state shares a signature with stay (loss-free
-    kernel)."""
+    kernel), lumped among themselves by signature tier ``light_tier`` (-1: not)."""
     C, CF, ids, LP, LQ, IA, FA, PS, light, gone = uncounted((C, CF, ids, LP, LQ, IA, FA, PS, light, gone))
     rows = (np.empty(ni, np.int64), np.empty(nf))
     I, F = uncounted(rows)
@@ -602,55 +602,42 @@ def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers, 
     tables = (np.zeros(nb, np.int64), np.zeros(nb, np.int64), np.empty(nb, np.int64),
               np.empty(n, np.int64))
     hk1, hk2, hv, best = uncounted(tables)
+    heavy = ~light
     for tier in range(tiers):
-        hv[:] = -1
-        ng = 0
-        for j in range(n):
-            if light[j]:
-                continue
-            g = _lookup(hk1, hk2, hv, sig[tier, j], 0)
-            if g < 0:
-                hk1[-g - 1] = sig[tier, j]
-                hv[-g - 1] = ng
-                best[ng] = j
-                ng += 1
-            elif mass[j] > mass[best[g]]:
-                best[g] = j
-        for j in range(n):
-            if light[j] and not gone[j]:
-                g = _lookup(hk1, hk2, hv, sig[tier, j], 0)
-                if g >= 0:
-                    LP[best[g]] += LP[j]
-                    LQ[best[g]] += LQ[j]
-                    lumped[0] += mass[j]
-                    gone[j] = True
+        _lump_pass(sig[tier], heavy, light, mass, LP, LQ, hk1, hk2, hv, best, gone, lumped)
     if light_tier >= 0:  # the light states left, among themselves: each signature's most
         # probable takes the others (all continue loss-free: their futures differ only in
         # the timing the signature leaves out)
-        hv[:] = -1
-        ng = 0
-        for j in range(n):
-            if not light[j] or gone[j]:
-                continue
-            g = _lookup(hk1, hk2, hv, sig[light_tier, j], 0)
+        _lump_pass(sig[light_tier], light & ~gone, light, mass, LP, LQ, hk1, hk2, hv, best,
+                   gone, lumped)
+    held(tables)
+    held(rows)
+
+
+def _lump_pass(key, takers, givers, mass, LP, LQ, hk1, hk2, hv, best, gone, lumped):
+    """Lump each of ``givers`` not yet ``gone`` into the most probable of ``takers`` with
+    its ``key`` (not into itself): masses move, ``gone`` marks it, ``lumped[0]`` += its
+    probability."""
+    hv[:] = -1
+    ng = 0
+    for j in range(key.shape[0]):
+        if takers[j]:
+            g = _lookup(hk1, hk2, hv, key[j], 0)
             if g < 0:
-                hk1[-g - 1] = sig[light_tier, j]
+                hk1[-g - 1] = key[j]
                 hv[-g - 1] = ng
                 best[ng] = j
                 ng += 1
             elif mass[j] > mass[best[g]]:
                 best[g] = j
-        for j in range(n):
-            if light[j] and not gone[j]:
-                g = _lookup(hk1, hk2, hv, sig[light_tier, j], 0)
-                b = best[g]
-                if b != j:
-                    LP[b] += LP[j]
-                    LQ[b] += LQ[j]
-                    lumped[0] += mass[j]
-                    gone[j] = True
-    held(tables)
-    held(rows)
+    for j in range(key.shape[0]):
+        if givers[j] and not gone[j]:
+            g = _lookup(hk1, hk2, hv, key[j], 0)
+            if g >= 0 and best[g] != j:
+                LP[best[g]] += LP[j]
+                LQ[best[g]] += LQ[j]
+                lumped[0] += mass[j]
+                gone[j] = True
 
 
 def mark_light(CF, eps, ids, LP, n, srto, light):
@@ -663,7 +650,8 @@ def mark_light(CF, eps, ids, LP, n, srto, light):
         light[i] = tot * srto[ids[i]] < eps * CF[CF_MINRTO]
 
 
-_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "tail_values")
+_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "tail_values",
+                          "_lump_pass")
 _ENTRIES = ("expand_level", "propagate", "tails", "finish", "mark_light", "lump")
 
 
