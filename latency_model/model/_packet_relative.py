@@ -672,17 +672,19 @@ def kernels(compiled: bool = True) -> types.SimpleNamespace:
 
 # Driver -------------------------------------------------------------------------------
 
-STORE_BYTES = 1 << 29
+STORE_BYTES = 1 << 28
 """Bytes the stored states may use before the store forgets those not met in the last
-:data:`RECENT_LEVELS` levels (512 MiB; the arrays' capacity is up to twice that)."""
+:data:`RECENT_LEVELS` levels (256 MiB; the arrays' capacity is up to twice that)."""
 MEMO_NODES = 1 << 20
 """Nodes a file end's memo may hold before it is emptied (about 250 MB at k_max = 4
 ... 10)."""
 RECENT_LEVELS = 16
 """Levels a stored state outlives its last visit once the store is full."""
-LIGHT_TIER = -1
+LIGHT_TIER = 0
 """Signature tier (:func:`._packet_levels.class_keys`) by which the light states that no
-heavy state shares a signature with are lumped among themselves (-1: not lumped)."""
+heavy state shares a signature with are lumped among themselves (-1: not lumped). Without
+it each such state is a chain of new distinct states to the largest size, and one level
+held 854,432 states at p = 0.1, eps = eps_state = 1e-5 (docs/packet-model.md 6)."""
 
 def _ranges(starts, lens):
     """The indices of the ranges [starts[i], starts[i] + lens[i]), concatenated."""
