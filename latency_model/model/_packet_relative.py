@@ -772,7 +772,8 @@ class _Store:
                 self.lfc, self.lfd, self.ech, self.edk, self.ep, self.eq, self.ecnt)
 
     def used_bytes(self):
-        """Bytes the stored states, their rows and edges use (not the capacity)."""
+        """Bytes the stored states, their rows, table slots and edges use (an estimate:
+        not the arrays' capacity)."""
         n, e = int(self.cnt[0]), int(self.ecnt[0])
         per_row = sum(getattr(self, a).itemsize * int(np.prod(getattr(self, a).shape[1:]))
                       for a in self._ROWS)
@@ -783,7 +784,7 @@ class _Store:
         """Keep only the states ``keep`` (bool per state id < ``cnt``), renumbered in
         their order; a kept state's kernel stays if every child is kept (else it is
         recomputed when next needed), its loss-free kernel if its child is kept.
-        Returns the old -> new id map (-1: dropped)."""
+        Returns the old -> new id map (-1: dropped) and the kept old ids, in order."""
         n = int(self.cnt[0])
         keep = keep[:n].copy()
         remap = np.full(n, -1, np.int64)
