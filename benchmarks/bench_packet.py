@@ -12,7 +12,9 @@ Default: one ``expected_latency`` call for sizes 1..max_packets by the relative-
 method (``--method relative``: one forward pass for all sizes) at p = 0.01, 0.05, 0.1,
 0.2 (b = 2, W0 = 2, NewReno: the first of ``--variants``); prints CPU seconds (process
 time: this VM is shared, wall time varies), the truncated and lumped masses, the distinct
-relative states and E[T] at a few sizes, and beside it the compiled simulator's CPU
+relative states and E[T] at a few sizes (with ``--method relative`` a second line: full
+kernels, the largest level, the file ends' memo, the store's compactions and the CPU
+split), and beside it the compiled simulator's CPU
 seconds for one size of 100 packets at 20,000 runs (``--no-sim``: not run). With
 ``--method levels`` the level DP's line: the level where its distribution became
 stationary (sizes beyond it are extrapolated) and the folded mass.
@@ -59,6 +61,9 @@ def main() -> None:
     ap.add_argument("--method", choices=("relative", "levels", "tree"), default="relative")
     ap.add_argument("--eps-state", type=float, default=None,
                     help="method relative: eps_state (default: the model's)")
+    ap.add_argument("--light-tier", type=int, default=None,
+                    help="method relative: lump unshared light states among themselves by this "
+                         "signature tier (default: the model's, -1: none)")
     ap.add_argument("--no-sim", action="store_true",
                     help="do not time the simulator beside each p (100 packets, 20,000 runs)")
     ap.add_argument("--max-states", type=int, default=None,
@@ -87,6 +92,10 @@ def main() -> None:
         kw["eps"] = a.eps
     if a.eps_state is not None:
         kw["eps_state"] = a.eps_state
+    if a.light_tier is not None:
+        from latency_model.model import _packet_relative as RS
+
+        RS.LIGHT_TIER = a.light_tier
     PM.expected_latency(TcpParams(p=0.1), size_packets=[3], **kw)  # compile / load kernels
     if not a.no_sim:
         sim_time(TcpParams(p=0.1), 3, 100)  # compile / load the simulator
@@ -153,8 +162,18 @@ def map_as_run(models: list, jobs: int) -> None:
 def one(a, kw, sizes, p, b) -> None:
     """One call for sizes 1..max_packets at loss rate p, ACK ratio b (the first variant)."""
     prm = apply_variant(TcpParams(p=p, b=b, w0=a.w0), a.variants[0])
+    stats = {}
+    if a.method == "relative":  # the call's own counts (docs/packet-model.md 6)
+        from latency_model.model import _packet_relative as RS
+
+        solve = RS.solve
+        RS.solve = lambda *args, **k: solve(*args, **{**k, "stats": stats})
     t = time.process_time()
-    res = PM.expected_latency(prm, size_packets=sizes, **kw)
+    try:
+        res = PM.expected_latency(prm, size_packets=sizes, **kw)
+    finally:
+        if a.method == "relative":
+            RS.solve = solve
     dt = time.process_time() - t
     first = next((r.size_bytes // prm.mss_bytes for r in res if r.extrapolated), None)
     shown = ", ".join(f"{n}: {res[n - 1].expected_latency_s:.4f}" for n in SHOW if n <= len(res))
@@ -164,6 +183,12 @@ def one(a, kw, sizes, p, b) -> None:
              else f"extrapolated from {first} packets; folded {res[-1].aggregated_mass:.3f}")
     print(f"{a.variants[0]} b={b} W0={a.w0:g} p={p:<5} sizes 1..{a.max_packets}: {dt:7.2f} s CPU; "
           f"{extra}; E[T] (s) {shown}; {peak()}", flush=True)
+    if stats:
+        cpu = ", ".join(f"{k} {v:.1f} s" for k, v in stats["cpu_s"].items())
+        print(f"    {stats['full_kernels']:,} full kernels, largest level {max(stats['level_states']):,} "
+              f"states, {stats['tail_nodes']:,} file-end nodes in memo at the end, "
+              f"{stats['compactions']} compactions of the store (kept {stats['stored']:,}); {cpu}",
+              flush=True)
     if not a.no_sim:
         st, mean, half = sim_time(prm, 100, 20000)
         print(f"    simulator, 100 packets, 20,000 runs: {st:7.2f} s CPU; E[T] {mean:.4f} "

@@ -118,6 +118,33 @@ def test_sizes_past_the_stationary_level_are_extrapolated_by_the_increment():
         assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=1e-3)
 
 
+def test_a_bounded_store_forgets_and_recomputes_without_changing_the_answer(monkeypatch):
+    # The store and the file ends' memo are caches: with room for a few thousand states
+    # the store is compacted many times and the memo emptied, and the answer moves only
+    # through the file ends' cut, which is relative to the mass a state is met with
+    # (measured 1.7e-5 relative at 60 packets with these bounds; 1e-6 at 100 packets
+    # with a 50 MB store)
+    from latency_model.model import _packet_relative as RS
+
+    prm = TcpParams(p=0.1, b=2, w0=2)
+    sizes = [5, 12, 30]
+    kw = {"method": "relative", "eps": 1e-4, "eps_state": 1e-4}
+    free = PM.expected_latency(prm, size_packets=sizes, **kw)
+    stats = {}
+    solve = RS.solve
+    monkeypatch.setattr(RS, "solve", lambda *a, **k: solve(*a, **{**k, "stats": stats}))
+    monkeypatch.setattr(RS, "STORE_BYTES", 1 << 20)
+    monkeypatch.setattr(RS, "MEMO_NODES", 1 << 12)
+    tight = PM.expected_latency(prm, size_packets=sizes, **kw)
+    assert stats["compactions"] >= 5 and stats["stored"] < stats["states"]
+    for x, y in zip(tight, free):
+        assert x.expected_latency_s == pytest.approx(y.expected_latency_s, rel=1e-4)
+        assert x.loss_count_pmf == pytest.approx(y.loss_count_pmf, rel=1e-4, abs=1e-9)
+        # the file ends' truncated mass follows the mass each tail is recomputed at:
+        # measured 1.0 % apart at 30 packets
+        assert x.dropped_mass == pytest.approx(y.dropped_mass, rel=5e-2, abs=1e-6)
+
+
 def test_refusals_name_the_setting():
     prm = TcpParams(p=0.1)
     with pytest.raises(ValueError, match="method='relative'.*SACK"):

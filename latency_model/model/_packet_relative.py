@@ -569,13 +569,13 @@ def finish(ids, LP, LQ, n, TQ, TV, TT, TE, acc):
         acc[2, 1] += tot * TE[s]
 
 
-def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers):
+def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers, light_tier):
     """Lump each light level state into the most probable heavy state of the level with
     its signature (:func:`._packet_levels.class_keys`, tiers 0, 1, 2: the finest that has
     one): its probability and elapsed time move there (the elapsed time stays exact; its
     future becomes that state's). ``gone[i]``: state i was lumped; ``lumped[0]`` += the
     mass moved. Light states no heavy state shares a signature with stay (loss-free
-    kernel)."""
+    kernel), lumped among themselves by signature tier ``light_tier`` (-1: not)."""
     C, CF, ids, LP, LQ, IA, FA, PS, light, gone = uncounted((C, CF, ids, LP, LQ, IA, FA, PS, light, gone))
     rows = (np.empty(ni, np.int64), np.empty(nf))
     I, F = uncounted(rows)
@@ -602,30 +602,42 @@ def lump(C, CF, ids, LP, LQ, n, IA, FA, PS, ni, nf, light, gone, lumped, tiers):
     tables = (np.zeros(nb, np.int64), np.zeros(nb, np.int64), np.empty(nb, np.int64),
               np.empty(n, np.int64))
     hk1, hk2, hv, best = uncounted(tables)
+    heavy = ~light
     for tier in range(tiers):
-        hv[:] = -1
-        ng = 0
-        for j in range(n):
-            if light[j]:
-                continue
-            g = _lookup(hk1, hk2, hv, sig[tier, j], 0)
+        _lump_pass(sig[tier], heavy, light, mass, LP, LQ, hk1, hk2, hv, best, gone, lumped)
+    if light_tier >= 0:  # the light states left, among themselves: each signature's most
+        # probable takes the others (all continue loss-free: their futures differ only in
+        # the timing the signature leaves out)
+        _lump_pass(sig[light_tier], light & ~gone, light, mass, LP, LQ, hk1, hk2, hv, best,
+                   gone, lumped)
+    held(tables)
+    held(rows)
+
+
+def _lump_pass(key, takers, givers, mass, LP, LQ, hk1, hk2, hv, best, gone, lumped):
+    """Lump each of ``givers`` not yet ``gone`` into the most probable of ``takers`` with
+    its ``key`` (not into itself): masses move, ``gone`` marks it, ``lumped[0]`` += its
+    probability."""
+    hv[:] = -1
+    ng = 0
+    for j in range(key.shape[0]):
+        if takers[j]:
+            g = _lookup(hk1, hk2, hv, key[j], 0)
             if g < 0:
-                hk1[-g - 1] = sig[tier, j]
+                hk1[-g - 1] = key[j]
                 hv[-g - 1] = ng
                 best[ng] = j
                 ng += 1
             elif mass[j] > mass[best[g]]:
                 best[g] = j
-        for j in range(n):
-            if light[j] and not gone[j]:
-                g = _lookup(hk1, hk2, hv, sig[tier, j], 0)
-                if g >= 0:
-                    LP[best[g]] += LP[j]
-                    LQ[best[g]] += LQ[j]
-                    lumped[0] += mass[j]
-                    gone[j] = True
-    held(tables)
-    held(rows)
+    for j in range(key.shape[0]):
+        if givers[j] and not gone[j]:
+            g = _lookup(hk1, hk2, hv, key[j], 0)
+            if g >= 0 and best[g] != j:
+                LP[best[g]] += LP[j]
+                LQ[best[g]] += LQ[j]
+                lumped[0] += mass[j]
+                gone[j] = True
 
 
 def mark_light(CF, eps, ids, LP, n, srto, light):
@@ -638,7 +650,8 @@ def mark_light(CF, eps, ids, LP, n, srto, light):
         light[i] = tot * srto[ids[i]] < eps * CF[CF_MINRTO]
 
 
-_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "tail_values")
+_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "tail_values",
+                          "_lump_pass")
 _ENTRIES = ("expand_level", "propagate", "tails", "finish", "mark_light", "lump")
 
 
@@ -658,6 +671,30 @@ def kernels(compiled: bool = True) -> types.SimpleNamespace:
 
 
 # Driver -------------------------------------------------------------------------------
+
+STORE_BYTES = 1 << 28
+"""Bytes the stored states may use before the store forgets those not met in the last
+:data:`RECENT_LEVELS` levels (256 MiB; the arrays' capacity is up to twice that)."""
+MEMO_NODES = 1 << 20
+"""Nodes a file end's memo may hold before it is emptied (about 250 MB at k_max = 4
+... 10)."""
+RECENT_LEVELS = 16
+"""Levels a stored state outlives its last visit once the store is full."""
+LIGHT_TIER = 0
+"""Signature tier (:func:`._packet_levels.class_keys`) by which the light states that no
+heavy state shares a signature with are lumped among themselves (-1: not lumped). Without
+it each such state is a chain of new distinct states to the largest size, and one level
+held 854,432 states at p = 0.1, eps = eps_state = 1e-5 (docs/packet-model.md 6)."""
+
+def _ranges(starts, lens):
+    """The indices of the ranges [starts[i], starts[i] + lens[i]), concatenated."""
+    lens = np.asarray(lens, np.int64)
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    first = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    return np.repeat(np.asarray(starts, np.int64) - first, lens) + np.arange(total)
+
 
 def _table_size(cap: int) -> int:
     return 1 << int(2 * cap - 1).bit_length()
@@ -734,6 +771,80 @@ class _Store:
         return (self.IA, self.FA, self.PS, self.srto, self.top, self.cnt, self.hk1, self.hk2, self.hv, self.est, self.etr,
                 self.lfc, self.lfd, self.ech, self.edk, self.ep, self.eq, self.ecnt)
 
+    def used_bytes(self):
+        """Bytes the stored states, their rows, table slots and edges use (an estimate:
+        not the arrays' capacity)."""
+        n, e = int(self.cnt[0]), int(self.ecnt[0])
+        per_row = sum(getattr(self, a).itemsize * int(np.prod(getattr(self, a).shape[1:]))
+                      for a in self._ROWS)
+        return (n * per_row + 8 * int(self.top[0]) + 8 * int(self.top[1]) + 24 * 2 * n
+                + 32 * e)
+
+    def compact(self, keep, reinsert):
+        """Keep only the states ``keep`` (bool per state id < ``cnt``), renumbered in
+        their order; a kept state's kernel stays if every child is kept (else it is
+        recomputed when next needed), its loss-free kernel if its child is kept.
+        Returns the old -> new id map (-1: dropped) and the kept old ids, in order."""
+        n = int(self.cnt[0])
+        keep = keep[:n].copy()
+        remap = np.full(n, -1, np.int64)
+        old = np.flatnonzero(keep)
+        m = len(old)
+        remap[old] = np.arange(m)
+        # kernels: kept with all their children, else forgotten
+        est = self.est[old].copy()
+        full = est[:, 1] >= 0
+        starts, counts = est[full, 0], est[full, 1]
+        eidx = _ranges(starts, counts)
+        ok = np.ones(len(starts), np.bool_)
+        if len(eidx):
+            bad = remap[self.ech[eidx]] < 0
+            owner = np.repeat(np.arange(len(starts)), counts)
+            ok = np.bincount(owner[bad], minlength=len(starts)) == 0
+        fi = np.flatnonzero(full)
+        est[fi[~ok]] = -1
+        starts, counts = starts[ok], counts[ok]
+        eidx = _ranges(starts, counts)
+        new_start = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) else counts
+        est[fi[ok], 0] = new_start
+        ne = len(eidx)
+        ech = remap[self.ech[eidx]]
+        edk, ep, eq = self.edk[eidx], self.ep[eidx], self.eq[eidx]
+        for name, a in (("ech", ech), ("edk", edk), ("ep", ep), ("eq", eq)):
+            b = getattr(self, name)
+            b[:ne] = a
+        self.ecnt[0] = ne
+        lfc = self.lfc[old].copy()
+        has = lfc >= 0
+        lfc[has] = remap[lfc[has]]
+        # the arenas: rows were packed in id order, so a row ends where the next begins
+        for col, arena in ((0, "IA"), (1, "FA")):
+            a = getattr(self, arena)
+            begin = self.PS[:n, col]
+            end = np.append(begin[1:], self.top[col])
+            idx = _ranges(begin[old], (end - begin)[old])
+            a[:len(idx)] = a[idx]
+            lens = (end - begin)[old]
+            self.PS[:m, col] = np.concatenate(([0], np.cumsum(lens)[:-1])) if m else lens
+            self.top[col] = len(idx)
+        for name in self._ROWS:
+            if name == "PS":
+                continue
+            a = getattr(self, name)
+            a[:m] = {"est": est, "lfc": lfc}.get(name, a[old])
+            a[m:n] = -1 if name in ("est", "lfc") else 0
+        self.PS[m:n] = 0
+        hv = self.hv.copy()
+        live = hv >= 0
+        hv[live] = remap[hv[live]]
+        ok1, ok2 = self.hk1.copy(), self.hk2.copy()
+        self.hk1[:] = 0
+        self.hk2[:] = 0
+        self.hv[:] = -1
+        reinsert(ok1, ok2, hv, self.hk1, self.hk2, self.hv)
+        self.cnt[0] = m
+        return remap, old
+
 
 class _Tails:
     """tau(s) of one file end (last segment length, gap from the hand-off level): per
@@ -788,6 +899,22 @@ class _Tails:
     def nbytes(self):
         return sum(a.nbytes for a in vars(self).values() if isinstance(a, np.ndarray))
 
+    def compact(self, old, n):
+        """Follow :meth:`_Store.compact`: the kept states ``old`` (old ids, in order) of
+        ``n``."""
+        m = len(old)
+        self.fit(n)
+        for name in ("TQ", "TV", "TT", "TE", "TM", "done"):
+            a = getattr(self, name)
+            a[:m] = a[old]
+            a[m:n] = 0
+
+    def clear_memo(self):
+        """Forget the file end's nodes (a cache: they are recomputed when met again)."""
+        self.nv[:] = -1
+        self.nst[:] = 0
+        self.ncnt[0] = 0
+
     def memo_args(self):
         return (self.nk1, self.nk2, self.nv, self.nst, self.nmass, self.NQ, self.NV, self.NT,
                 self.ncnt, self.XI, self.XF, self.sbr, self.srow, self.sdt, self.smass,
@@ -831,7 +958,8 @@ def _guard(params, what, add_bytes) -> None:
 
 
 def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumping=5,
-          tol=None, compiled=True, pool=1024, cap=1 << 12, stats=None, progress=None):
+          tol=None, compiled=True, pool=1024, cap=1 << 12, stats=None, progress=None,
+          store_bytes=None, memo_nodes=None, recent=None, light_tier=None):
     """The relative-state method for file sizes ``sizes`` (bytes): one forward pass over
     the levels up to the largest size's hand-off, each size finished there from the
     memoised tails. ``consts(size_bytes)`` gives the engine's (C, CF). ``eps``: the
@@ -842,11 +970,24 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     less than :data:`._packet_levels.STATIONARY_TV` in total variation between two levels,
     and a drift of the per-level increment that, carried on to the largest size, adds up
     to less than ``tol`` of the elapsed time); every larger size is then the reference
-    size handed off there plus (N - N_ref) x the increment. Returns
+    size handed off there plus (N - N_ref) x the increment.
+
+    Memory is bounded, by forgetting what can be recomputed (results change only through
+    the file ends' mass-relative truncation): once the stored states use more than
+    ``store_bytes`` (default :data:`STORE_BYTES`), the store keeps only the states met in
+    the last ``recent`` levels (:data:`RECENT_LEVELS`; halved while that is not enough;
+    if one level alone needs more, the bound becomes twice what it holds), their kernels
+    if their children are kept; a file end's memo above ``memo_nodes``
+    (:data:`MEMO_NODES`) nodes is emptied (allowed to grow once if one state's
+    tail alone needs more). Returns
     {size: :class:`SizeResult`}; ``stats`` (a dict) receives the counts (states, edges,
     tail nodes, levels' states, truncated mass per level, the stationary level)."""
     k = kernels(compiled)
     lk = LV.kernels(compiled)
+    store_bytes = STORE_BYTES if store_bytes is None else store_bytes
+    memo_nodes = MEMO_NODES if memo_nodes is None else memo_nodes
+    recent = RECENT_LEVELS if recent is None else recent
+    light_tier = LIGHT_TIER if light_tier is None else light_tier
     mss = params.mss_bytes
     k1 = k_max + 1
     p = float(params.p)
@@ -886,6 +1027,11 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     means = []  # the level's mean elapsed time, per level
     prev = None
     stationary = False
+    last = np.zeros(store.cap, np.int64)  # the last level each state was met at
+    forgotten = 0  # states dropped from the store
+    full_forgotten = 0  # full kernels dropped with them
+    gcs = 0
+    cleared = {}
     for L in range(top + 1):
         light = np.zeros(n, np.bool_)
         k.mark_light(CFl, eps_state, ids, LP, n, store.srto, light)
@@ -893,7 +1039,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
             gone = np.zeros(n, np.bool_)
             lm = np.zeros(1)
             k.lump(Cl, CFl, ids, LP, LQ, n, store.IA, store.FA, store.PS, ni, nf, light, gone,
-                   lm, lumping)
+                   lm, lumping, light_tier)
             lumped += float(lm[0])
             if gone.any():
                 keep = ~gone
@@ -917,13 +1063,19 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
                 if out[0] != 1:
                     raise RuntimeError(f"packet model: a state needs more event slots or "
                                        f"stack than allocated (status {out[0]})")
+                if int(tl.ncnt[0]) >= memo_nodes and not cleared.get(key):
+                    tl.clear_memo()  # bounded: recomputed where met again
+                    cleared[key] = True
+                    continue
+                cleared[key] = False
                 _guard(params, f"memo of the file's end ({int(tl.ncnt[0]):,} nodes)",
                        tl.nbytes())
                 tl.grow_memo(lk.rehash_nodes)
+            cleared[key] = False
             acc = np.zeros((3, k1))
             k.finish(ids, LP, LQ, n, tl.TQ, tl.TV, tl.TT, tl.TE, acc)
             return SizeResult(acc[0], acc[1], tr_sum + float(acc[2, 0]), lumped,
-                              float(acc[2, 1]), int(store.cnt[0]))
+                              float(acc[2, 1]), forgotten + int(store.cnt[0]))
 
         for size, key in handoff.get(L, ()):
             res[size] = finish_at(key)
@@ -974,7 +1126,8 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
         cpu["kernels"] += t_c - t_b
         if pos.shape[0] < store.cap:
             pos = np.full(store.cap, -1, np.int64)
-        m_max = min(int(store.cnt[0]), int(store.ecnt[0]) + n)
+        # the next level holds at most one state per edge of this level's kernels
+        m_max = min(int(store.cnt[0]), int(light.sum()) + int(store.est[ids[~light], 1].sum()))
         nids = np.zeros(m_max, np.int64)
         NP = np.zeros((m_max, k1))
         NQ = np.zeros((m_max, k1))
@@ -991,11 +1144,39 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
                 stationary = LV.is_stationary(means, LV.distance(prev[0], prev[1], ids, pp),
                                               top - (L + 1), tol)
             prev = (ids.copy(), pp)
+        if last.shape[0] < store.cap:
+            last = np.concatenate((last, np.zeros(store.cap - last.shape[0], np.int64)))
+        last[ids] = L + 1
+        if store.used_bytes() > store_bytes:
+            while True:
+                n_old = int(store.cnt[0])
+                full_forgotten += int((store.est[:n_old, 1] >= 0).sum())
+                remap, old = store.compact(last[:n_old] >= L + 1 - recent, lk.reinsert)
+                for tl in tails.values():
+                    tl.compact(old, n_old)
+                last[:len(old)] = last[old]
+                last[len(old):n_old] = 0
+                ids = remap[ids]
+                if prev is not None:
+                    prev = (remap[prev[0]], prev[1])
+                forgotten += n_old - len(old)
+                full_forgotten -= int((store.est[:len(old), 1] >= 0).sum())
+                gcs += 1
+                if store.used_bytes() <= store_bytes / 2:
+                    break
+                if recent <= 1:  # the last level alone needs more: no compaction per level
+                    store_bytes = 2 * store.used_bytes()
+                    break
+                recent //= 2
         cpu["forward"] += time.process_time() - t_c
     if progress is not None:
         progress(top, top)
     if stats is not None:
-        stats["states"] = int(store.cnt[0])
+        stats["states"] = forgotten + int(store.cnt[0])
+        stats["stored"] = int(store.cnt[0])
+        stats["compactions"] = gcs
+        stats["full_kernels"] = full_forgotten + int((store.est[:int(store.cnt[0]), 1] >= 0).sum())
+        stats["recent"] = recent
         stats["edges"] = int(store.ecnt[0])
         stats["tail_nodes"] = sum(int(t.ncnt[0]) for t in tails.values())
         stats["level_states"] = level_states

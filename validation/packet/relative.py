@@ -8,7 +8,10 @@ from one pass). Writes ``results_relative.csv`` (one row per cell) and prints a 
 Usage::
 
     python validation/packet/relative.py [--max-packets 40] [--eps 1e-5] [--eps-state 1e-5]
-        [--out validation/packet/results_relative.csv]
+        [--light-tier 0] [--out validation/packet/results_relative.csv]
+
+``--light-tier``: lump the light states no heavy state shares a signature with among
+themselves by that signature tier (``_packet_relative.LIGHT_TIER``; -1: not lumped).
 """
 
 from __future__ import annotations
@@ -32,8 +35,13 @@ def main() -> None:
                     help="groups whose largest size is at most this (40)")
     ap.add_argument("--eps", type=float, default=None)
     ap.add_argument("--eps-state", type=float, default=None)
+    ap.add_argument("--light-tier", type=int, default=None)
     ap.add_argument("--out", default=os.path.join(HERE, "results_relative.csv"))
     a = ap.parse_args()
+    if a.light_tier is not None:
+        from latency_model.model import _packet_relative as RS
+
+        RS.LIGHT_TIER = a.light_tier
     grid = pd.read_csv(os.path.join(HERE, "results_current.csv"))
     kw = {"method": "relative"}
     if a.eps is not None:

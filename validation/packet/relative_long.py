@@ -11,8 +11,12 @@ with the date, the machine's load and the levels' light states.
 Usage::
 
     python validation/packet/relative_long.py [--p 0.01 0.05 0.1 0.2] [--max-packets 1000]
-        [--eps 1e-4] [--eps-state 1e-4] [--compare 100 1000] [--runs 20000]
+        [--eps 1e-4] [--eps-state 1e-4] [--light-tier 0] [--compare 100 1000] [--runs 20000]
         [--out validation/packet/results_relative_long.csv]
+
+``--light-tier``: ``_packet_relative.LIGHT_TIER`` for the call (column ``light_tier``; empty in
+rows from before it existed, which ran with none, and with an unbounded store: column
+``compactions`` empty).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ def one(a) -> dict:
     from latency_model.params import TcpParams, apply_variant
 
     prm = apply_variant(TcpParams(p=a.p[0], b=a.b, w0=a.w0), a.variant)
+    RS.LIGHT_TIER = a.light_tier
     PM.expected_latency(TcpParams(p=0.1), size_packets=[3], method="relative")  # compile
     stats = {}
     solve = RS.solve
@@ -60,7 +65,8 @@ def one(a) -> dict:
             resource.RUSAGE_SELF).ru_maxrss / 2**20,
         "cpu_tails_s": stats["cpu_s"]["tails"], "cpu_kernels_s": stats["cpu_s"]["kernels"],
         "cpu_forward_s": stats["cpu_s"]["forward"], "states": stats["states"],
-        "full_kernels": int((stats["store"].est[:stats["states"], 1] >= 0).sum()),
+        "full_kernels": stats["full_kernels"], "compactions": stats["compactions"],
+        "stored": stats["stored"], "tail_nodes": stats["tail_nodes"],
         "largest_level": max(stats["level_states"]),
         "largest_light": max((x[1] for x in light), default=0),
         "largest_light_mass": max((x[2] for x in light), default=0.0),
@@ -84,6 +90,7 @@ def main() -> None:
     ap.add_argument("--max-packets", type=int, default=1000)
     ap.add_argument("--eps", type=float, default=1e-4)
     ap.add_argument("--eps-state", type=float, default=1e-4)
+    ap.add_argument("--light-tier", type=int, default=-1)
     ap.add_argument("--variant", default="newreno")
     ap.add_argument("--b", type=int, default=2)
     ap.add_argument("--w0", type=float, default=2.0)
@@ -103,13 +110,15 @@ def main() -> None:
     old = pd.read_csv(a.out) if os.path.exists(a.out) else None
     for p in a.p:
         key = dict(variant=a.variant, b=a.b, w0=a.w0, p=p, eps=a.eps, eps_state=a.eps_state,
-                   max_packets=a.max_packets)
-        if old is not None and (old[list(key)] == pd.Series(key)).all(axis=1).any():
+                   max_packets=a.max_packets, light_tier=a.light_tier)
+        if (old is not None and set(key) <= set(old.columns)
+                and (old[list(key)] == pd.Series(key)).all(axis=1).any()):
             continue
         cmd = [sys.executable, os.path.abspath(__file__), "--one", "--p", str(p),
                "--max-packets", str(a.max_packets), "--eps", str(a.eps), "--eps-state",
                str(a.eps_state), "--variant", a.variant, "--b", str(a.b), "--w0", str(a.w0),
-               "--limit-gb", str(a.limit_gb), "--compare", *map(str, a.compare)]
+               "--limit-gb", str(a.limit_gb), "--light-tier", str(a.light_tier),
+               "--compare", *map(str, a.compare)]
         load = os.getloadavg()[0]
         run = subprocess.run(cmd, capture_output=True, text=True)
         try:
