@@ -29,6 +29,10 @@ only with ``now_s``; on a path whose round of ACKs arrives within ``delay_min / 
 window below ~1,100 packets on 100 Mb/s with 50 ms each way) it cannot fire anyway. Round
 boundaries (``end_seq = snd_nxt``) are approximated by one window of acknowledged packets.
 
+Long epochs: the kernel computes ``cube_rtt_scale * offs^3`` in u64, which wraps from
+``offs`` ~ 2**21 (346 s after the epoch starts at ``bic_scale`` = 41; the module's comment
+designs for "RTT < 100 seconds"); the rule wraps it the same way, in both engines alike.
+
 Not modelled: ``tcp_is_cwnd_limited`` (cwnd grows here even when the sender has nothing
 left to send), ``cubictcp_cwnd_event`` (idle restarts), undo (``tcp_reno_undo_cwnd``).
 
@@ -55,6 +59,7 @@ HYSTART_DELAY_MIN_US = 4000
 HYSTART_DELAY_MAX_US = 16000
 HYSTART_ACK_DELTA_US = 2000
 _U32 = 0xFFFFFFFF
+_U24 = 0xFFFFFF  # (u64 >> 40): what bictcp_update's cube leaves for its u32 delta
 
 # cbrt(x) MSB values for x MSB values in [0..63] (tcp_cubic.c cubic_root, Willy Tarreau)
 _V = (0, 54, 54, 54, 118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156,
@@ -291,7 +296,11 @@ def bictcp_update(S, R, cwnd, acked):
         t = now - (int(S[EPOCH_START]) - 1) + -(-int(S[DELAY_MIN_US]) * hz // 1_000_000)  # usecs_to_jiffies
         t = (t << BICTCP_HZ) // hz
         offs = bic_k - t if t < bic_k else t - bic_k
-        delta = ((int(R[R_CUBE_RTT_SCALE]) * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) & _U32
+        # u64 in the kernel: the cube wraps mod 2**64 from ~346 s after the epoch's start
+        # (cube_rtt_scale offs**3 >= 2**64) and only its bits 40..63 reach the u32 delta. Those
+        # 24 bits are the same in Python's unbounded ints and in the compiled engine's
+        # wrapping int64 (whose arithmetic shift would smear the sign into a wider mask).
+        delta = ((int(R[R_CUBE_RTT_SCALE]) * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) & _U24
         target = ((origin - delta) if t < bic_k else (origin + delta)) & _U32
         cnt = cwnd // (target - cwnd) if target > cwnd else 100 * cwnd
         if S[LAST_MAX_CWND] == 0.0 and cnt > 20:
