@@ -204,6 +204,7 @@ def test_smooth_restart_on_signal_sets_limit_to_window_and_halves():
 
 BAD = [
     ("standard", "abc_l", 0, "abc_l"),
+    ("standard", "packets", "yes", "packets"),
     ("generalized", "beta", 1.0, "beta"),
     ("btcp", "f", 0, "f must"),
     ("btcp", "mice_t", 0.5, "mice_t"),
