@@ -48,6 +48,7 @@ import math
 from dataclasses import dataclass
 
 from ..checks import check_int
+from .standard import tcp_cong_avoid_ai
 from .base import ACK, CWND, FIRST_SLOT, LOSS, RTT, SSTHRESH, TIMEOUT, CongestionState, GrowthRule, state_slot
 
 __all__ = ["CubicRule", "CubicState", "cubic_root", "cubic_law"]
@@ -188,7 +189,7 @@ class CubicRule(GrowthRule):
     state_class = CubicState
     law_hooks = frozenset((RTT, TIMEOUT))
     law_helpers = ("cubic_root", "cubic_now_us", "cubic_jiffies", "cubic_hystart_reset", "cubic_cwnd_pkts",
-                   "cubic_hystart_update", "cubic_cong_avoid", "bictcp_update")
+                   "cubic_hystart_update", "tcp_cong_avoid_ai", "cubic_cong_avoid", "bictcp_update")
 
     def _pack(self):
         return (self.beta, self.hystart, self.hz, self.beta_scale, self.cube_rtt_scale, self.cube_factor,
@@ -339,16 +340,7 @@ def cubic_cong_avoid(S, R, mss, acked_bytes):
             return
     bictcp_update(S, R, cwnd, acked)
     # tcp_cong_avoid_ai(tp, ca->cnt, acked)
-    w = int(S[CNT])
-    snd_cwnd_cnt = int(S[SND_CWND_CNT])
-    if snd_cwnd_cnt >= w:
-        snd_cwnd_cnt = 0
-        cwnd += 1
-    snd_cwnd_cnt += acked
-    if snd_cwnd_cnt >= w:
-        delta = snd_cwnd_cnt // w
-        snd_cwnd_cnt -= delta * w
-        cwnd += delta
+    snd_cwnd_cnt, cwnd = tcp_cong_avoid_ai(int(S[SND_CWND_CNT]), cwnd, int(S[CNT]), acked)
     S[SND_CWND_CNT] = float(snd_cwnd_cnt)
     S[CWND] += (cwnd - old) * mss
 

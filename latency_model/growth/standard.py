@@ -11,7 +11,7 @@ from ..accel import inline
 from ..checks import check_int
 from .base import ACK, BYTES_ACKED, CWND, LOSS, SSTHRESH, ContinuousLaw, GrowthRule
 
-__all__ = ["StandardRule", "standard_law", "linux_reno_law"]
+__all__ = ["StandardRule", "standard_law", "linux_reno_law", "tcp_cong_avoid_ai"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,20 @@ def standard_law(hook, S, R, mss, x):
     return 0.0
 
 
+def tcp_cong_avoid_ai(snd_cwnd_cnt, cwnd, w, acked):
+    """``tcp_cong.c`` ``tcp_cong_avoid_ai``: one packet per ``w`` acknowledged packets, in
+    whole packets; returns ``(snd_cwnd_cnt, cwnd)``."""
+    if snd_cwnd_cnt >= w:  # credits accumulated at a higher w: one packet now
+        snd_cwnd_cnt = 0
+        cwnd += 1
+    snd_cwnd_cnt += acked
+    if snd_cwnd_cnt >= w:
+        delta = snd_cwnd_cnt // w
+        snd_cwnd_cnt -= delta * w
+        cwnd += delta
+    return snd_cwnd_cnt, cwnd
+
+
 def linux_reno_law(hook, S, mss, x):
     """Linux's reno (``net/ipv4/tcp_cong.c``) on ``S``, in whole packets.
 
@@ -119,16 +133,7 @@ def linux_reno_law(hook, S, mss, x):
             acked -= grown - cwnd
             cwnd = grown
         if acked > 0:  # tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked)
-            w = cwnd
-            cnt = int(S[BYTES_ACKED])
-            if cnt >= w:  # credits accumulated at a higher w: one packet now
-                cnt = 0
-                cwnd += 1
-            cnt += acked
-            if cnt >= w:
-                delta = cnt // w
-                cnt -= delta * w
-                cwnd += delta
+            cnt, cwnd = tcp_cong_avoid_ai(int(S[BYTES_ACKED]), cwnd, cwnd, acked)
             S[BYTES_ACKED] = float(cnt)
         S[CWND] += (cwnd - old) * mss
     elif hook == LOSS:
@@ -138,4 +143,4 @@ def linux_reno_law(hook, S, mss, x):
 
 
 StandardRule.law = staticmethod(standard_law)
-StandardRule.law_helpers = ("linux_reno_law",)
+StandardRule.law_helpers = ("tcp_cong_avoid_ai", "linux_reno_law")
