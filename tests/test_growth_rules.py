@@ -204,6 +204,7 @@ def test_smooth_restart_on_signal_sets_limit_to_window_and_halves():
 
 BAD = [
     ("standard", "abc_l", 0, "abc_l"),
+    ("standard", "packets", "yes", "packets"),
     ("generalized", "beta", 1.0, "beta"),
     ("btcp", "f", 0, "f must"),
     ("btcp", "mice_t", 0.5, "mice_t"),
@@ -386,3 +387,86 @@ def test_smooth_start_below_one_packet_grows_as_from_one_packet(per_ack):
     rule.on_ack(one, MSS)
     assert math.isfinite(low.cwnd)
     assert low.cwnd - 0.5 * MSS == pytest.approx(one.cwnd - 1.0 * MSS, rel=1e-12)
+
+
+# --- Linux's reno in whole packets (tcp_cong.c tcp_reno_cong_avoid) -------------------------------
+def _linux_reno_trace(law):
+    """cwnd (packets) after each step of a hand-made ACK sequence, run through ``law``."""
+    from latency_model.growth.base import ACK, BYTES_ACKED, CWND, LOSS, SSTHRESH
+
+    rule = make_rule("standard", packets=True)
+    R = rule.law_params
+    S = [10.0 * MSS, 12.0 * MSS, 0.0]
+    out = []
+    for acked_bytes in (4 * MSS, 2 * MSS, 2 * MSS, 2 * MSS, 2 * MSS, 2 * MSS, 30 * MSS, 300):
+        law(ACK, S, R, MSS, acked_bytes)
+        out.append((S[CWND] / MSS, S[BYTES_ACKED]))
+    out.append(law(LOSS, S, R, MSS, 99.0 * MSS) / MSS)
+    out.append(S[BYTES_ACKED])
+    S[CWND], S[SSTHRESH], S[BYTES_ACKED] = 10.0 * MSS, 10.0 * MSS, 14.0  # credit left from w = 15
+    law(ACK, S, R, MSS, MSS)
+    out.append((S[CWND] / MSS, S[BYTES_ACKED]))
+    return out
+
+
+def test_linux_reno_follows_tcp_reno_cong_avoid_by_hand():
+    # By hand from tcp_cong.c. cwnd 10, ssthresh 12, snd_cwnd_cnt 0 (packets):
+    # ACK 4: tcp_slow_start -> min(14, 12) = 12, 2 left; tcp_cong_avoid_ai(w = 12): cnt 2.
+    # ACK 2 x 5: cnt 4, 6, 8, 10, 12 >= 12 -> cwnd 13, cnt 0.
+    # ACK 30 (a stretch ACK): cnt 30 >= 13 -> delta 2, cwnd 15, cnt 4.
+    # ACK of 300 bytes: one (short) packet, cnt 5.
+    # loss: tcp_reno_ssthresh = max(15 >> 1, 2) = 7 packets (from cwnd, not FlightSize 99), cnt 0.
+    # cwnd 10 = ssthresh (congestion avoidance), cnt 14 >= w = 10: the credit adds one packet at
+    # once (cnt 0, cwnd 11), then cnt += 1.
+    want = [(12, 2), (12, 4), (12, 6), (12, 8), (12, 10), (13, 0), (15, 4), (15, 5), 7, 0, (11, 1)]
+    assert _linux_reno_trace(RULES["standard"].law) == want
+
+
+def test_linux_reno_compiled_law_is_the_interpreted_one():
+    from latency_model.growth import laws
+
+    compiled = laws.compiled_laws()
+    if compiled is None:
+        pytest.skip("numba not installed")
+    k = list(RULES).index("standard")
+    assert _linux_reno_trace(compiled[f"law_{k}"]) == _linux_reno_trace(RULES["standard"].law)
+
+
+def test_linux_reno_refuses_abc_and_non_bool():
+    with pytest.raises(ValueError, match="abc_l"):
+        make_rule("standard", packets=True, abc_l=2)
+    with pytest.raises(ValueError, match="packets"):
+        make_rule("standard", packets=1)
+
+
+def test_cubic_cube_wraps_as_the_kernels_u64_at_1000_s_in_both_engines():
+    from latency_model.growth import laws
+    from latency_model.growth.base import ACK
+    from latency_model.growth.cubic import (BIC_K, BIC_ORIGIN_POINT, CNT, DELAY_MIN_US, EPOCH_START, LAST_CWND, LAST_MAX_CWND,
+                                            NOW_S, cubic_root)
+
+    rule = make_rule("cubic")
+    mss = 500
+
+    def run(law):
+        st = rule.new_state(100 * mss, 50 * mss, mss)
+        S = np.array(st.v)
+        S[LAST_MAX_CWND], S[EPOCH_START], S[DELAY_MIN_US], S[NOW_S] = 120.0, 1.0, 100_000.0, 1000.0
+        S[BIC_K], S[LAST_CWND] = float(cubic_root(rule.cube_factor * 20)), 0.0
+        S[BIC_ORIGIN_POINT] = 120.0
+        law(ACK, S, np.array(rule.law_params), mss, float(mss))
+        return S
+
+    interpreted = run(RULES["cubic"].law)
+    # by hand, bictcp_update in u64: t = (250,000 jiffies + usecs_to_jiffies(100 ms) = 25) << 10 / HZ
+    t = ((1000 * 250 + 25) << 10) // 250
+    offs = t - cubic_root(rule.cube_factor * 20)
+    delta = ((410 * offs ** 3) % 2 ** 64) >> 40  # wraps: 410 offs^3 is ~ 2**76 here
+    assert 410 * offs ** 3 > 2 ** 64
+    target = 120 + delta
+    cnt = 100 // (target - 100) if target > 100 else 100 * 100
+    assert interpreted[CNT] == max(cnt, 2)
+    compiled = laws.compiled_laws()
+    if compiled is None:
+        pytest.skip("numba not installed")
+    assert list(run(compiled[f"law_{list(RULES).index('cubic')}"])) == list(interpreted)

@@ -29,6 +29,10 @@ only with ``now_s``; on a path whose round of ACKs arrives within ``delay_min / 
 window below ~1,100 packets on 100 Mb/s with 50 ms each way) it cannot fire anyway. Round
 boundaries (``end_seq = snd_nxt``) are approximated by one window of acknowledged packets.
 
+Long epochs: the kernel computes ``cube_rtt_scale * offs^3`` in u64, which wraps from
+``offs`` ~ 2**21 (346 s after the epoch starts at ``bic_scale`` = 41; the module's comment
+designs for "RTT < 100 seconds"); the rule wraps it the same way, in both engines alike.
+
 Not modelled: ``tcp_is_cwnd_limited`` (cwnd grows here even when the sender has nothing
 left to send), ``cubictcp_cwnd_event`` (idle restarts), undo (``tcp_reno_undo_cwnd``).
 
@@ -44,6 +48,7 @@ import math
 from dataclasses import dataclass
 
 from ..checks import check_int
+from .standard import tcp_cong_avoid_ai
 from .base import ACK, CWND, FIRST_SLOT, LOSS, RTT, SSTHRESH, TIMEOUT, CongestionState, GrowthRule, state_slot
 
 __all__ = ["CubicRule", "CubicState", "cubic_root", "cubic_law"]
@@ -55,6 +60,7 @@ HYSTART_DELAY_MIN_US = 4000
 HYSTART_DELAY_MAX_US = 16000
 HYSTART_ACK_DELTA_US = 2000
 _U32 = 0xFFFFFFFF
+_U24 = 0xFFFFFF  # (u64 >> 40): what bictcp_update's cube leaves for its u32 delta
 
 # cbrt(x) MSB values for x MSB values in [0..63] (tcp_cubic.c cubic_root, Willy Tarreau)
 _V = (0, 54, 54, 54, 118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156,
@@ -183,7 +189,7 @@ class CubicRule(GrowthRule):
     state_class = CubicState
     law_hooks = frozenset((RTT, TIMEOUT))
     law_helpers = ("cubic_root", "cubic_now_us", "cubic_jiffies", "cubic_hystart_reset", "cubic_cwnd_pkts",
-                   "cubic_hystart_update", "cubic_cong_avoid", "bictcp_update")
+                   "cubic_hystart_update", "tcp_cong_avoid_ai", "cubic_cong_avoid", "bictcp_update")
 
     def _pack(self):
         return (self.beta, self.hystart, self.hz, self.beta_scale, self.cube_rtt_scale, self.cube_factor,
@@ -291,7 +297,11 @@ def bictcp_update(S, R, cwnd, acked):
         t = now - (int(S[EPOCH_START]) - 1) + -(-int(S[DELAY_MIN_US]) * hz // 1_000_000)  # usecs_to_jiffies
         t = (t << BICTCP_HZ) // hz
         offs = bic_k - t if t < bic_k else t - bic_k
-        delta = ((int(R[R_CUBE_RTT_SCALE]) * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) & _U32
+        # u64 in the kernel: the cube wraps mod 2**64 from ~346 s after the epoch's start
+        # (cube_rtt_scale offs**3 >= 2**64) and only its bits 40..63 reach the u32 delta. Those
+        # 24 bits are the same in Python's unbounded ints and in the compiled engine's
+        # wrapping int64 (whose arithmetic shift would smear the sign into a wider mask).
+        delta = ((int(R[R_CUBE_RTT_SCALE]) * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) & _U24
         target = ((origin - delta) if t < bic_k else (origin + delta)) & _U32
         cnt = cwnd // (target - cwnd) if target > cwnd else 100 * cwnd
         if S[LAST_MAX_CWND] == 0.0 and cnt > 20:
@@ -330,16 +340,7 @@ def cubic_cong_avoid(S, R, mss, acked_bytes):
             return
     bictcp_update(S, R, cwnd, acked)
     # tcp_cong_avoid_ai(tp, ca->cnt, acked)
-    w = int(S[CNT])
-    snd_cwnd_cnt = int(S[SND_CWND_CNT])
-    if snd_cwnd_cnt >= w:
-        snd_cwnd_cnt = 0
-        cwnd += 1
-    snd_cwnd_cnt += acked
-    if snd_cwnd_cnt >= w:
-        delta = snd_cwnd_cnt // w
-        snd_cwnd_cnt -= delta * w
-        cwnd += delta
+    snd_cwnd_cnt, cwnd = tcp_cong_avoid_ai(int(S[SND_CWND_CNT]), cwnd, int(S[CNT]), acked)
     S[SND_CWND_CNT] = float(snd_cwnd_cnt)
     S[CWND] += (cwnd - old) * mss
 

@@ -21,6 +21,9 @@ __all__ = ["KernelCell", "summarise", "sim_setup", "simulated", "self_check", "m
 
 CC_RULES = {"reno": "standard", "cubic": "cubic"}
 """Kernel congestion control -> the simulator's growth rule that follows it."""
+CC_RULE_PARAMS = {("linux", "reno"): {"packets": True}}
+"""(stack, cc) -> the rule's parameters: under the ``linux`` profile reno is ``standard`` in
+Linux's whole packets (``tcp_cong.c`` ``tcp_reno_cong_avoid``, ``tcp_reno_ssthresh``)."""
 
 CSV_COLUMNS = ("index", "size_bytes", "cc", "seed", "completion_s", "lost_packets", "first_transmissions_lost",
                "data_packets_sent", "retransmissions", "timeouts", "fin_bare", "total_retrans", "srtt_s", "rto_s",
@@ -83,7 +86,7 @@ def sim_setup(cc: str, mss_bytes: int, delay_s: float, rate_bps: float, p: float
     from ..sim.profiles import check_stack
 
     w0 = check_stack(stack).params.get("w0", (TcpParams.w0, ""))[0]
-    params = TcpParams(mss_bytes=mss_bytes, rtt_s=2.0 * delay_s, p=p, w0=w0, rule=make_rule(CC_RULES[cc]))
+    params = TcpParams(mss_bytes=mss_bytes, rtt_s=2.0 * delay_s, p=p, w0=w0, rule=make_rule(CC_RULES[cc], **CC_RULE_PARAMS.get((stack, cc), {})))
     return params, SimConfig.profile(stack, delay_s=delay_s, link_rate_bps=rate_bps)
 
 

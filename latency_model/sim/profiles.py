@@ -116,9 +116,9 @@ STACKS: dict[str, StackProfile] = {
         "headers (TCP timestamps option), SRTT and RACK's min_RTT from the handshake's RTT "
         "sample, a bare FIN after a write that fits in the initial window, Linux's RACK advance on a "
         "SACKed retransmission, retransmissions of marked-lost segments only (no rescue), implicit Limited "
-        "Transmit, CUBIC with HyStart as the growth rule unless another is given (rule 'standard' "
-        "is reno). It LACKS: D-SACK and undo, F-RTO, Reno's congestion avoidance in whole packets "
-        "(tcp_cong_avoid_ai), slow start without an ABC cap for reno, the delayed ACK after quick-ack "
+        "Transmit, CUBIC with HyStart as the growth rule unless another is given (Linux's reno: rule "
+        "'standard' with packets=true, tcp_cong.c tcp_reno_cong_avoid). It LACKS: D-SACK and undo, F-RTO, "
+        "tcp_is_cwnd_limited, growth by newly SACKed packets, the delayed ACK after quick-ack "
         "mode (every segment is ACKed) and its adaptive timer (ato), pacing (RACK's reordering timer, the "
         "RTO and the loss probe run in jiffies of CONFIG_HZ = 250 on the timer wheel, its phase at its "
         "mean; the RTO restarts on a SACK of a segment sent before the head's last transmission and "
@@ -190,7 +190,8 @@ STACKS: dict[str, StackProfile] = {
                   "sysctl net.ipv4.tcp_congestion_control; the tested machine's namespaces "
                   "default to bbr, the campaign sets reno or cubic per socket); "
                   + _LNX + "tcp_cubic.c (growth/cubic.py); "
-                  "rule 'standard' is Linux's reno, tcp_cong.c tcp_reno_cong_avoid")},
+                  "Linux's reno is rule 'standard' with packets=true: tcp_cong.c tcp_reno_cong_avoid "
+                  "(tcp_slow_start, tcp_cong_avoid_ai in whole packets), tcp_reno_ssthresh")},
     ),
 }
 
