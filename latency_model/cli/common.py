@@ -867,7 +867,7 @@ def _check_ns3_flags(args, name: str, values: dict) -> None:
             raise CliError(f"--rto-rule paper: {who} runs ns-3's own RFC 6298 timer, not the paper's fixed "
                            "RTO; drop --rto-rule paper, or choose another --stack or --sender")
         if values.get("initial_rto_s") is not None and getattr(args, "initial_rto_s", None) is not None:
-            # sim/ns3.py Ns3Sender.__init__: the first RTO comes from the handshake's sample, as in
+            # sim/ns3.py ns3_initial_rtt: the first RTO comes from the handshake's sample, as in
             # ns-3's tcp-socket-base.cc (the SYN-ACK's RTT feeds the estimator before any data)
             raise CliError(f"--initial-rto-s: {who} takes its first RTO from the handshake's RTT sample, as "
                            "ns-3 does (max(SRTT + 4 RTTVAR, --min-rto-s) after the SYN-ACK), so it does not "

@@ -36,7 +36,7 @@ until fast retransmit (the paper's Section 2.1 reading)."""
 
 SENDERS = ("rfc", "ns3", "sack")
 """Sender machinery. ``"rfc"``: :class:`~latency_model.sim.sender.Sender` (RFC 5681, 6582,
-3042, 5827, 6298 strictly); ``"ns3"``: :class:`~latency_model.sim.ns3.Ns3Sender`, ns-3.37's
+3042, 5827, 6298 strictly); ``"ns3"``: the flat engine's ns-3 sender (:mod:`~latency_model.sim.kernel_ns3`), ns-3.37's
 ``TcpSocketBase`` with ``TcpNewReno`` and ``TcpClassicRecovery`` (docs/simulator.md lists
 every difference with its source); ``"sack"``: :class:`~latency_model.sim.sack.SackSender`,
 the receiver sends SACK blocks (RFC 2018) and the sender recovers with RFC 6675 (scoreboard,
