@@ -70,6 +70,15 @@ class StandardRule(GrowthRule):
     def _pack(self):
         return (0 if self.abc_l is None else self.abc_l, self.packets)
 
+    def describe(self) -> dict:
+        """:meth:`GrowthRule.describe`, with ``packets`` only when True: the RFC rule keeps the
+        description it had before Linux's packet counting was added, and with it every sweep
+        table's ``rule_params`` and every cache key made from it."""
+        d = super().describe()
+        if not self.packets:
+            del d["packets"]
+        return d
+
 
 @inline  # small: inlined into the compiled dispatch (growth.laws.rule_law), the most used law
 def standard_law(hook, S, R, mss, x):

@@ -10,6 +10,7 @@ the last byte reaches the sender.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -229,8 +230,12 @@ def flat_supported(params: TcpParams, config: SimConfig) -> bool:
 
 
 def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
-    """:func:`run_transfer` on :func:`.kernel.run_single` (compiled when ``compiled`` is
-    not False and numba is there). The uniforms are drawn as :class:`.link.UniformStream`
+    """:func:`run_transfer` on :func:`.kernel.run_single`: compiled when ``compiled`` is True
+    (and numba is there), interpreted when False; by default (None) compiled only once
+    numba is loaded in this process (a Monte Carlo run ran before, say). One transfer
+    interpreted takes about a millisecond, while importing numba and loading the compiled
+    engine from its cache take a second or two, which a command that runs a few scripted
+    transfers (``tables``, ``trace``) would pay for nothing. Both give the same bits. The uniforms are drawn as :class:`.link.UniformStream`
     draws them, a block at a time: a run that needs another block, more queue space or a
     longer trace buffer runs again from the start, so the draws and results are the same."""
     from . import kernel as K  # noqa: PLC0415
@@ -242,7 +247,9 @@ def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
     elif params.p > 0.0 or config.p_ack > 0.0:
         block = block_size(n, params.p, config.p_ack)
         u = rng.random(block)
-    fn = (K.compiled_run_single() if compiled is not False else None) or K.run_single
+    if compiled is None:
+        compiled = "numba" in sys.modules
+    fn = (K.compiled_run_single() if compiled else None) or K.run_single
     cap = 4 * (n + int(PF[K.Q_RWNDB] / PI[K.P_MSS])) + 64
     rows = 8 * n + 64 if trace else -1
     out = np.zeros(K.N_OUT + 1)
