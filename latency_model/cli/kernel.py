@@ -50,7 +50,9 @@ def _flags(p) -> None:
     p.add_argument("--runs", type=number, default=200, help="transfers per size (%(default)s)")
     p.add_argument("--seed", type=number, default=0, help="root seed of the loss streams (%(default)s)")
     k = p.add_argument_group("kernel testbed")
-    k.add_argument("--cc", default="reno", help=f"congestion control: {', '.join(CCS)} (%(default)s)")
+    k.add_argument("--cc", default="cubic",
+                   help=f"congestion control: {', '.join(CCS)} (%(default)s: the kernel's default, "
+                        "as the linux profile's rule)")
     k.add_argument("--drop", type=number, action="append", default=[], metavar="I",
                    help="drop the first transmission of segment I (0-based; repeatable; no random loss)")
     k.add_argument("--concurrency", type=number, default=16,
