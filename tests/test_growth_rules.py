@@ -204,7 +204,6 @@ def test_smooth_restart_on_signal_sets_limit_to_window_and_halves():
 
 BAD = [
     ("standard", "abc_l", 0, "abc_l"),
-    ("standard", "packets", "yes", "packets"),
     ("generalized", "beta", 1.0, "beta"),
     ("btcp", "f", 0, "f must"),
     ("btcp", "mice_t", 0.5, "mice_t"),
@@ -394,7 +393,7 @@ def _linux_reno_trace(law):
     """cwnd (packets) after each step of a hand-made ACK sequence, run through ``law``."""
     from latency_model.growth.base import ACK, BYTES_ACKED, CWND, LOSS, SSTHRESH
 
-    rule = make_rule("standard", packets=True)
+    rule = make_rule("linux-reno")
     R = rule.law_params
     S = [10.0 * MSS, 12.0 * MSS, 0.0]
     out = []
@@ -419,7 +418,7 @@ def test_linux_reno_follows_tcp_reno_cong_avoid_by_hand():
     # cwnd 10 = ssthresh (congestion avoidance), cnt 14 >= w = 10: the credit adds one packet at
     # once (cnt 0, cwnd 11), then cnt += 1.
     want = [(12, 2), (12, 4), (12, 6), (12, 8), (12, 10), (13, 0), (15, 4), (15, 5), 7, 0, (11, 1)]
-    assert _linux_reno_trace(RULES["standard"].law) == want
+    assert _linux_reno_trace(RULES["linux-reno"].law) == want
 
 
 def test_linux_reno_compiled_law_is_the_interpreted_one():
@@ -428,15 +427,10 @@ def test_linux_reno_compiled_law_is_the_interpreted_one():
     compiled = laws.compiled_laws()
     if compiled is None:
         pytest.skip("numba not installed")
-    k = list(RULES).index("standard")
-    assert _linux_reno_trace(compiled[f"law_{k}"]) == _linux_reno_trace(RULES["standard"].law)
+    k = list(RULES).index("linux-reno")
+    assert _linux_reno_trace(compiled[f"law_{k}"]) == _linux_reno_trace(RULES["linux-reno"].law)
 
 
-def test_linux_reno_refuses_abc_and_non_bool():
-    with pytest.raises(ValueError, match="abc_l"):
-        make_rule("standard", packets=True, abc_l=2)
-    with pytest.raises(ValueError, match="packets"):
-        make_rule("standard", packets=1)
 
 
 def test_cubic_cube_wraps_as_the_kernels_u64_at_1000_s_in_both_engines():

@@ -77,7 +77,8 @@ def test_the_simulator_beside_the_kernel_is_the_linux_profile_with_the_matching_
     params, config = sim_setup("cubic", 500, 0.05, 100e6, 0.1)
     assert params.rule.name == "cubic" and params.w0 == 10 and params.rtt_s == 0.1 and params.p == 0.1
     assert config.stack == "linux" and config.delay_s == 0.05 and config.link_rate_bps == 100e6
-    assert sim_setup("reno", 500, 0.05, 100e6, 0.0)[0].rule.name == "standard"
+    assert sim_setup("reno", 500, 0.05, 100e6, 0.0)[0].rule.name == "linux-reno"
+    assert sim_setup("reno", 500, 0.05, 100e6, 0.0, stack="rfc")[0].rule.name == "standard"
 
 
 @pytest.mark.parametrize("argv, needles", [

@@ -13,6 +13,7 @@ from .ass import AssRule
 from .btcp import BtcpRule
 from .cubic import CubicRule
 from .generalized import GeneralizedRule
+from .linux_reno import LinuxRenoRule
 from .lss import LssRule
 from .smooth import SmoothStartRule
 from .smoothtcp import SmoothTcpRule
@@ -23,6 +24,7 @@ __all__ = [
     "CongestionState",
     "ContinuousLaw",
     "StandardRule",
+    "LinuxRenoRule",
     "GeneralizedRule",
     "BtcpRule",
     "LssRule",
@@ -43,6 +45,7 @@ RULES: dict[str, type[GrowthRule]] = {
     SmoothStartRule.name: SmoothStartRule,
     SmoothTcpRule.name: SmoothTcpRule,
     CubicRule.name: CubicRule,
+    LinuxRenoRule.name: LinuxRenoRule,
 }
 """Registry: rule name -> rule class."""
 for _cls in RULES.values():  # an unknown or missing parameter is a ValueError naming it

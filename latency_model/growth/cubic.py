@@ -48,7 +48,7 @@ import math
 from dataclasses import dataclass
 
 from ..checks import check_int
-from .standard import tcp_cong_avoid_ai
+from .linux_reno import tcp_cong_avoid_ai
 from .base import ACK, CWND, FIRST_SLOT, LOSS, RTT, SSTHRESH, TIMEOUT, CongestionState, GrowthRule, state_slot
 
 __all__ = ["CubicRule", "CubicState", "cubic_root", "cubic_law"]

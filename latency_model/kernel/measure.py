@@ -17,13 +17,13 @@ import numpy as np
 from .testbed import KernelTransfer, Testbed, TransferSpec, transfer_seeds
 
 __all__ = ["KernelCell", "summarise", "sim_setup", "simulated", "self_check", "measure", "load_problem",
-           "CC_RULES", "CSV_COLUMNS"]
+           "CC_RULES", "LINUX_CC_RULES", "CSV_COLUMNS"]
 
 CC_RULES = {"reno": "standard", "cubic": "cubic"}
-"""Kernel congestion control -> the simulator's growth rule that follows it."""
-CC_RULE_PARAMS = {("linux", "reno"): {"packets": True}}
-"""(stack, cc) -> the rule's parameters: under the ``linux`` profile reno is ``standard`` in
-Linux's whole packets (``tcp_cong.c`` ``tcp_reno_cong_avoid``, ``tcp_reno_ssthresh``)."""
+"""Kernel congestion control -> the simulator's growth rule that follows it (rfc, ns3 profiles)."""
+LINUX_CC_RULES = {"reno": "linux-reno", "cubic": "cubic"}
+"""The same under the ``linux`` profile: reno is Linux's own, in whole packets
+(``growth/linux_reno.py``, ``tcp_cong.c`` ``tcp_reno_cong_avoid``)."""
 
 CSV_COLUMNS = ("index", "size_bytes", "cc", "seed", "completion_s", "lost_packets", "first_transmissions_lost",
                "data_packets_sent", "retransmissions", "timeouts", "fin_bare", "total_retrans", "srtt_s", "rto_s",
@@ -78,7 +78,7 @@ def summarise(transfers: list[KernelTransfer], mss_bytes: int) -> dict:
 
 def sim_setup(cc: str, mss_bytes: int, delay_s: float, rate_bps: float, p: float, stack: str = "linux"):
     """The simulator's ``(TcpParams, SimConfig)`` for a kernel cell: ``--stack`` profile
-    ``stack`` on the same path, growth rule :data:`CC_RULES` ``[cc]``, and every other
+    ``stack`` on the same path, growth rule :data:`CC_RULES` ``[cc]`` (:data:`LINUX_CC_RULES` under ``linux``), and every other
     parameter as ``simulate --stack STACK`` takes it by default (W0 from the profile)."""
     from ..growth import make_rule
     from ..params import TcpParams
@@ -86,7 +86,8 @@ def sim_setup(cc: str, mss_bytes: int, delay_s: float, rate_bps: float, p: float
     from ..sim.profiles import check_stack
 
     w0 = check_stack(stack).params.get("w0", (TcpParams.w0, ""))[0]
-    params = TcpParams(mss_bytes=mss_bytes, rtt_s=2.0 * delay_s, p=p, w0=w0, rule=make_rule(CC_RULES[cc], **CC_RULE_PARAMS.get((stack, cc), {})))
+    params = TcpParams(mss_bytes=mss_bytes, rtt_s=2.0 * delay_s, p=p, w0=w0,
+                       rule=make_rule((LINUX_CC_RULES if stack == "linux" else CC_RULES)[cc]))
     return params, SimConfig.profile(stack, delay_s=delay_s, link_rate_bps=rate_bps)
 
 

@@ -117,7 +117,7 @@ STACKS: dict[str, StackProfile] = {
         "sample, a bare FIN after a write that fits in the initial window, Linux's RACK advance on a "
         "SACKed retransmission, retransmissions of marked-lost segments only (no rescue), implicit Limited "
         "Transmit, CUBIC with HyStart as the growth rule unless another is given (Linux's reno: rule "
-        "'standard' with packets=true, tcp_cong.c tcp_reno_cong_avoid). It LACKS: D-SACK and undo, F-RTO, "
+        "'linux-reno', tcp_cong.c tcp_reno_cong_avoid). It LACKS: D-SACK and undo, F-RTO, "
         "tcp_is_cwnd_limited, growth by newly SACKed packets, the delayed ACK after quick-ack "
         "mode (every segment is ACKed) and its adaptive timer (ato), pacing (RACK's reordering timer, the "
         "RTO and the loss probe run in jiffies of CONFIG_HZ = 250 on the timer wheel, its phase at its "
@@ -190,7 +190,7 @@ STACKS: dict[str, StackProfile] = {
                   "sysctl net.ipv4.tcp_congestion_control; the tested machine's namespaces "
                   "default to bbr, the campaign sets reno or cubic per socket); "
                   + _LNX + "tcp_cubic.c (growth/cubic.py); "
-                  "Linux's reno is rule 'standard' with packets=true: tcp_cong.c tcp_reno_cong_avoid "
+                  "Linux's reno is rule 'linux-reno' (growth/linux_reno.py): tcp_cong.c tcp_reno_cong_avoid "
                   "(tcp_slow_start, tcp_cong_avoid_ai in whole packets), tcp_reno_ssthresh")},
     ),
 }
