@@ -75,7 +75,8 @@ def _slots(names: str) -> tuple[int, ...]:
 COMPR, DUPACKS, CRNXT = NNEW + 1, NNEW + 2, NNEW + 3
 FDROP = CRNXT + 1  # data transmissions before the first the path dropped (-1: none yet)
 BLH, BLN = FDROP + 1, FDROP + 2  # the drop-tail buffer's backlog: head and length in QF[QF_BL]
-N_IS = BLN + 1
+TLPN = BLN + 1  # sack with RACK-TLP: tail loss probes sent (TransferResult.tlp_probes)
+N_IS = TLPN + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
 # Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
 # and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
@@ -140,9 +141,9 @@ P_DROPS = N_PI
 TR_COUNT, TR_FLIGHT, TR_ROWS = N_FS, N_FS + 1, N_FS + 2
 TR_COLS = 7
 TRACE_EVENTS = ("send", "retransmit", "ack", "dupack", "fast_retransmit", "partial_ack", "recovery_exit",
-                "timeout", "done", "data_arrival", "ack_sent")
+                "timeout", "done", "data_arrival", "ack_sent", "rack_lost", "tlp_probe", "tlp_recovery")
 (TR_SEND, TR_RETX, TR_ACK, TR_DUPACK, TR_FRX, TR_PARTIAL, TR_EXIT, TR_TIMEOUT, TR_DONE, TR_ARRIVAL,
- TR_ACK_SENT) = range(len(TRACE_EVENTS))
+ TR_ACK_SENT, TR_RACK_LOST, TR_TLP_PROBE, TR_TLP_RECOVERY) = range(len(TRACE_EVENTS))
 
 TCP_TIMEOUT_MIN_S = 0.002
 """Linux include/net/tcp.h ``TCP_TIMEOUT_MIN_US`` (2 ms), added to RACK's wait before it is

@@ -48,11 +48,14 @@ def pack_params(params, size_bytes: int, config):
     """Integer and float parameter arrays of :func:`run_batch` for one transfer size.
 
     The sender's initial values (cwnd, ssthresh, receiver window, the first RTO and, with
-    ``handshake_rtt``, the handshake's SRTT, RTTVAR and RACK's min_RTT; the Limited Transmit
-    window, the timer bounds) are read from the event-driven sender built for the same
-    arguments (:class:`~latency_model.sim.sender.Sender`, or the sack sender), so they are
-    its values to the last bit; ns-3's first SRTT, RTTVAR and RTO come from its SYN-ACK
-    (:func:`~latency_model.sim.ns3.ns3_initial_rtt`).
+    ``handshake_rtt``, the handshake's SRTT and RTTVAR; the Limited Transmit window, the
+    timer bounds) are read from the event-driven :class:`~latency_model.sim.sender.Sender`
+    built for the same arguments, so they are its values to the last bit; ns-3's first
+    SRTT, RTTVAR and RTO come from its SYN-ACK (:func:`~latency_model.sim.ns3.ns3_initial_rtt`).
+    The sack sender adds a bare FIN's sequence slot (``bare_fin``, when the whole write
+    fits in the first flight), Linux's implicit Limited Transmit on every duplicate ACK
+    (``implicit_lt``) and, with RACK-TLP and ``handshake_rtt``, RACK's min_RTT and first
+    RTT sample from the handshake.
 
     Parameters
     ----------
@@ -83,24 +86,32 @@ def pack_params(params, size_bytes: int, config):
     if config.queue_packets is not None and config.sender == "sack":  # not checked against sack.py
         raise ValueError("the flat-array engine runs a drop-tail buffer for the rfc and ns3 senders only: "
                          f"queue_packets must be None with sender 'sack', got {config.queue_packets!r}")
+    from .sender import Sender  # noqa: PLC0415
+
     rule = rule_index(params.rule)
-    if config.sender == "sack":
-        from .sack import SackSender as cls  # noqa: PLC0415
-    else:
-        from .sender import Sender as cls  # noqa: PLC0415
     if config.sender == "ns3":
         check_ns3_params(params, config)
-    snd = cls(EventQueue(), None, params, config, size_bytes)
+    snd = Sender(EventQueue(), None, params, config, size_bytes)
     srtt, rttvar, rto = ns3_initial_rtt(params, config) if config.sender == "ns3" else (snd.srtt, snd.rttvar, snd.rto)
+    n, lt_lo, lt_hi, nsamp0, min_rtt0 = snd.n, snd.lt_lo, snd.lt_hi, 0, np.inf
+    if config.sender == "sack":
+        if config.bare_fin and size_bytes <= min(snd.st.cwnd, snd.rwnd_bytes):
+            # The whole write leaves in the first flight, so the FIN follows it as a bare
+            # segment (sequence slot n_data; Linux tcp_send_fin), one segment against cwnd.
+            n += 1
+        if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
+            lt_lo, lt_hi = 1, n
+        if config.rack_tlp and snd.handshake_rtt_s is not None:  # RFC 8985 6.2 step 1 on the handshake's sample
+            nsamp0, min_rtt0 = 1, snd.handshake_rtt_s
     PI = _filled(np.int64, N_PI, {
         P_SENDER: _SENDERS[config.sender],
-        P_N: snd.n,
+        P_N: n,
         P_SIZE: snd.size,
         P_MSS: snd.mss,
         P_B: params.b,
         P_DUPT: snd.dup_t,
-        P_LTLO: snd.lt_lo,
-        P_LTHI: snd.lt_hi,
+        P_LTLO: lt_lo,
+        P_LTHI: lt_hi,
         P_LT: int(params.dup_lt is not None),
         P_TAIL: int(snd.tail),
         P_ER: int(snd.er),
@@ -114,7 +125,7 @@ def pack_params(params, size_bytes: int, config):
         P_SACK: int(config.sender == "sack"),
         P_PRR: _PRR[config.prr],
         P_RACK: int(config.sender == "sack" and config.rack_tlp),
-        P_NSAMP0: getattr(snd, "rtt_samples", 0),
+        P_NSAMP0: nsamp0,
         P_NDATA: snd.n_data,
         P_RKTS: int(config.rack_tsecr_test),
         P_LOSTONLY: int(config.rxt_lost_only),
@@ -133,7 +144,7 @@ def pack_params(params, size_bytes: int, config):
         Q_RTO0: rto,
         Q_SRTT0: srtt,
         Q_RTTVAR0: rttvar,
-        Q_MINRTT0: getattr(snd, "min_rtt", np.inf),
+        Q_MINRTT0: min_rtt0,
         Q_ACKSER: config.ack_serialisation_s(),
         Q_HZ: float(config.timer_hz),
     })
@@ -283,8 +294,8 @@ def measures(I, F, S, n, row):
 def run_single(u, PI, PF, F, cap, out):
     """One transfer on the uniforms ``u`` (scripted losses: :data:`.flat.P_DROPS`), over the
     float state ``F`` (with a trace buffer past ``N_FS`` to trace it: :data:`.flat.TR_COUNT`)
-    and link queues of ``cap`` packets; ``out`` (N_OUT + 1) gets the measures and the
-    first drop's index (-1: none). Returns 0 or the FAIL_* reason (the caller draws more
+    and link queues of ``cap`` packets; ``out`` (N_OUT + 2) gets the measures, the
+    first drop's index (-1: none) and the tail loss probes sent. Returns 0 or the FAIL_* reason (the caller draws more
     uniforms, grows the queues and runs it again)."""
     n = PI[P_N]
     I = np.zeros(N_IS, np.int64)
@@ -293,6 +304,7 @@ def run_single(u, PI, PF, F, cap, out):
                    np.zeros(6, np.int64), PI, PF, np.zeros((N_QI, cap), np.int64), np.zeros((N_QF, cap), np.float64))
     measures(I, F, S, n, out)
     out[N_OUT] = I[FDROP]
+    out[N_OUT + 1] = I[TLPN]
     return fail
 
 

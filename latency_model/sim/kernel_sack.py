@@ -266,6 +266,8 @@ def sk_enter_recovery(now, seg, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     I[RFS] = I[NXT] - I[UNA]
     I[PRR_DEL] = 0
     I[PRR_OUT] = 1
+    if tracing(F):
+        trace_row(TR_FRX, now, seg, flight(I, PI), F)
     transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
@@ -291,7 +293,10 @@ def sk_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
             S[S_RTXO, k] = 0
     I[LOSS] = 1
     I[RESCUE] = -1
+    fl = flight(I, PI)
     timeout(I, F, PI, PF)
+    if tracing(F):
+        trace_row(TR_TIMEOUT, now, I[UNA], fl, F)
     sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
     if PI[P_RACK] != 0 and I[FAIL] == 0:
         rk_timers(now, 0.0, False, False, I, F, PI, PF, S, SF)
@@ -310,21 +315,35 @@ def sk_cumulative_ack(ack, now, acked, I, F, PI, PF):
         F[CWND] = F[SSTH]
         I[INREC] = 0
         I[DUP] = 0
+        if tracing(F):
+            trace_row(TR_EXIT, now, ack, flight(I, PI), F)
     elif I[INREC] != 0:
         in_recovery = True
+        if tracing(F):
+            trace_row(TR_PARTIAL, now, ack, flight(I, PI), F)
     else:
         I[DUP] = 0
         I[LTB] = 0
         grow(acked, F, PI, PF)
+        if tracing(F):
+            trace_row(TR_ACK, now, ack, flight(I, PI), F)
     restart_rto(now, I, F)
     return in_recovery
+
+
+@inline
+def sk_finish(ack, now, I, F, PI):
+    """The ACK ``ack`` covers the last data byte: :func:`.flat.finish`, the trace's ``done``."""
+    finish(now, I, F)
+    if tracing(F):
+        trace_row(TR_DONE, now, ack, flight(I, PI), F)
 
 
 def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     """A new cumulative ACK without RACK (``SackSender._new_sack_ack``)."""
     acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
     if ack >= PI[P_NDATA]:
-        finish(now, I, F)
+        sk_finish(ack, now, I, F, PI)
         return
     if sk_cumulative_ack(ack, now, acked, I, F, PI, PF):  # (B), (C)
         sk_prr_update(delivered, I, F, PI, PF, S)
@@ -333,6 +352,8 @@ def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
 
 def sk_dup_ack(now, new_sacked, I, F, S, SF, PI, PF, u, QI, QF):
     # SackSender._sack_dup_ack.
+    if tracing(F):
+        trace_row(TR_DUPACK, now, I[UNA], flight(I, PI), F)
     if I[INREC] != 0:
         sk_prr_update(new_sacked, I, F, PI, PF, S)
         sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF)
@@ -470,6 +491,8 @@ def rk_detect(now, I, F, S, SF, PI):
             S[S_LOST, s] = 1
             S[S_RTXO, s] = 0
             newly += 1
+            if tracing(F):
+                trace_row(TR_RACK_LOST, now, s, flight(I, PI), F)
         elif remaining > wait and remaining != np.inf:
             wait = remaining
     return wait, newly
@@ -592,13 +615,16 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
             I[TLP_RETX] = 1
         I[TLP_END] = I[MAX]
         I[SAMP_PROBE] = I[NSAMP]
+        I[TLPN] += 1
+        if tracing(F):
+            trace_row(TR_TLP_PROBE, now, seg, flight(I, PI), F)
         if I[MAX] > I[UNA]:
             arm_rto(now, I, F)
     I[SENT_NEW] = 0
 
 
 @inline
-def rk_tlp_process_ack(ack, fl, I, F, PI, PF):
+def rk_tlp_process_ack(ack, now, fl, I, F, PI, PF):
     # SackSender._tlp_process_ack.
     if I[TLP_END] < 0 or ack < I[TLP_END]:
         return
@@ -607,6 +633,8 @@ def rk_tlp_process_ack(ack, fl, I, F, PI, PF):
         congestion_event(H_FAST_RETRANSMIT, F, PI, PF)
         if F[SSTH] < F[CWND]:
             F[CWND] = F[SSTH]
+        if tracing(F):
+            trace_row(TR_TLP_RECOVERY, now, ack, flight(I, PI), F)
     I[TLP_END] = -1
 
 
@@ -632,12 +660,14 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     rk_update(now, tsecr, I, F, S, SF, PI)
     if acked_new:
         acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
-        rk_tlp_process_ack(ack, flight_before, I, F, PI, PF)
+        rk_tlp_process_ack(ack, now, flight_before, I, F, PI, PF)
         if ack >= PI[P_NDATA]:
-            finish(now, I, F)
+            sk_finish(ack, now, I, F, PI)
             return
         sk_cumulative_ack(ack, now, acked, I, F, PI, PF)  # PRR's step comes with RACK's marks
     elif ack == old_una and I[MAX] > old_una and new_sacked > 0:
+        if tracing(F):
+            trace_row(TR_DUPACK, now, old_una, flight(I, PI), F)
         if I[INREC] == 0 and I[LOSS] == 0:
             I[DUP] += 1
     wait = 0.0

@@ -226,7 +226,7 @@ def flat_supported(params: TcpParams, config: SimConfig) -> bool:
     a registered rule (:data:`~latency_model.growth.RULES`)."""
     from ..growth import RULES  # noqa: PLC0415
 
-    return config.sender in ("rfc", "ns3") and type(params.rule) in RULES.values()
+    return type(params.rule) in RULES.values()
 
 
 def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
@@ -252,7 +252,7 @@ def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
     fn = (K.compiled_run_single() if compiled else None) or K.run_single
     cap = 4 * (n + int(PF[K.Q_RWNDB] / PI[K.P_MSS])) + 64
     rows = 8 * n + 64 if trace else -1
-    out = np.zeros(K.N_OUT + 1)
+    out = np.zeros(K.N_OUT + 2)
     while True:
         F = np.zeros(K.N_FS + (K.TR_ROWS - K.N_FS + K.TR_COLS * rows if trace else 0))
         status = fn(u, PI, PF, F, cap, out)
@@ -274,6 +274,7 @@ def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
         delivered_s=m["delivered_s"],
         **{f: int(m[f]) for f in K.OUT_FIELDS[2:]},
         first_drop_index=None if out[K.N_OUT] < 0 else int(out[K.N_OUT]),
+        tlp_probes=int(out[K.N_OUT + 1]),
     )
     if not trace:
         return result
