@@ -2,7 +2,7 @@
 ``timestamps=True``; issue 18: "the stack profiles where they change the answer").
 
 Checked against independent answers: the simulator's SACK sender and receiver
-(``sim/sack.py``, ``sim/receiver.py``) on scripted loss patterns to 1e-9 s, for every
+(``sim/kernel_sack.py``, ``sim/flat.py`` on_segment) on scripted loss patterns to 1e-9 s, for every
 recovery the simulator has (RFC 6675 with cwnd = ssthresh, PRR-SSRB and PRR-CRB, RACK-TLP)
 and Linux's non-SACK path with timestamps; and (slow) the tree DP's expectation against
 the simulated ``linux`` profile's mean.

@@ -1,5 +1,5 @@
-"""The ``linux`` profile's kernel mechanisms, pinned by traces derived by hand, on both
-engines (the event-driven reference and the flat-array kernel, interpreted and compiled).
+"""The ``linux`` profile's kernel mechanisms, pinned by traces derived by hand on the flat
+engine (``run_transfer``), whose Monte Carlo batch (interpreted and compiled) agrees with it.
 
 Setting unless stated: ``SimConfig.profile("linux")`` (52-byte headers, timestamps, SACK
 with RACK-TLP and PRR, minimum RTO and clock granularity 200 ms, 16 quick ACKs), MSS 500 B
@@ -37,7 +37,8 @@ TWIN = KernelTwin(K.pack_params, K)
 
 
 def _both_engines(params, n, config, seeds=40):
-    """The flat-array kernels equal the reference on random losses (p = 0.2)."""
+    """The Monte Carlo batch (interpreted and compiled) equals ``run_transfer`` on random
+    losses (p = 0.2)."""
     params = params.replace(p=0.2)
     children = np.random.SeedSequence(46).spawn(seeds)
     ref = reference(params, n * MSS, config, children)
@@ -483,16 +484,15 @@ def test_tso_deferral_sizes():
     # tcp_tso_autosize: 2 segments (tcp_min_tso_segs) until the pacing rate's 1/1024 s holds
     # more: ratio 2 x cwnd / SRTT bytes/s in slow start; at SRTT 1 ms and cwnd 20 segments of
     # 500 B, 2 x 10,000 / 0.001 / 1024 = 19,531 B = 39 segments.
-    from latency_model.sim.sack import SackSender
+    from latency_model.sim import flat as FL
+    from latency_model.sim.kernel_sack import sk_tso_max_segs
 
-    class _S:
-        srtt, mss = 0.001, 500
-
-        class st:
-            cwnd, ssthresh = 10_000.0, 1e9
-    assert SackSender._tso_max_segs(_S) == 39
-    _S.srtt = 0.1
-    assert SackSender._tso_max_segs(_S) == 2
+    I, F, PI = np.zeros(FL.N_IS, np.int64), np.zeros(FL.N_FS), np.zeros(FL.N_PI, np.int64)
+    PI[FL.P_MSS] = 500
+    F[FL.SRTT], F[FL.CWND], F[FL.SSTH] = 0.001, 10_000.0, 1e9
+    assert sk_tso_max_segs(I, F, PI) == 39
+    F[FL.SRTT] = 0.1
+    assert sk_tso_max_segs(I, F, PI) == 2
 
 
 @pytest.mark.parametrize("n", [20, 40])

@@ -20,6 +20,8 @@ from latency_model import TcpParams
 from latency_model.sim import SimConfig, run_transfer
 from latency_model.sim.runner import fast_path_supported
 
+from test_sim_sack import run_watching_pipe
+
 S = (500 + 40) * 8 / 100e6
 RACK = SimConfig(sender="sack", rack_tlp=True)
 SACK = SimConfig(sender="sack")
@@ -217,23 +219,7 @@ def test_rack_tlp_delivers_everything_and_pipe_stays_within_the_outstanding_data
     params = TcpParams(p=p, w0=w0, b=b, dup_lt=2 if lt else None)
     config = SimConfig.profile(stack, sender="sack", rack_tlp=True, prr=prr, p_ack=p_ack,
                                rtt_sampling="timestamps" if ts else "karn")
-    from latency_model.sim import sack as sack_mod
-
-    pipes = []
-    orig = sack_mod.SackSender.pipe
-
-    def spy(self):
-        v = orig(self)
-        # SetPipe counts a segment at most twice (once unless lost, once more while its
-        # retransmission is out): 0 <= pipe <= 2 x the bytes between SND.UNA and SND.MAX.
-        pipes.append((v, self._end(self.snd_max) - self._end(self.snd_una)))
-        return v
-
-    sack_mod.SackSender.pipe = spy
-    try:
-        res = run_transfer(params, size_packets=n, config=config, rng=np.random.default_rng(seed))
-    finally:
-        sack_mod.SackSender.pipe = orig
+    res, pipes = run_watching_pipe(params, n, config, seed)
     assert all(0 <= v <= 2 * out for v, out in pipes)
     assert res.completion_s > 0.0
     assert res.delivered_s is not None and res.delivered_s <= res.completion_s

@@ -12,9 +12,14 @@ from hypothesis import strategies as hs
 
 from latency_model import TcpParams
 from latency_model.sim import SimConfig, run_transfer
+from latency_model.sim import flat as FL
+from latency_model.sim import kernel as K
+from latency_model.sim import kernel_sack as KS
 from latency_model.sim.engine import EventQueue
+from latency_model.sim.link import ScriptedLoss
 from latency_model.sim.receiver import Receiver
 from latency_model.sim.runner import fast_path_supported
+from latency_model.sim.transfer import run_flat
 
 S = (500 + 40) * 8 / 100e6
 SACK = SimConfig(sender="sack")
@@ -26,17 +31,24 @@ class _AckLog:
     def __init__(self):
         self.acks = []
 
-    def send_ack(self, ack, now, tsecr=None, sack=None):
-        self.acks.append((ack, sack))
+    def send_ack(self, ack, now, tsecr=None):
+        self.acks.append(ack)
         return True
 
 
 def _receiver(n, arrivals):
-    link = _AckLog()
-    rcv = Receiver(EventQueue(), link, n, 1, 0.2, sack=True)
+    """The ACKs ``(ack, SACK blocks)`` the sack sender's receiver (:func:`.flat.on_segment`,
+    b = 1, no quick ACKs, no SACK compression) sends for these arrivals, in order."""
+    PI, PF = K.pack_params(TcpParams(p=0.0, b=1), n * 500, SACK)
+    I, F, S = np.zeros(FL.N_IS, np.int64), np.zeros(FL.N_FS), np.zeros((FL.N_S, n), np.int64)
+    FL.reset(I, F, S, PI, PF)
+    RB = np.zeros((2, n + 1), np.int64)
+    QI, QF = np.zeros((FL.N_QI, 64), np.int64), np.zeros((FL.N_QF, 64))
     for seg in arrivals:
-        rcv.on_segment(seg, 0.0)
-    return link.acks
+        FL.on_segment(seg, 0.0, 0.0, I, F, S, PI, PF, np.empty(0), RB, QI, QF)
+    return [(int(QI[FL.QI_AA, j]), tuple((int(QI[FL.QI_B0 + 2 * i, j]), int(QI[FL.QI_B0 + 2 * i + 1, j]))
+                                          for i in range(QI[FL.QI_AN, j])))
+            for j in range(I[FL.AQN])]
 
 
 def test_receiver_sack_blocks_most_recent_first():
@@ -61,12 +73,13 @@ def test_receiver_duplicate_above_moves_its_block_first():
     assert acks[-1] == (1, ((2, 3), (4, 5)))
 
 
-def test_receiver_without_sack_keeps_plain_payloads():
-    # SACK off: the Link's ACK payload stays a bare int (bit-identical runs elsewhere).
+def test_event_receiver_acks_out_of_order_at_once():
+    # The event-driven receiver (the rfc sender's with an unregistered rule, the multi-flow
+    # scenarios) sends no SACK: an out-of-order segment is acknowledged at once with ACK 0.
     link = _AckLog()
     rcv = Receiver(EventQueue(), link, 4, 1, 0.2)
     rcv.on_segment(1, 0.0)
-    assert link.acks == [(0, None)]
+    assert link.acks == [0]
 
 
 def test_two_losses_in_one_window_repaired_in_one_recovery():
@@ -144,6 +157,44 @@ def test_sack_runs_on_the_compiled_path_and_validates():
         SimConfig(sender="sack", rtt_sampling="ns3")
 
 
+def run_watching_pipe(params, n, config, seed=None, drops=None):
+    """One transfer (random losses from ``seed`` or the scripted ``drops``) on the
+    interpreted flat engine, and ``(pipe, bytes between SND.UNA and SND.MAX)`` at every
+    SetPipe() it computed (:func:`.kernel_sack.sk_pipe`)."""
+    pipes = []
+    orig = KS.sk_pipe
+
+    def spy(I, PI, PF, S):
+        v = orig(I, PI, PF, S)
+        # SetPipe counts a segment at most twice (once unless lost, once more while its
+        # retransmission is out): 0 <= pipe <= 2 x the bytes between SND.UNA and SND.MAX.
+        pipes.append((v, FL.seg_end(I[FL.MAX], PI) - FL.seg_end(I[FL.UNA], PI)))
+        return v
+
+    KS.sk_pipe = spy
+    try:
+        res = run_flat(params, n * params.mss_bytes, n, config, np.random.default_rng(seed),
+                       None if drops is None else ScriptedLoss(drops, n), False, compiled=False)
+    finally:
+        KS.sk_pipe = orig
+    return res, pipes
+
+
+@pytest.mark.parametrize("rack_tlp", [False, True])
+def test_pipe_watch_sees_the_recovery(rack_tlp):
+    # The watch above is live. Segments 1 and 3 of 10 lost (W0 = 10, b = 1, no Limited
+    # Transmit): the first SetPipe() is PRR's, just after the fast retransmission of 1 on
+    # the third duplicate ACK (SACKed 2, 4, 5). RFC 6675: 6-9 and 3 (2 SACKed above it, not
+    # IsLost) count once, 1 (IsLost) once for its retransmission: 6 segments. RACK: the
+    # third SACK sets reo_wnd to 0, so 1 and 3 (sent before 5) are both marked lost: 6-9
+    # count, 1 once for its retransmission in flight: 5 segments.
+    res, pipes = run_watching_pipe(TcpParams(p=0.0, w0=10, b=1), 10, SimConfig(sender="sack", rack_tlp=rack_tlp),
+                                   drops=[1, 3])
+    assert res.fast_retransmits == 1
+    assert pipes[0] == ((5 if rack_tlp else 6) * 500, 9 * 500)
+    assert all(0 <= v <= 2 * out for v, out in pipes)
+
+
 def _noloss_time(params, n, config):
     return run_transfer(params.replace(p=0.0), size_packets=n, config=config).completion_s
 
@@ -155,23 +206,7 @@ def _noloss_time(params, n, config):
 def test_sack_delivers_everything_and_pipe_stays_within_the_outstanding_data(n, w0, b, lt, prr, ts, seed, p):
     params = TcpParams(p=p, w0=w0, b=b, dup_lt=2 if lt else None)
     config = SimConfig(sender="sack", prr=prr, rtt_sampling="timestamps" if ts else "karn")
-    from latency_model.sim import sack as sack_mod
-
-    pipes = []
-    orig = sack_mod.SackSender.pipe
-
-    def spy(self):
-        v = orig(self)
-        # SetPipe counts a segment at most twice (once unless lost, once more while its
-        # retransmission is out): 0 <= pipe <= 2 x the bytes between SND.UNA and SND.MAX.
-        pipes.append((v, self._end(self.snd_max) - self._end(self.snd_una)))
-        return v
-
-    sack_mod.SackSender.pipe = spy
-    try:
-        res = run_transfer(params, size_packets=n, config=config, rng=np.random.default_rng(seed))
-    finally:
-        sack_mod.SackSender.pipe = orig
+    res, pipes = run_watching_pipe(params, n, config, seed)
     assert all(0 <= v <= 2 * out for v, out in pipes)
     assert res.delivered_s is not None and res.delivered_s <= res.completion_s
     assert res.completion_s >= _noloss_time(params, n, config) - 1e-12

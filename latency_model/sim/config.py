@@ -38,9 +38,10 @@ SENDERS = ("rfc", "ns3", "sack")
 """Sender machinery. ``"rfc"``: :class:`~latency_model.sim.sender.Sender` (RFC 5681, 6582,
 3042, 5827, 6298 strictly); ``"ns3"``: the flat engine's ns-3 sender (:mod:`~latency_model.sim.kernel_ns3`), ns-3.37's
 ``TcpSocketBase`` with ``TcpNewReno`` and ``TcpClassicRecovery`` (docs/simulator.md lists
-every difference with its source); ``"sack"``: :class:`~latency_model.sim.sack.SackSender`,
-the receiver sends SACK blocks (RFC 2018) and the sender recovers with RFC 6675 (scoreboard,
-IsLost, NextSeg, pipe), the cwnd in recovery set by ``prr``."""
+every difference with its source); ``"sack"``: the flat engine's SACK sender
+(:mod:`~latency_model.sim.kernel_sack`), the receiver sends SACK blocks (RFC 2018) and the
+sender recovers with RFC 6675 (scoreboard, IsLost, NextSeg, pipe), the cwnd in recovery set
+by ``prr``."""
 
 PRR_MODES = ("ssrb", "crb", "off")
 """cwnd during SACK recovery (``sender="sack"``). ``"ssrb"``: Proportional Rate Reduction
@@ -114,7 +115,7 @@ class SimConfig:
         RACK-TLP loss detection (RFC 8985) in the SACK sender: time-based loss marks
         (RACK, with its reordering timer) replace RFC 6675's DupThresh / IsLost test, and
         a tail loss probe goes out after PTO (about 2 SRTT) instead of waiting for the RTO
-        (see :mod:`latency_model.sim.sack`). Only with ``sender="sack"``. Default False.
+        (see :mod:`latency_model.sim.kernel_sack`). Only with ``sender="sack"``. Default False.
     implicit_lt : bool
         Limited Transmit as Linux has it implicitly: SACKed segments leave the packets in
         flight (``include/net/tcp.h`` ``tcp_packets_in_flight``), so on *every* duplicate

@@ -26,13 +26,14 @@ interpreted. This module holds what every sender of that engine shares, written 
 The senders' own mechanisms are in :mod:`.kernel_rfc` (RFC 5681/6582/3042/5827),
 :mod:`.kernel_ns3` (ns-3.37's TcpNewReno) and :mod:`.kernel_sack` (RFC 6675, PRR, RACK-TLP).
 
-Bit-identical to the event-driven reference (:func:`~latency_model.sim.run_transfer`): the
-uniforms are the first block of ``Generator(PCG64(child))`` (:class:`.link.UniformStream`),
-consumed in the same order (one per data transmission when p > 0, one per ACK when the ACK
-loss probability is > 0); the events run in the same order; every floating-point expression
-has the reference's operations in the reference's order (numba compiles without fast-math).
-A run that needs more uniforms than its block or more queue space sets ``I[FAIL]`` and the
-caller redoes it on the reference path from the same seed.
+The Monte Carlo batch (:func:`.kernel.run_batch`) and one transfer of
+:func:`~latency_model.sim.run_transfer` (:func:`.kernel.run_single`) run these same
+functions, compiled or interpreted, and give the same bits: the uniforms are the first block
+of ``Generator(PCG64(child))`` (drawn as :class:`.link.UniformStream` draws them), consumed
+in sending order (one per data transmission when p > 0, one per ACK when the ACK loss
+probability is > 0); numba compiles without fast-math, so every floating-point expression
+is evaluated as written. A run that needs more uniforms than its block or more queue space
+sets ``I[FAIL]`` and the caller runs it again from the start with more.
 """
 
 from __future__ import annotations
@@ -561,7 +562,7 @@ def sack_first(seg, I, PI, S, RB):
 @inline
 def ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF):
     """ACK an out-of-order or duplicate segment at once, or hold it by Linux's SACK
-    compression (:meth:`.receiver.Receiver._ofo_ack`, ``__tcp_ack_snd_check``)."""
+    compression (``__tcp_ack_snd_check``, :func:`on_segment`)."""
     if not compress or I[QUICK] > 0 or I[COMPR] >= COMP_SACK_NR:
         ack_now(now, I, F, PI, PF, u, RB, QI, QF)
         return
@@ -583,12 +584,34 @@ def ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF):
 
 @inline
 def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
-    """Data segment ``seg`` (sent at ``tsval``) arrives at the receiver at ``now``
-    (:meth:`.receiver.Receiver.on_segment`)."""
+    """Data segment ``seg`` (sent at ``tsval``) arrives at the receiver at ``now``: the rules
+    of :class:`.receiver.Receiver` (delayed ACK, quick ACKs, FIN, RFC 7323 TS.Recent), and for
+    the sack sender (``PI[P_SACK]``) SACK blocks and, under ``timer_hz`` > 0, Linux's SACK
+    compression.
+
+    SACK (RFC 2018): every ACK carries up to 3 blocks ``(start, end)`` of buffered
+    out-of-order segments (end exclusive, in segments). The receiver keeps all its blocks in
+    order of their last change (``RB``); the block holding the segment that triggered the
+    ACK comes first (unless that segment advanced ``rcv_nxt``), then the most recently
+    reported other blocks (RFC 2018 Section 4; Linux keeps ``tp->selective_acks`` in the
+    same order, ``tcp_sack_new_ofo_skb``; :func:`sack_first`). Three blocks fit beside the
+    12-byte timestamps option (40 - 12 = 28 >= 2 + 3 x 8). No D-SACK.
+
+    SACK compression (Linux, ``net/ipv4/tcp_input.c`` ``__tcp_ack_snd_check``;
+    :func:`ofo_ack`): outside quick-ack mode an ACK for an out-of-order or duplicate segment
+    is sent at once only for the first ``TCP_FASTRETRANS_THRESH`` = 3 such ACKs at the same
+    ``rcv_nxt`` (``dup_ack_counter``); later ones are held (``compressed_ack``) until the
+    compressed-ACK timer fires ``min(tcp_comp_sack_delay_ns, RTT/20)`` after the first held
+    one (1 ms at RTT >= 20 ms; RTT is the path's, the receiver's SRTT from the handshake),
+    or until 44 (``tcp_comp_sack_nr``) are held, or until any other ACK leaves
+    (``tcp_event_ack_sent`` clears the count). Quick-ack mode, as Linux runs it, then starts
+    with the first in-order data segment (``tcp_event_data_recv``: ``tcp_incr_quickack``
+    when ``ato`` is still 0), so ACKs sent before it use up no quick ACK, and a segment
+    entirely below ``rcv_nxt`` re-enters it (``tcp_data_queue``: ``tcp_enter_quickack_mode``)."""
     n = PI[P_N]
     if PI[P_TS] != 0 and seg <= I[LASTACK]:  # RFC 7323 Section 4.3
         F[TSREC] = tsval
-    compress = PF[Q_HZ] > 0.0 and PI[P_SACK] != 0  # Receiver.compress_s > 0
+    compress = PF[Q_HZ] > 0.0 and PI[P_SACK] != 0
     if seg < I[RNXT] or (seg > I[RNXT] and S[S_RBUF, seg] != 0):
         if PI[P_SACK] != 0 and seg > I[RNXT]:
             sack_first(seg, I, PI, S, RB)
@@ -887,7 +910,8 @@ def reset(I, F, S, PI, PF):
     I[RESCUE] = -1
     I[TLP_END] = -1
     I[SAMP_PROBE] = -1
-    I[QUICK] = 0 if PF[Q_HZ] > 0.0 and PI[P_SACK] != 0 else PI[P_QUICK]  # Receiver.quick
+    # With SACK compression quick-ack mode starts with the first in-order data (on_segment).
+    I[QUICK] = 0 if PF[Q_HZ] > 0.0 and PI[P_SACK] != 0 else PI[P_QUICK]
     I[CRNXT] = -1
     I[FDROP] = -1
     for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state

@@ -5,16 +5,16 @@ functions.
 :mod:`.flat` (the shared link, receiver, timers and event selection), dispatching each
 event to the sender chosen by ``PI[P_SENDER]``: :mod:`.kernel_rfc`, :mod:`.kernel_ns3` or
 :mod:`.kernel_sack`. :func:`run_single` runs one transfer for
-:func:`~latency_model.sim.run_transfer` (rfc and ns3), with scripted losses and the event
-trace. :func:`compiled_run_batch` and :func:`compiled_run_single` are the same functions
+:func:`~latency_model.sim.run_transfer`, with scripted losses and the event trace. :func:`compiled_run_batch` and :func:`compiled_run_single` are the same functions
 compiled by numba (``cache=True``: the machine code is kept on disk, so a process compiles
 once per install); with numba missing or ``LATENCY_MODEL_NO_NUMBA=1`` they are ``None`` and
 the functions themselves run interpreted (the same source, not a twin).
 
 It runs every growth rule of :data:`~latency_model.growth.RULES` (each rule's law, written
 once in its module, compiled: :mod:`latency_model.growth.laws`), random or scripted
-losses and the drop-tail buffer; the sack sender's scripted runs and traces, and rules
-outside the registry, run event by event (:func:`~latency_model.sim.run_transfer`).
+losses, the event trace and the drop-tail buffer; the rfc sender with a rule outside the
+registry runs event by event
+(:func:`~latency_model.sim.run_transfer`).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def pack_params(params, size_bytes: int, config):
     size_bytes : int
         Transfer size, bytes (>= 1).
     config : SimConfig
-        Simulator settings (a drop-tail buffer with the rfc and ns3 senders only).
+        Simulator settings.
 
     Returns
     -------
@@ -74,8 +74,7 @@ def pack_params(params, size_bytes: int, config):
     Raises
     ------
     ValueError
-        For what the engine does not run: a drop-tail buffer with the sack sender, a rule
-        whose class is not registered
+        For what the engine does not run: a rule whose class is not registered
         (:func:`~latency_model.growth.laws.rule_index`), ns-3 settings ns-3 does not run
         (:func:`~latency_model.sim.ns3.check_ns3_params`).
     """
@@ -83,9 +82,6 @@ def pack_params(params, size_bytes: int, config):
     from .engine import EventQueue  # noqa: PLC0415
     from .ns3 import check_ns3_params, ns3_initial_rtt  # noqa: PLC0415
 
-    if config.queue_packets is not None and config.sender == "sack":  # not checked against sack.py
-        raise ValueError("the flat-array engine runs a drop-tail buffer for the rfc and ns3 senders only: "
-                         f"queue_packets must be None with sender 'sack', got {config.queue_packets!r}")
     from .sender import Sender  # noqa: PLC0415
 
     rule = rule_index(params.rule)
@@ -126,7 +122,7 @@ def pack_params(params, size_bytes: int, config):
         P_PRR: _PRR[config.prr],
         P_RACK: int(config.sender == "sack" and config.rack_tlp),
         P_NSAMP0: nsamp0,
-        P_NDATA: snd.n_data,
+        P_NDATA: snd.n,
         P_RKTS: int(config.rack_tsecr_test),
         P_LOSTONLY: int(config.rxt_lost_only),
         P_QLIM: -1 if config.queue_packets is None else config.queue_packets,
@@ -260,7 +256,8 @@ def run_batch(U, PI, PF, out, status):
         Filled with the measures named in :data:`OUT_FIELDS`.
     status : ndarray of int64, shape (runs,)
         0 for a completed run; non-zero (FAIL_UNIFORMS, FAIL_QUEUE, FAIL_STALL) if the run
-        must be redone on the event-driven path.
+        must be redone alone (:func:`~latency_model.sim.run_transfer`: more uniforms of the
+        same stream, longer queues).
     """
     n = PI[P_N]
     cap = 4 * (n + int(PF[Q_RWNDB] / PI[P_MSS])) + 64

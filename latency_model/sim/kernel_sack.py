@@ -1,12 +1,108 @@
-"""The ``sack`` sender of the flat-array engine: the RFC 6675 scoreboard and loss recovery,
-PRR (RFC 6937) for cwnd in recovery, the slow start after a timeout that skips SACKed
-segments, and RACK-TLP (RFC 8985), over the shared pieces of :mod:`.flat`.
+"""The ``sack`` sender (``SimConfig(sender="sack")``, the ``linux`` profile's) on the flat-array
+engine: the RFC 6675 scoreboard and loss recovery, PRR (RFC 6937) for cwnd in recovery, the
+slow start after a timeout that skips SACKed segments, and RACK-TLP (RFC 8985), over the
+shared pieces of :mod:`.flat` (slow start and congestion avoidance through the growth rule's
+law outside recovery, RTT sampling, the RFC 6298 timer). Run compiled or interpreted by
+:mod:`.kernel`. Units: segments for sequence state (segment ``k`` holds bytes
+``k MSS .. min((k+1) MSS, size) - 1``), bytes for cwnd, ssthresh and pipe.
 
-The same rules, in the same order, as :class:`~latency_model.sim.sack.SackSender` (whose
-docstring cites each RFC section). State beyond :mod:`.flat`'s: the rows ``S_SACKED``,
-``S_LOST`` (RACK's mark), ``S_RTXO`` (a retransmission in flight) and ``S_NEW`` (the segments
-the current ACK newly delivers, by position); the receiver's SACK blocks, most recently
-changed first, in ``RB``. Run compiled or interpreted by :mod:`.kernel`.
+State beyond :mod:`.flat`'s: the rows ``S_SACKED``, ``S_LOST`` (RACK's mark), ``S_RTXO`` (a
+retransmission in flight) and ``S_NEW`` (the segments the current ACK newly delivers, by
+position); the receiver's SACK blocks, most recently changed first, in ``RB``
+(:func:`.flat.on_segment`).
+
+RFC 6675 in segments (every transmission is one whole segment, so the octet rules map
+one to one):
+
+* **Update()**: the ACK's SACK blocks mark segments SACKed; ``high_sacked`` is one past
+  the highest SACKed segment.
+* **DupAck** (Section 2): ``ack == snd_una``, data outstanding, and the ACK SACKs a
+  segment not SACKed before. An ACK without new SACK information is no duplicate.
+* **DupThresh**: ``dup_t``; 1 for a hole among the last ``dup_t`` segments with the
+  paper's proposal (``tail_retransmit``); ``oseg - 1`` with Early Retransmit (RFC 5827
+  Section 3.1) when fewer than ``dup_t + 1`` segments are outstanding and no new segment
+  may be sent.
+* **IsLost(s)**: at least DupThresh SACKed segments above ``s`` (for whole segments this
+  is the RFC's "DupThresh discontiguous SACKed sequences or more than (DupThresh - 1) SMSS
+  bytes SACKed above").
+* **SetPipe()**: over unSACKed outstanding segments, one segment if not IsLost, one more
+  if it was retransmitted in this recovery (``s < high_rxt``).
+* **Entry** (Section 5 steps 1-4): on a duplicate ACK, if DupAcks >= DupThresh or
+  IsLost(HighACK + 1), and the ACK point has passed ``recover`` (RecoveryPoint, Section
+  5.1): ``recover = snd_max - 1``, ``ssthresh = rule.ssthresh_after_loss(FlightSize)``
+  (Limited Transmit data left out, RFC 5681 3.2 step 2), retransmit ``snd_una``,
+  ``high_rxt = snd_una + 1``, then step (C).
+* **Limited Transmit** (Section 5 step 3) on duplicate ACKs ``lt_lo .. lt_hi`` below the
+  threshold: new segments while ``cwnd - pipe >= 1 SMSS`` (HighRxt = HighACK).
+* **In recovery** (steps A-C): an ACK beyond ``recover`` ends it (cwnd = ssthresh);
+  any other ACK that acknowledges or SACKs data updates the scoreboard and, while
+  ``cwnd - pipe >= 1 SMSS``, sends NextSeg(): (1) the lowest unSACKed segment above
+  HighRxt and below the highest SACKed one with IsLost; (2) new data if the receiver
+  window allows; (3) the lowest unSACKed segment above HighRxt below the highest SACKed
+  one; (4) once per recovery (RescueRxt), the highest outstanding unSACKed segment.
+  Rules (1) and (3) advance HighRxt, (4) does not.
+* **Timeout** (Section 5.1): recovery ends, ``recover = snd_max - 1`` and no new recovery
+  starts before the ACK point passes it; the scoreboard is kept, and the slow start that
+  follows resends the unSACKed segments from ``snd_una`` on, skipping SACKed ones,
+  counting only what it sent (Linux's ``tcp_enter_loss`` marks every unSACKed segment
+  lost, so its in-flight is the same).
+
+cwnd in recovery, ``SimConfig.prr`` (RFC 6937 Section 3, counted in segments as Linux's
+``tcp_cwnd_reduction`` does; RFC 6937 counts bytes, its examples segments):
+``RecoverFS = snd_nxt - snd_una`` at entry; on every recovery ACK ``prr_delivered +=
+DeliveredData`` (newly acknowledged + newly SACKed segments); if ``pipe > ssthresh``
+``sndcnt = ceil(prr_delivered ssthresh / RecoverFS) - prr_out``, else ``sndcnt = min(ssthresh
+- pipe, limit)`` with ``limit = prr_delivered - prr_out`` (CRB) or ``max(prr_delivered -
+prr_out, DeliveredData) + 1`` (SSRB); ``cwnd = pipe + max(sndcnt, 0) MSS``. The fast
+retransmit itself is sent unconditionally (RFC 6675 4.3; Linux forces it the same way)
+and counts in ``prr_out``. ``prr="off"``: cwnd = ssthresh from the fast retransmit on
+(RFC 6675 step 4.2). At the end of recovery cwnd = ssthresh (RFC 6937).
+
+RACK-TLP (RFC 8985), ``SimConfig(rack_tlp=True)``:
+
+* **RACK update** (Section 6.2 steps 1-3) on every ACK, over the segments it newly
+  acknowledges or SACKs: min_RTT from every RFC 6298 / 7323 sample and from the SACK RTT of
+  never-retransmitted segments (as Linux); a retransmitted segment is ignored if the echo
+  predates its last transmission or it was resent less than min_RTT ago; RACK.xmit_ts /
+  RACK.end_seq follow the most recently sent valid segment (ties by sequence), RACK.rtt is
+  its RTT; RACK.reord is set by a never-resent segment delivered below RACK.fack (only ACK
+  loss can cause it: the path is FIFO).
+* **reo_wnd** (step 4), reo_wnd_mult = 1 (no D-SACK, so no adaptation): 0 in fast or RTO
+  recovery or once DupThresh segments are SACKed unless RACK.reord, else
+  min(min_RTT / 4, SRTT).
+* **Loss marks** (step 5): an unacknowledged segment sent before RACK.segment is lost once
+  ``xmit_ts + RACK.rtt + reo_wnd <= now``; the largest remaining time arms the reordering
+  timer (``RK_REO``, 6.3). A marked segment is not tested again until resent; a
+  retransmission found lost is marked again and becomes eligible for NextSeg rule (1).
+* **RFC 6675 with RACK** (RFC 8985 is "an alternative to the DupAck threshold approach",
+  its abstract): RACK's marks replace IsLost and the DupThresh entry test (also Early
+  Retransmit and the paper's tail rule): a new mark outside recovery starts it (ssthresh, RecoveryPoint, PRR as above; the fast retransmission
+  is the lowest marked segment). pipe = unSACKed segments not marked lost + retransmissions
+  in flight (Linux's packets_in_flight). NextSeg: (1) the lowest marked segment without a
+  retransmission in flight, (2) new data, (3) the lowest unSACKed segment above HighRxt
+  below the highest SACK without one, (4) the rescue, skipped when the highest unSACKed
+  segment's retransmission is already in flight.
+* **TLP** (Section 7): the probe timer is (re)armed after new data leaves (not a probe) or
+  an ACK advances the cumulative ACK, when data is outstanding, nothing is SACKed, not in
+  fast or RTO recovery, no probe is outstanding (TLP.end_seq) and an RTT sample was taken
+  since the last probe, the connection's start counting as one (its handshake would give
+  it; with ``SimConfig.handshake_rtt`` it is that sample) (checked when arming: neither can
+  change before expiry; the RFC checks at expiry and then restarts the RTO from there).
+  PTO = 2 SRTT, + WCDelAckT (0.2 s) with one segment in flight, 1 s without SRTT (the first
+  flight, unless ``handshake_rtt`` gave SRTT and min_RTT from the SYN / SYN-ACK exchange),
+  capped at the RTO's expiry. The probe: the next new segment if the
+  receiver window admits it, else the highest segment sent again; TLP.end_seq = SND.NXT;
+  then the RTO restarts from now.
+* **TLP loss detection** (7.4): when the ACK reaches TLP.end_seq the episode ends; a
+  resent probe is taken to have repaired a loss (both copies arriving shows only with
+  D-SACK, which neither end has here), so cwnd is reduced: ssthresh =
+  ``rule.ssthresh_after_loss(FlightSize)``, cwnd = min(cwnd, ssthresh). Entering recovery or
+  a timeout ends the episode without it (the reduction happens there).
+* **Timers** (Section 8): the reordering timer, the probe timer and the RTO are mutually
+  exclusive; each event ends by keeping exactly one (reordering if RACK asks, else the
+  probe if one is due, else the RTO, restarted from now when another stood in for it).
+* Not modelled: D-SACK and reo_wnd adaptation, RACK during the slow start after a timeout
+  (every unSACKed segment is resent then anyway), a probe in recovery.
 """
 
 from __future__ import annotations
@@ -19,9 +115,13 @@ from ..accel import inline
 from .flat import *  # noqa: F403 (the layout and the shared pieces)
 
 WC_DEL_ACK_T_S = 0.2
-"""RFC 8985 Section 7.2 WCDelAckT, seconds (:data:`.sack.WC_DEL_ACK_T_S`)."""
+"""RFC 8985 Section 7.2 WCDelAckT: the worst-case delayed-ACK time a probe waits for when
+one segment is in flight, seconds (the RFC's 200 ms, fixed: it is the longest delay the
+sender must assume of *any* receiver, not this receiver's timer)."""
 EPS_S = 1e-9
-"""RACK's float tolerance, seconds (``sack._EPS_S``)."""
+"""Float tolerance, seconds, of RACK's expiry test ``xmit_ts + RACK.rtt + reo_wnd - now <= 0``
+(with reo_wnd = 0 and equal transmit times the sum is 0 up to rounding) and of the step 2
+test ``rtt < min_RTT`` (a fixed path gives a retransmission exactly min_RTT)."""
 
 
 # Scoreboard ------------------------------------------------------------
@@ -41,7 +141,7 @@ def sk_is_lost(seg, I, PI, PF, S):
 @inline
 def sk_pipe(I, PI, PF, S):
     # SetPipe(), bytes.
-    if PI[P_RACK] != 0:  # SackSender._rack_pipe
+    if PI[P_RACK] != 0:  # RACK's marks: Linux tcp_packets_in_flight (packets_out - sacked_out - lost_out + retrans_out)
         total = 0
         for s in range(I[UNA], I[MAX]):
             if S[S_SACKED, s] != 0:
@@ -122,7 +222,8 @@ def sk_next_seg(I, PI, PF, S):
 # Sending ----------------------------------------------------------------------------
 
 def sk_loss_send(now, I, F, S, SF, PI, PF, u, QI, QF):
-    # SackSender._loss_send: the slow start after a timeout skips SACKed segments.
+    # The slow start after a timeout resends the unSACKed segments from snd_una on, skipping
+    # SACKed ones (RFC 6675 5.1: never resend SACKed data), counting only what it sent.
     n = PI[P_N]
     cw = F[CWND]
     rw = PF[Q_RWNDB]
@@ -176,7 +277,7 @@ def sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 def sk_prr_update(delivered, I, F, PI, PF, S):
-    # RFC 6937 Section 3 (SackSender._prr_update).
+    # RFC 6937 Section 3: cwnd for this ACK from ``delivered`` segments.
     if PI[P_PRR] == PRR_OFF:
         return
     mss = PI[P_MSS]
@@ -198,7 +299,9 @@ def sk_prr_update(delivered, I, F, PI, PF, S):
 
 @inline
 def sk_tso_max_segs(I, F, PI):
-    """``SackSender._tso_max_segs``: segments per GSO packet (``tcp_tso_autosize``)."""
+    """Segments per GSO packet, ``tcp_tso_autosize``: the pacing rate's 1/1024 s of bytes in
+    segments, at least ``tcp_min_tso_segs`` = 2 (2 at RTT 0.1 s below about 1,000 segments of
+    cwnd); ``tcp_write_xmit`` sends one such packet per deferral test."""
     if F[SRTT] <= 0.0:
         return 2
     cwnd = F[CWND]
@@ -208,7 +311,16 @@ def sk_tso_max_segs(I, F, PI):
 
 
 def sk_tso_defers(now, I, F, S, SF, PI, PF):
-    """``SackSender._tso_defers``: Linux's ``tcp_tso_should_defer`` on a send outside recovery."""
+    """Linux defers a small send outside recovery (``net/ipv4/tcp_output.c``
+    ``tcp_tso_should_defer``, called by ``tcp_write_xmit`` for an skb of more than one
+    segment: here the unsent data, more than one segment left): not if the last transmission
+    was more than 1 ms ago; not if the window left, limit = min(cwnd - in_flight, the
+    receive window's room), holds ``max_segs`` segments (:func:`sk_tso_max_segs`; the pacing
+    rate is ``tcp_pacing_ss_ratio`` = 2 or ``tcp_pacing_ca_ratio`` = 1.2 (cwnd >= ssthresh /
+    2) x cwnd / SRTT) or a third of min(cwnd, receive window) (``tcp_tso_win_divisor`` = 3);
+    not if the head's ACK is due more than min(SRTT/2, 1 ms) from now (its last transmission
+    + SRTT). Otherwise nothing leaves until the next ACK. The "skb not the tail" test never
+    applies (the unsent data is one skb, the write being one)."""
     if PI[P_NDATA] - I[NXT] <= 1 or F[SRTT] <= 0.0:
         return False
     last = SF[SF_SENT, 0]
@@ -232,11 +344,12 @@ def sk_tso_defers(now, I, F, S, SF, PI, PF):
 
 
 def sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF):
-    # RFC 6675 Section 5 step (3).
+    """RFC 6675 Section 5 step (3): new data while cwnd - pipe >= 1 SMSS (under ``timer_hz``
+    > 0 unless Linux defers it, :func:`sk_tso_defers`)."""
     mss = PI[P_MSS]
     n = PI[P_N]
     I[HRXT] = I[UNA]
-    burst = 0  # SackSender._limited_transmit: segments left of the GSO packet let out
+    burst = 0  # segments left of the GSO packet the last deferral test let out
     while (I[NXT] < n and can_send_new(I, PI, PF)
            and F[CWND] - sk_pipe(I, PI, PF, S) >= mss):
         if PF[Q_HZ] > 0.0:
@@ -282,8 +395,10 @@ def sk_enter_recovery(now, seg, delivered, I, F, S, SF, PI, PF, u, QI, QF):
 # Events ------------------------------------------------------------------------------
 
 def sk_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
-    """Timer expiry (``SackSender.on_rto``): RACK's marks and probe end, the RTO recovery
-    (RFC 6675 5.1) after :func:`.flat.timeout`, the slow start skipping SACKed segments."""
+    """Timer expiry (RFC 6298 5.4-5.6 with RFC 6675 Section 5.1): RACK's marks start afresh
+    (the slow start after a timeout resends every unSACKed segment; Linux's
+    ``tcp_enter_loss`` marks them all lost instead, same effect) and the probe episode ends,
+    the RTO recovery after :func:`.flat.timeout`, the slow start skipping SACKed segments."""
     if PI[P_RACK] != 0:
         I[SENT_NEW] = 0
         I[RK_ON] = 0
@@ -304,7 +419,7 @@ def sk_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 @inline
 def sk_cumulative_ack(ack, now, acked, I, F, PI, PF):
-    """After a new cumulative ACK (``SackSender._cumulative_ack``): the RTO recovery ends
+    """After a new cumulative ACK (with and without RACK-TLP): the RTO recovery ends
     past ``recover``; fast recovery ends there with cwnd = ssthresh (step A); outside
     recovery, growth; the timer restarts (RFC 6298 (5.3)). Returns whether the ACK falls
     in recovery (steps B, C follow)."""
@@ -340,7 +455,8 @@ def sk_finish(ack, now, I, F, PI):
 
 
 def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
-    """A new cumulative ACK without RACK (``SackSender._new_sack_ack``)."""
+    """A new cumulative ACK without RACK: the last one completes the transfer; in recovery
+    PRR's step (B), then sending (C)."""
     acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
     if ack >= PI[P_NDATA]:
         sk_finish(ack, now, I, F, PI)
@@ -351,7 +467,8 @@ def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 def sk_dup_ack(now, new_sacked, I, F, S, SF, PI, PF, u, QI, QF):
-    # SackSender._sack_dup_ack.
+    # A duplicate ACK (RFC 6675 Section 2: new SACK information); new_sacked, the segments
+    # it newly SACKs, is its DeliveredData.
     if tracing(F):
         trace_row(TR_DUPACK, now, I[UNA], flight(I, PI), F)
     if I[INREC] != 0:
@@ -370,7 +487,7 @@ def sk_dup_ack(now, new_sacked, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 def sk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
-    # SackSender.on_ack.
+    # An ACK for ``ack`` segments with the SACK blocks ``blk`` (``nb`` of them) and the echo ``tsecr``.
     if PI[P_RACK] != 0:
         rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF)
         return
@@ -391,7 +508,11 @@ def sk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
 # RACK-TLP (RFC 8985), PI[P_RACK] != 0 ------------------------------------------------
 
 def rk_next_seg(I, PI, PF, S):
-    # SackSender._rack_next_seg.
+    # NextSeg() with RACK's marks: (1) the lowest segment marked lost with no retransmission
+    # in flight (a lost retransmission is marked again and qualifies again); (2) new data;
+    # (3) the lowest unSACKed segment above HighRxt below the highest SACK with no
+    # retransmission in flight; (4) the rescue retransmission of the highest unSACKed
+    # segment, once per recovery, unless its retransmission is already in flight.
     for s in range(I[UNA], I[MAX]):
         if S[S_LOST, s] != 0 and S[S_RTXO, s] == 0 and S[S_SACKED, s] == 0:
             return s, 1
@@ -423,7 +544,9 @@ def rk_segs_sacked(I, S):
 
 @inline
 def rk_update(now, tsecr, I, F, S, SF, PI):
-    # SackSender._rack_update over the NNEW segments in row S_NEW (RFC 8985 6.2 steps 1-3).
+    # RFC 8985 6.2 steps 1-3 over the NNEW segments this ACK newly acknowledges or SACKs (row
+    # S_NEW). RFC 8985 visits the valid segments in ascending xmit_ts order, so RACK.rtt ends
+    # as the sample of the most recently sent one.
     m = I[NNEW]
     if m == 0:
         return
@@ -471,7 +594,10 @@ def rk_reo_wnd(I, F, PI, S):
 
 
 def rk_detect(now, I, F, S, SF, PI):
-    # SackSender._rack_detect: (seconds until the next expiry or 0, segments newly marked).
+    # RFC 8985 6.2 step 5, RACK_detect_loss(): mark lost every unacknowledged segment sent
+    # before RACK's segment whose xmit_ts + RACK.rtt + reo_wnd has passed (a marked one is
+    # skipped: xmit_ts = INFINITE_TS, until resent). Returns (seconds until the next one
+    # expires or 0, segments newly marked).
     if F[RK_XTS] < 0.0:
         return 0.0, 0
     reo = rk_reo_wnd(I, F, PI, S)
@@ -524,7 +650,12 @@ def rk_arm(when, mode, I, F):
 
 
 def rk_timers(now, wait, rearm_tlp, restart, I, F, PI, PF, S, SF):
-    # SackSender._rack_timers.
+    # Settle the timers at the end of an event (RFC 8985 Section 8: the reordering timer,
+    # the probe timer and the RTO are mutually exclusive, one is armed at a time). wait > 0:
+    # RACK's reordering timer. Else, if rearm_tlp (new data sent or new data cumulatively
+    # acknowledged) and a probe may be scheduled: the PTO, capped at the RTO's expiry. Else
+    # the RTO (restarted from now if another timer was standing in for it, or if restart:
+    # rk_sack_restarts_rto, the head's retransmission).
     if I[DONE] != 0 or I[MAX] <= I[UNA]:
         I[RK_ON] = 0
         I[RTO_ON] = 0
@@ -535,8 +666,11 @@ def rk_timers(now, wait, rearm_tlp, restart, I, F, PI, PF, S, SF):
         return
     if rearm_tlp and I[TLP_END] < 0 and rk_tlp_open(I, S) and (
             I[SAMP_PROBE] < 0 or I[NSAMP] > I[SAMP_PROBE]):
-        if PF[Q_HZ] > 0.0:  # SackSender._rack_timers: Linux's probe in jiffies on the wheel
-            if I[SENT_NEW] != 0:  # SackSender._rto_delta
+        if PF[Q_HZ] > 0.0:  # Linux's probe in jiffies on the wheel (flat.tlp_timer_wait)
+            # The RTO's remaining time caps it (tcp_schedule_loss_probe): after new data went
+            # out (tcp_write_xmit, advancing_rto false) tcp_rto_delta_us, the head's last
+            # transmission + RTO - now; on an ACK that sent nothing (tcp_set_xmit_timer) the RTO.
+            if I[SENT_NEW] != 0:
                 delta = SF[SF_SENT, I[UNA]] + F[RTO] - now
             else:
                 delta = F[RTO]
@@ -559,7 +693,13 @@ def rk_timers(now, wait, rearm_tlp, restart, I, F, PI, PF, S, SF):
 
 @inline
 def rk_sack_restarts_rto(new_sacked, head, S, SF):
-    """``SackSender._sack_restarts_rto`` over the ``new_sacked`` segments in row ``S_NEW``."""
+    """Linux restarts the RTO on an ACK that SACKs, first among its newly SACKed
+    never-retransmitted segments (the ``new_sacked`` of row ``S_NEW``; the lowest: the kernel
+    sorts the blocks), one sent before the head's last (re)transmission
+    (``net/ipv4/tcp_input.c`` ``tcp_clean_rtx_queue``: ``sack_rtt_us >
+    tcp_stamp_us_delta(now, head's xmit time)`` sets ``FLAG_SET_XMIT_TIMER``, then
+    ``tcp_set_xmit_timer`` -> ``tcp_rearm_rto`` unless RACK armed its reordering timer).
+    Applied under ``timer_hz`` > 0."""
     first = -1
     for i in range(new_sacked):
         k = S[S_NEW, i]
@@ -569,7 +709,8 @@ def rk_sack_restarts_rto(new_sacked, head, S, SF):
 
 
 def rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
-    """Recovery entered on RACK's loss marks (``SackSender._rack_enter_recovery``): the
+    """Recovery entered on RACK's loss marks (RFC 6675 Section 5 step (4) with RACK's marks in
+    place of DupThresh): the
     probe episode ends (the reduction happens here), the fast retransmission is the lowest
     segment marked lost (usually ``snd_una``)."""
     I[TLP_END] = -1
@@ -583,7 +724,9 @@ def rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
-    # SackSender.on_rack_timer: the reordering timer or the probe timer expired.
+    # Expiry of the RACK reordering timer (RFC 8985 6.3) or of the PTO (7.3). The probe's two
+    # conditions (no probe outstanding, an RTT sample since the last probe) were checked
+    # when the PTO was armed and cannot change before it expires.
     n = PI[P_N]
     I[SENT_NEW] = 0
     if I[RK_MODE] == RK_REO:
@@ -625,7 +768,11 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 @inline
 def rk_tlp_process_ack(ack, now, fl, I, F, PI, PF):
-    # SackSender._tlp_process_ack.
+    # RFC 8985 7.4 TLP_process_ack(). Without D-SACK the sender cannot see that both the
+    # original and a retransmitted probe arrived, so a retransmitted probe whose TLP.end_seq
+    # is cumulatively acknowledged counts as having repaired a loss: cwnd is reduced as for a
+    # fast retransmit (ssthresh from fl, the FlightSize before this ACK; cwnd = min(cwnd,
+    # ssthresh), Linux's CWR episode).
     if I[TLP_END] < 0 or ack < I[TLP_END]:
         return
     if I[TLP_RETX] != 0 and I[INREC] == 0 and I[LOSS] == 0:
@@ -639,7 +786,7 @@ def rk_tlp_process_ack(ack, now, fl, I, F, PI, PF):
 
 
 def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
-    """An ACK with RACK-TLP (``SackSender._rack_on_ack``): scoreboard, RACK update, the
+    """An ACK with RACK-TLP: scoreboard, RACK update, the
     cumulative ACK, TLP_process_ack, RACK's loss marks (in place of DupThresh / IsLost),
     recovery or sending, then the timers."""
     I[SENT_NEW] = 0
@@ -689,7 +836,12 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
             sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
-    una = I[UNA]  # SackSender._head_retransmitted
+    # Linux restarts the RTO from now when an ACK's recovery step retransmits the head
+    # (tcp_output.c tcp_xmit_retransmit_queue: skb == rtx_head with no reordering timer
+    # pending -> tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)), where RFC 6298 (5.1)
+    # leaves a running timer alone; the head is snd_una after the ACK (tcp_ack retransmits
+    # after the cumulative ACK is taken). Under timer_hz > 0.
+    una = I[UNA]
     if PF[Q_HZ] > 0.0 and una < PI[P_N] and S[S_TXC, una] > 1 and SF[SF_SENT, una] == now:
         restart = True
     rk_timers(now, wait, acked_new or I[SENT_NEW] != 0, restart, I, F, PI, PF, S, SF)

@@ -194,7 +194,7 @@ class Link:
 
     __slots__ = ("queue", "rate", "header", "delay", "loss", "busy_until",
                  "lost_data", "lost_acks", "limit", "backlog", "queue_drops",
-                 "transmissions", "first_drop_index", "ack_time", "ack_busy_until", "timer_hz")
+                 "transmissions", "first_drop_index", "ack_time", "ack_busy_until")
 
     def __init__(self, queue, config, delay_s: float, loss: LossModel) -> None:
         self.queue = queue
@@ -203,7 +203,6 @@ class Link:
         self.delay = delay_s
         self.loss = loss
         self.ack_time = config.ack_serialisation_s()  # 0.0: ACKs are not serialised
-        self.timer_hz = float(config.timer_hz)  # > 0: the receiver compresses SACKs (receiver.py)
         self.ack_busy_until = 0.0
         self.busy_until = self.ack_time  # the handshake's ACK
         self.lost_data = 0
@@ -247,25 +246,10 @@ class Link:
         self.queue.push(self.busy_until + self.delay, "data", seg if tsval is None else (seg, tsval))
         return True
 
-    def send_fin(self, seg: int, now: float, tsval: float | None = None) -> bool:
-        """Put a bare FIN (sequence slot ``seg``, no payload) on the link at ``now``
-        (seconds): serialised like a header, never dropped (a pure FIN, as the kernel
-        testbed's link treats it), no loss draw. Returns True."""
-        start = now if now > self.busy_until else self.busy_until
-        self.busy_until = start + self.header * 8.0 / self.rate
-        if self.limit is not None:
-            self.backlog.append(self.busy_until)
-        self.transmissions += 1
-        self.queue.push(self.busy_until + self.delay, "data", seg if tsval is None else (seg, tsval))
-        return True
-
-    def send_ack(self, ack: int, now: float, tsecr: float | None = None, sack=None) -> bool:
+    def send_ack(self, ack: int, now: float, tsecr: float | None = None) -> bool:
         """Send a cumulative ACK for ``ack`` segments at ``now`` (seconds); return False if lost.
 
-        With a timestamp echo ``tsecr`` (seconds) the arrival's payload is ``(ack, tsecr)``.
-        With a SACK option ``sack`` (a tuple of ``(start, end)`` segment blocks, end
-        exclusive, possibly empty; RFC 2018) it is ``(ack, tsecr, sack)``, ``tsecr`` None
-        without timestamps. Without SACK the payloads are unchanged."""
+        With a timestamp echo ``tsecr`` (seconds) the arrival's payload is ``(ack, tsecr)``."""
         lost = self.loss.drop_ack()
         if self.ack_time > 0.0:
             start = now if now > self.ack_busy_until else self.ack_busy_until
@@ -273,9 +257,5 @@ class Link:
         if lost:
             self.lost_acks += 1
             return False
-        if sack is not None:
-            payload = (ack, tsecr, sack)
-        else:
-            payload = ack if tsecr is None else (ack, tsecr)
-        self.queue.push(now + self.delay, "ack", payload)
+        self.queue.push(now + self.delay, "ack", ack if tsecr is None else (ack, tsecr))
         return True

@@ -53,8 +53,8 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     The kernels implement every rule whose class is in :data:`~latency_model.growth.RULES`
     (each rule's law, :mod:`latency_model.growth.laws`; not an unregistered subclass), for
     every sender (``rfc``, ``sack``, and ``ns3`` within what
-    :func:`~latency_model.sim.ns3.check_ns3_params` admits: the standard rule only); a
-    drop-tail buffer (``config.queue_packets``) for the rfc and ns3 senders.
+    :func:`~latency_model.sim.ns3.check_ns3_params` admits: the standard rule only), with
+    or without a drop-tail buffer (``config.queue_packets``).
 
     Parameters
     ----------
@@ -78,8 +78,6 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     """
     config = _check_setup(params, config)
     if type(params.rule) not in RULES.values():
-        return False
-    if config.queue_packets is not None and config.sender == "sack":
         return False
     if config.sender == "ns3":  # what ns-3's TcpNewReno runs
         from .ns3 import check_ns3_params
@@ -128,8 +126,8 @@ def _kernel_for(engine: str, params: TcpParams, config: SimConfig):
         if not supported:
             raise ValueError(
                 "engine 'compiled' supports the registered growth rules with the rfc, sack or ns3 sender (ns3: "
-                "within what ns-3 runs; a queue limit with rfc or ns3 only), got rule "
-                f"{params.rule.name!r}, queue_packets {config.queue_packets!r}, sender {config.sender!r}")
+                "within what ns-3 runs), got rule "
+                f"{params.rule.name!r}, sender {config.sender!r}")
         if compiled is None:
             raise ValueError("engine 'compiled' needs numba (pip install numba; "
                              "or unset LATENCY_MODEL_NO_NUMBA)")

@@ -67,7 +67,6 @@ class Sender:
         self.mss = mss
         self.size = size_bytes
         self.n = -(-size_bytes // mss)
-        self.n_data = self.n  # data segments; n is one more with a bare FIN (SackSender)
         self.rule = params.rule
         self.st = params.rule.new_state(params.w0 * mss, params.w_ss * mss, mss)
         self.rwnd_bytes = params.rwnd * mss
@@ -111,8 +110,8 @@ class Sender:
         self.trace = None
         # Optional log of (time_s, rtt_s, cwnd_bytes, in_slow_start) per RTT sample (scenario.record_rtt).
         self.rtt_log: list | None = None
-        # The handshake's sample (SimConfig.handshake_rtt) feeds the RFC 6298 estimator only;
-        # subclasses that keep more RTT state (RACK's min_RTT) take it from here.
+        # The handshake's sample (SimConfig.handshake_rtt) feeds the RFC 6298 estimator (and,
+        # read by kernel.pack_params, RACK's min_RTT).
         self.handshake_rtt_s: float | None = None
         if config.handshake_rtt and not self.fixed_rto:
             self.handshake_rtt_s = config.handshake_rtt_s(params.rtt_s)
@@ -122,15 +121,12 @@ class Sender:
     def _end(self, k: int) -> int:
         """Byte offset just past segment ``k - 1`` (bytes in segments 0..k-1)."""
         e = k * self.mss
-        if e < self.size:
-            return e
-        return self.size if k <= self.n_data else self.size + self.mss  # a bare FIN: one MSS
+        return e if e < self.size else self.size
 
     @property
     def acked_bytes(self) -> int:
-        """Bytes cumulatively acknowledged so far (goodput of a censored flow; a bare FIN
-        carries none)."""
-        return min(self._end(self.snd_una), self.size)
+        """Bytes cumulatively acknowledged so far (goodput of a censored flow)."""
+        return self._end(self.snd_una)
 
     def _seg_len(self, k: int) -> int:
         return self._end(k + 1) - k * self.mss
@@ -166,11 +162,8 @@ class Sender:
         else:
             self._note("send", now, seg)
         self.sent_at[seg] = now
-        if seg >= self.n_data:  # a bare FIN: no payload, never dropped
-            sent = self.link.send_fin(seg, now, now if self.timestamps else None)
-        else:
-            sent = (self.link.send_data(seg, self._seg_len(seg), now, now) if self.timestamps
-                    else self.link.send_data(seg, self._seg_len(seg), now))
+        sent = (self.link.send_data(seg, self._seg_len(seg), now, now) if self.timestamps
+                else self.link.send_data(seg, self._seg_len(seg), now))
         if not sent and self.tx_count[seg] == 1:
             self.first_lost += 1
         if not self.timer.armed:  # RFC 6298 (5.1)
@@ -290,7 +283,7 @@ class Sender:
     def _new_ack(self, ack: int, now: float, tsecr: float | None = None) -> None:
         st = self.st
         acked = self._advance(ack, now, tsecr)
-        if ack >= self.n_data:
+        if ack >= self.n:
             self._finish(now, ack)
             return
         if self.in_recovery:

@@ -1,11 +1,11 @@
 """One transfer, with random or scripted losses and optionally its event trace.
 
-:func:`run_transfer` runs the rfc and ns3 senders on the flat-array engine of the Monte
-Carlo runs (:func:`.kernel.run_single`: compiled by numba, or the same functions
-interpreted), with a registered growth rule. Everything else (the sack sender, a rule
-outside :data:`~latency_model.growth.RULES`) runs event by event: an :class:`EventQueue`,
-a :class:`Link`, a :class:`Receiver` and a sender wired together until the ACK covering
-the last byte reaches the sender.
+:func:`run_transfer` runs every sender (rfc, ns3, sack) on the flat-array engine of the
+Monte Carlo runs (:func:`.kernel.run_single`: compiled by numba, or the same functions
+interpreted), with a registered growth rule. The rfc sender with a rule outside
+:data:`~latency_model.growth.RULES` runs event by event: an :class:`EventQueue`, a
+:class:`Link`, a :class:`Receiver` and a :class:`Sender` wired together until the ACK
+covering the last byte reaches the sender.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def check_recovery(params: TcpParams, config: SimConfig) -> None:
     Early Retransmit (``params.early_retransmit``, variant ``er``) with RACK-TLP
     (``config.rack_tlp``, the linux profile's loss detection), where the SACK sender's
     loss marks and pipe come from RACK, never from the DupThresh that Early Retransmit
-    lowers (:mod:`.sack`): the run would be NewReno's, silently."""
+    lowers (:mod:`.kernel_sack`): the run would be NewReno's, silently."""
     if params.early_retransmit and config.rack_tlp:
         raise ValueError("early_retransmit (variant er) has no effect under RACK-TLP (rack_tlp on, the linux "
                          "profile's loss detection: RACK marks the losses, not the DupThresh Early Retransmit "
@@ -183,8 +183,10 @@ def run_transfer(
     ------
     ValueError
         For an invalid size, a missing or invalid ``rng``, ``drops`` not a mapping or
-        iterable of segment indices (or an invalid entry), ``trace`` not a bool, or Early
-        Retransmit with RACK-TLP (:func:`check_recovery`).
+        iterable of segment indices (or an invalid entry), ``trace`` not a bool, Early
+        Retransmit with RACK-TLP (:func:`check_recovery`), or what the flat engine does not
+        run with the ns3 or sack sender (:func:`.kernel.pack_params`: a rule of an
+        unregistered class, ns-3 settings ns-3 does not run).
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
@@ -216,14 +218,15 @@ def run_transfer(
         drops = ScriptedLoss(drops, n)
     elif rng is None and (params.p > 0.0 or config.p_ack > 0.0):
         raise ValueError("rng (a numpy.random.Generator or a seed) is required for random losses")
-    if flat_supported(params, config):
+    if config.sender != "rfc" or flat_supported(params, config):  # ns3, sack: the flat engine only
         return run_flat(params, size, n, config, rng, drops, trace)
     return _run_events(params, size, n, config, rng, drops, trace)
 
 
 def flat_supported(params: TcpParams, config: SimConfig) -> bool:
-    """Whether :func:`run_transfer` runs on the flat-array engine: the rfc or ns3 sender and
-    a registered rule (:data:`~latency_model.growth.RULES`)."""
+    """Whether the flat-array engine runs ``params``' rule: a rule of a registered class
+    (:data:`~latency_model.growth.RULES`). :func:`run_transfer` runs the rfc sender with
+    another rule event by event; the ns3 and sack senders exist on the flat engine only."""
     from ..growth import RULES  # noqa: PLC0415
 
     return type(params.rule) in RULES.values()
@@ -284,7 +287,7 @@ def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
 
 
 def _run_events(params, size, n, config, rng, drops, trace):
-    """:func:`run_transfer` event by event (the sack sender, an unregistered rule)."""
+    """:func:`run_transfer` event by event: the rfc sender with a rule of an unregistered class."""
     q = EventQueue()
     if drops is not None:
         loss = drops
@@ -297,15 +300,9 @@ def _run_events(params, size, n, config, rng, drops, trace):
     delay = config.one_way_delay(params.rtt_s)
     link = Link(q, config, delay, loss)
     timestamps = config.rtt_sampling == "timestamps"
-    sack = config.sender == "sack"
-    if sack:
-        from .sack import SackSender  # noqa: PLC0415
-
-        snd = SackSender(q, link, params, config, size)
-    else:
-        snd = Sender(q, link, params, config, size)
-    rcv = Receiver(q, link, snd.n, params.b, config.delack_timeout_s, quick_acks=config.quick_acks,
-                   fin=config.fin, timestamps=timestamps, sack=sack, data_segments=n)
+    snd = Sender(q, link, params, config, size)
+    rcv = Receiver(q, link, n, params.b, config.delack_timeout_s, quick_acks=config.quick_acks,
+                   fin=config.fin, timestamps=timestamps)
 
     rows: list[TraceRow] | None = [] if trace else None
     if trace:
@@ -322,9 +319,7 @@ def _run_events(params, size, n, config, rng, drops, trace):
             raise RuntimeError("event queue ran dry before the transfer completed")
         now, token, kind, payload = ev
         if kind == "ack":
-            if sack:  # (ack, tsecr or None, blocks)
-                snd.on_ack(payload[0], now, payload[1], payload[2])
-            elif timestamps:
+            if timestamps:
                 snd.on_ack(payload[0], now, payload[1])
             else:
                 snd.on_ack(payload, now)
@@ -339,9 +334,6 @@ def _run_events(params, size, n, config, rng, drops, trace):
         elif kind == "rto":
             if snd.timer.fired(token):
                 snd.on_rto(now)
-        elif kind == "rack":  # RACK reordering timer or TLP probe timer (sack.py, rack_tlp)
-            if snd.rack_timer.fired(token):
-                snd.on_rack_timer(now)
         elif rcv.timer.fired(token):
             rcv.on_delack_timer(now)
 
@@ -359,6 +351,5 @@ def _run_events(params, size, n, config, rng, drops, trace):
         fast_retransmits=snd.fast_retransmits,
         first_transmissions_lost=snd.first_lost,
         first_drop_index=link.first_drop_index,
-        tlp_probes=getattr(snd, "tlp_probes", 0),
     )
     return (result, rows) if trace else result
