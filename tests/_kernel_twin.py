@@ -1,5 +1,8 @@
-"""What the kernel-twin tests share: the reference path's measures and a kernel run on the
-same uniforms (tests/test_sim_engines.py, test_sim_kernel_ns3.py, test_sim_kernel_sack.py)."""
+"""What the driver tests share: ``run_transfer``'s measures (one transfer at a time, on the
+flat engine's ``run_single``; the event-driven rfc sender for a rule of an unregistered
+class) and a Monte Carlo batch (``run_batch``) on the same uniforms (tests/test_sim_engines.py,
+test_sim_kernel_ns3.py, test_sim_kernel_sack.py, test_sim_linux_mechanisms.py,
+test_sim_rule_laws.py)."""
 
 import numpy as np
 
