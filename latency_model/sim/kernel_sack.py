@@ -9,7 +9,10 @@ law outside recovery, RTT sampling, the RFC 6298 timer). Run compiled or interpr
 State beyond :mod:`.flat`'s: the rows ``S_SACKED``, ``S_LOST`` (RACK's mark), ``S_RTXO`` (a
 retransmission in flight) and ``S_NEW`` (the segments the current ACK newly delivers, by
 position); the receiver's SACK blocks, most recently changed first, in ``RB``
-(:func:`.flat.on_segment`).
+(:func:`.flat.on_segment`). Below, ``snd_una``, ``snd_nxt``, ``snd_max``, ``recover``,
+``high_sacked`` and ``high_rxt`` are the slots ``UNA``, ``NXT``, ``MAX``, ``RECOVER``,
+``HSACK`` and ``HRXT`` of ``I``; ``rule.ssthresh_after_loss`` is the growth rule's law
+(:func:`.flat.ssthresh_after_loss`).
 
 RFC 6675 in segments (every transmission is one whole segment, so the octet rules map
 one to one):
