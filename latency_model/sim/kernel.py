@@ -5,16 +5,16 @@ functions.
 :mod:`.flat` (the shared link, receiver, timers and event selection), dispatching each
 event to the sender chosen by ``PI[P_SENDER]``: :mod:`.kernel_rfc`, :mod:`.kernel_ns3` or
 :mod:`.kernel_sack`. :func:`run_single` runs one transfer for
-:func:`~latency_model.sim.run_transfer`, with scripted losses and the event trace. :func:`compiled_run_batch` and :func:`compiled_run_single` are the same functions
-compiled by numba (``cache=True``: the machine code is kept on disk, so a process compiles
-once per install); with numba missing or ``LATENCY_MODEL_NO_NUMBA=1`` they are ``None`` and
-the functions themselves run interpreted (the same source, not a twin).
+:func:`~latency_model.sim.run_transfer`, with scripted losses and the event trace.
+:func:`compiled_run_batch` and :func:`compiled_run_single` are the same functions compiled
+by numba (``cache=True``: the machine code is kept on disk, so a process compiles once per
+install); with numba missing or ``LATENCY_MODEL_NO_NUMBA=1`` they are ``None`` and the
+functions themselves run interpreted (the same source, not a twin).
 
 It runs every growth rule of :data:`~latency_model.growth.RULES` (each rule's law, written
 once in its module, compiled: :mod:`latency_model.growth.laws`), random or scripted
 losses, the event trace and the drop-tail buffer; the rfc sender with a rule outside the
-registry runs event by event
-(:func:`~latency_model.sim.run_transfer`).
+registry runs event by event (:func:`~latency_model.sim.run_transfer`).
 """
 
 from __future__ import annotations
@@ -291,9 +291,9 @@ def measures(I, F, S, n, row):
 def run_single(u, PI, PF, F, cap, out):
     """One transfer on the uniforms ``u`` (scripted losses: :data:`.flat.P_DROPS`), over the
     float state ``F`` (with a trace buffer past ``N_FS`` to trace it: :data:`.flat.TR_COUNT`)
-    and link queues of ``cap`` packets; ``out`` (N_OUT + 2) gets the measures, the
-    first drop's index (-1: none) and the tail loss probes sent. Returns 0 or the FAIL_* reason (the caller draws more
-    uniforms, grows the queues and runs it again)."""
+    and link queues of ``cap`` packets; ``out`` (N_OUT + 2) gets the measures, the first
+    drop's index (-1: none) and the tail loss probes sent. Returns 0 or the FAIL_* reason
+    (the caller draws more uniforms, grows the queues and runs it again)."""
     n = PI[P_N]
     I = np.zeros(N_IS, np.int64)
     S = np.zeros((N_S, n), np.int64)
