@@ -7,8 +7,8 @@ cwnd = ssthresh (``"off"``), and RFC 8985 RACK-TLP (``rack_tlp``); and RFC 7323 
 new ACK gives the RTT sample ``now - TSecr``), with the SACK sender or the RFC one. The
 receiver adds RFC 2018 SACK blocks (up to three, the most recently changed first).
 
-Each rule is written again from the RFCs, rule by rule as the simulator's ``sim/sack.py``
-and ``sim/receiver.py`` state them (their docstrings cite RFC sections and Linux's
+Each rule is written again from the RFCs, rule by rule as the simulator's ``sim/kernel_sack.py``
+and ``sim/flat.py`` state them (their docstrings cite RFC sections and Linux's
 functions for each): the model does not import the simulator, and
 ``tests/test_model_packet_sack.py`` checks the two path by path. The scoreboard reuses
 :class:`~._packet_engine._State`'s sets: ``sacked`` (SACKed segments), ``lost`` (RACK's
@@ -30,10 +30,10 @@ import math
 from . import _packet_engine as E
 
 WC_DEL_ACK_T = 0.2
-"""RFC 8985 Section 7.2 WCDelAckT, seconds (the simulator's ``sim.sack.WC_DEL_ACK_T_S``)."""
+"""RFC 8985 Section 7.2 WCDelAckT, seconds (the simulator's ``sim.kernel_sack.WC_DEL_ACK_T_S``)."""
 _EPS = 1e-9
 """Float tolerance, seconds, of RACK's expiry test and of the step-2 ``rtt < min_RTT``
-test (as ``sim.sack._EPS_S``)."""
+test (as ``sim.kernel_sack.EPS_S``)."""
 REO, TLP = 1, 2  # what the RACK timer is armed for
 
 
