@@ -50,6 +50,8 @@ scenario = st.fixed_dictionaries({
     "rxt_lost_only": st.booleans(),
     "implicit_lt": st.booleans(),
     "timer_hz": st.sampled_from([0, 0, 250, 1000]),
+    "linux": st.fixed_dictionaries({k: st.booleans() for k in (
+        "sack_compression", "quickack_on_data", "tso_defer", "rto_restart")}),
     "abc_l": st.sampled_from([None, None, 2]),
     # A small receiver window and an early ssthresh now and then (rule (2) of NextSeg
     # refused, congestion avoidance).
@@ -74,7 +76,7 @@ def test_sack_kernel_matches_reference_bit_for_bit(sc):
                        rto_rule=sc["rto_rule"], handshake_rtt=sc["handshake_rtt"],
                        bare_fin=sc["bare_fin"] and sc["fin"], rack_tsecr_test=sc["rack_tsecr_test"],
                        rxt_lost_only=sc["rxt_lost_only"], implicit_lt=sc["implicit_lt"],
-                       timer_hz=sc["timer_hz"])
+                       timer_hz=sc["timer_hz"], **sc["linux"])
     size = (sc["n"] - 1) * MSS + sc["last"]
     children = np.random.SeedSequence(sc["seed"]).spawn(4)
     ref = reference(params, size, config, children)

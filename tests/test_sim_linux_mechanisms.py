@@ -27,7 +27,9 @@ MSS = 500
 S = (MSS + 52) * 8 / 100e6
 R0 = 0.1 + 2 * (52 + 8) * 8 / 100e6
 F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
-LINUX = SimConfig.profile("linux", delay_s=0.05, timer_hz=0)  # exact timers: each mechanism alone
+# Exact timers and none of the receiver's and sender's Linux refinements below: each mechanism alone.
+LINUX = SimConfig.profile("linux", delay_s=0.05, timer_hz=0, sack_compression=False, quickack_on_data=False,
+                          tso_defer=False, rto_restart=False)
 LINUX_HZ = SimConfig.profile("linux", delay_s=0.05)  # the profile: RACK's timer in jiffies of 4 ms
 NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
 PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
@@ -333,6 +335,14 @@ def test_rto_restarts_on_a_sack_of_a_segment_sent_before_the_heads_retransmissio
     assert [r.time_s for r in rows if r.event == "timeout"] == [pytest.approx(t_sack + 0.320, abs=1e-12)]
     assert res.completion_s == pytest.approx(t_sack + 0.320 + S + 0.1, abs=1e-12)
     assert (res.timeouts, res.retransmissions) == (1, 2)
+    # rto_restart off: the RTO armed from the first retransmission of `seg` (RACK's, on the
+    # duplicate ACK that replaced the probe timer with the RTO) stands, 0.320 s on (seg = 9:
+    # that retransmission goes out on segment 10's SACK itself, so both fire alike).
+    res, rows = run_transfer(PARAMS, size_packets=11, drops={seg: 2}, config=LINUX_HZ.replace(rto_restart=False),
+                             trace=True)
+    first = [r.time_s for r in rows if r.event == "retransmit"][0]
+    assert [r.time_s for r in rows if r.event == "timeout"] == [pytest.approx(first + 0.320, abs=1e-12)]
+    assert (first < t_sack - 1e-9) == (seg != 9)
 
 
 def test_loss_probe_timeout_in_jiffies():
@@ -378,7 +388,7 @@ def test_rack_timer_in_jiffies_both_engines_agree(n):
     _both_engines(PARAMS.replace(w0=2), n, LINUX_HZ.replace(timer_hz=1000))
 
 
-# The receiver's SACK compression (under timer_hz) ------------------------------------------------
+# The receiver's SACK compression (sack_compression, quickack_on_data) ------------------------------------------------
 
 def _acks_sent(rows, lo, hi):
     return [(r.time_s, r.segment) for r in rows if r.event == "ack_sent" and lo < r.time_s < hi]
@@ -400,9 +410,11 @@ def test_sack_compression_holds_the_fourth_duplicate_ack_before_quick_ack_mode()
     got = _acks_sent(rows, 0.0, 0.1)
     assert [t for t, _ in got] == pytest.approx(want, abs=1e-12)
     assert {a for _, a in got} == {0}
-    # Exact timers (timer_hz = 0): no compression, nine duplicate ACKs.
-    _, rows0 = run_transfer(PARAMS, size_packets=20, drops=[0], config=LINUX, trace=True)
-    assert len(_acks_sent(rows0, 0.0, 0.1)) == 9
+    # sack_compression off: nine duplicate ACKs, each at its segment's arrival.
+    _, rows0 = run_transfer(PARAMS, size_packets=20, drops=[0], config=LINUX_HZ.replace(sack_compression=False),
+                            trace=True)
+    assert [t for t, _ in _acks_sent(rows0, 0.0, 0.1)] == pytest.approx([0.05 + k * S for k in range(2, 11)],
+                                                                        abs=1e-12)
 
 
 def test_sack_compression_starts_when_the_quick_acks_are_used_up():
@@ -417,6 +429,21 @@ def test_sack_compression_starts_when_the_quick_acks_are_used_up():
     got = _acks_sent(rows, 0.1, 0.2)
     assert [t for t, _ in got] == pytest.approx(want, abs=1e-12)
     assert [a for _, a in got] == [11] + [12] * 9
+    # quickack_on_data off: the 16 quick ACKs count from the connection's first ACK, as
+    # here, where every ACK so far is one; the same ACKs.
+    _, rows = run_transfer(PARAMS, size_packets=40, drops=[12], config=LINUX_HZ.replace(quickack_on_data=False),
+                           trace=True)
+    assert [t for t, _ in _acks_sent(rows, 0.1, 0.2)] == pytest.approx(want, abs=1e-12)
+
+
+def test_quick_ack_mode_from_the_first_in_order_data():
+    # As test_sack_compression_holds_the_fourth_duplicate_ack_before_quick_ack_mode, with
+    # quickack_on_data off: quick-ack mode is on from the start (16 ACKs), so none of the
+    # nine duplicate ACKs is held (ofo_ack sends at once in quick-ack mode).
+    _, rows = run_transfer(PARAMS, size_packets=20, drops=[0], config=LINUX_HZ.replace(quickack_on_data=False),
+                           trace=True)
+    assert [t for t, _ in _acks_sent(rows, 0.0, 0.1)] == pytest.approx([0.05 + k * S for k in range(2, 11)],
+                                                                       abs=1e-12)
 
 
 @pytest.mark.parametrize("n", [4, 20, 40])
@@ -426,14 +453,14 @@ def test_sack_compression_both_engines_agree(n):
 
 
 def test_sack_compression_leaves_the_other_profiles_alone():
-    # The rfc and ns3 profiles (timer_hz = 0) ACK every out-of-order segment at once.
+    # The rfc and ns3 profiles (no sack_compression) ACK every out-of-order segment at once.
     for stack in ("rfc", "ns3"):
         cfg = SimConfig.profile(stack, delay_s=0.05)
         _, rows = run_transfer(PARAMS.replace(w0=10), size_packets=20, drops=[0], config=cfg, trace=True)
         assert len(_acks_sent(rows, 0.0, 0.1)) == 9
 
 
-# The RTO restarted on the head's retransmission (under timer_hz) --------------------------------
+# The RTO restarted on the head's retransmission (rto_restart) --------------------------------
 
 def test_rto_restarts_when_an_ack_retransmits_the_head():
     # N = 15, segment 1 dropped three times. RACK resends it at 0.1 + 5 S (the third SACK)
@@ -450,9 +477,15 @@ def test_rto_restarts_when_an_ack_retransmits_the_head():
     acks = [r.time_s for r in rows if r.event in ("ack", "dupack") and r.time_s < rxt[1]]
     assert tout[0] - 0.320 > max(acks)  # later than any ACK before the retransmission
     assert res.completion_s == pytest.approx(tout[0] + S + 0.1, abs=1e-12)
+    # rto_restart off: the RTO armed at the first retransmission of segment 1 (where RACK's
+    # retransmission replaced the probe timer) fires 0.320 s after it.
+    res, rows = run_transfer(PARAMS, size_packets=15, drops={1: 3}, config=LINUX_HZ.replace(rto_restart=False),
+                             trace=True)
+    rxt = [r.time_s for r in rows if r.event == "retransmit"]
+    assert [r.time_s for r in rows if r.event == "timeout"] == [pytest.approx(rxt[0] + 0.320, abs=1e-12)]
 
 
-# Linux's deferral of a small send outside recovery (tcp_tso_should_defer, under timer_hz) ---------
+# Linux's deferral of a small send outside recovery (tcp_tso_should_defer, tso_defer) ---------
 
 def test_second_duplicate_ack_sends_nothing_as_the_kernel_defers_it():
     # N = 20, segment 0 lost (validation/LINUX.md, n20_seg0's packet log). Duplicate ACKs
@@ -464,7 +497,7 @@ def test_second_duplicate_ack_sends_nothing_as_the_kernel_defers_it():
     # r0 (< 0.1 + 3 S + min(SRTT/2, 1 ms)): deferred, nothing leaves. The third makes RACK
     # mark segment 0 lost: its retransmission; segments 11-13 leave on the compressed SACK
     # of 4-9, 1 ms after segment 4 reached the receiver (the kernel: 11-13 together at
-    # 0.1014 s). With exact timers (no deferral) segment 11 leaves on the second.
+    # 0.1014 s). With tso_defer off segment 11 leaves on the second.
     from latency_model.sim.flat import comp_sack_delay
 
     def sends(config):
@@ -477,7 +510,8 @@ def test_second_duplicate_ack_sends_nothing_as_the_kernel_defers_it():
     got = sends(LINUX_HZ)
     assert [(e, k) for _, e, k in got] == [(e, k) for _, e, k in want]
     assert [t for t, _, _ in got] == pytest.approx([t for t, _, _ in want], abs=1e-12)
-    assert (0.1 + 3 * S, "send", 11) in [(pytest.approx(t, abs=1e-12), e, k) for t, e, k in sends(LINUX)]
+    assert (0.1 + 3 * S, "send", 11) in [(pytest.approx(t, abs=1e-12), e, k)
+                                         for t, e, k in sends(LINUX_HZ.replace(tso_defer=False))]
 
 
 def test_tso_deferral_sizes():
@@ -499,3 +533,20 @@ def test_tso_deferral_sizes():
 def test_tso_deferral_both_engines_agree(n):
     _both_engines(PARAMS, n, LINUX_HZ)
     _both_engines(PARAMS.replace(rtt_s=0.002), n, LINUX_HZ.replace(delay_s=0.001))  # larger GSO packets
+
+
+# The mechanisms' own switches ------------------------------------------------------------------
+
+_OWN = ("sack_compression", "quickack_on_data", "tso_defer", "rto_restart")
+
+
+@pytest.mark.parametrize("name", _OWN)
+def test_linux_switches_need_the_sack_sender_and_a_bool(name):
+    assert getattr(LINUX_HZ, name) is True
+    assert getattr(SimConfig(), name) is False
+    assert getattr(SimConfig.profile("linux", sender="rfc"), name) is False
+    assert getattr(SimConfig.profile("linux", timer_hz=0), name) is True  # not keyed on the timers
+    with pytest.raises(ValueError, match=f"{name} needs sender 'sack'"):
+        SimConfig(**{name: True})
+    with pytest.raises(ValueError, match=f"{name} must be True or False"):
+        SimConfig(sender="sack", **{name: 1})

@@ -174,6 +174,30 @@ class SimConfig:
         RTO is kept in whole jiffies (``include/net/tcp.h`` ``__tcp_set_rto``) and fires on
         the wheel (:func:`.flat.rto_timer_wait`), as does the loss probe
         (``tcp_schedule_loss_probe``, :func:`.flat.tlp_timer_wait`).
+    sack_compression : bool
+        The receiver holds duplicate ACKs as Linux does (``tcp_input.c``
+        ``__tcp_ack_snd_check``): outside quick-ack mode only the first 3 ACKs of out-of-order
+        or duplicate segments at one ``rcv_nxt`` leave at once, later ones are held until
+        min(1 ms, RTT/20) after the first held one, 44 are held or another ACK leaves
+        (:func:`.flat.on_segment`). Only with ``sender="sack"``. Default False (every such
+        segment ACKed at once, RFC 5681 Section 4.2).
+    quickack_on_data : bool
+        Quick-ack mode (``quick_acks``) as Linux runs it: it starts with the first in-order
+        data segment (``tcp_input.c`` ``tcp_event_data_recv`` -> ``tcp_incr_quickack``), so
+        ACKs sent before it use up none of it, and a segment entirely below ``rcv_nxt``
+        enters it again (``tcp_data_queue`` -> ``tcp_enter_quickack_mode``). Only with
+        ``sender="sack"``. Default False (the first ``quick_acks`` ACKs of the connection).
+    tso_defer : bool
+        A Limited Transmit send of less than one GSO packet right after another transmission
+        is deferred as Linux's ``tcp_output.c`` ``tcp_tso_should_defer`` does
+        (:func:`.kernel_sack.sk_tso_defers`). Only with ``sender="sack"``. Default False.
+    rto_restart : bool
+        The RTO is restarted from now on an ACK that SACKs a never-retransmitted segment sent
+        before the head's last transmission (``tcp_input.c`` ``tcp_clean_rtx_queue``,
+        ``FLAG_SET_XMIT_TIMER``) and on an ACK whose recovery step retransmits the head
+        (``tcp_output.c`` ``tcp_xmit_retransmit_queue``), where RFC 6298 (5.1) leaves a
+        running timer alone. Only with ``sender="sack"``; read only with ``rack_tlp``.
+        Default False.
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -210,6 +234,10 @@ class SimConfig:
     implicit_lt: bool = False
     ack_serialisation: bool = False
     timer_hz: int = 0
+    sack_compression: bool = False
+    quickack_on_data: bool = False
+    tso_defer: bool = False
+    rto_restart: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -282,6 +310,12 @@ class SimConfig:
             raise ValueError("bare_fin needs sender 'sack' and fin=True (a bare FIN is SACKed), got "
                              f"sender {self.sender!r}, fin={self.fin!r}")
         set_(self, "timer_hz", check_int("timer_hz", self.timer_hz, low=0, high=10_000))
+        for name, why in _SACK_ONLY:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be True or False, got {value!r}")
+            if value and self.sender != "sack":
+                raise ValueError(f"{name} needs sender 'sack' ({why}), got sender {self.sender!r}")
         check_stack(self.stack)
 
     @classmethod
@@ -368,6 +402,13 @@ class SimConfig:
     def to_dict(self) -> dict:
         """JSON-serialisable dict of every setting."""
         return dataclasses.asdict(self)
+
+
+_SACK_ONLY = (("sack_compression", "the flat engine's SACK receiver"),
+              ("quickack_on_data", "Linux's receiver, beside its SACK compression"),
+              ("tso_defer", "its Limited Transmit step"),
+              ("rto_restart", "RACK-TLP's timers"))
+"""Boolean Linux mechanisms only the sack sender runs, with what of it runs them."""
 
 
 def _check_fields(changes: dict) -> None:

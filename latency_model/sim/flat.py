@@ -93,7 +93,10 @@ N_FS = TIMER_HZ + 1
     "P_SENDER P_N P_SIZE P_MSS P_B P_DUPT P_LTLO P_LTHI P_LT P_TAIL P_ER P_FIXED P_RULE "
     "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_HOOKS")
 P_QLIM = P_RULE_HOOKS + 1  # the drop-tail buffer's packets (SimConfig.queue_packets), -1: none
-N_PI = P_QLIM + 1
+# Linux mechanisms of the sack sender's path, 0 or 1 (SimConfig fields of the same names):
+# sack_compression, quickack_on_data, tso_defer, rto_restart.
+P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST = P_QLIM + 1, P_QLIM + 2, P_QLIM + 3, P_QLIM + 4
+N_PI = P_RTORST + 1
 # P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
 # hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
@@ -586,8 +589,8 @@ def ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF):
 def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
     """Data segment ``seg`` (sent at ``tsval``) arrives at the receiver at ``now``: the rules
     of :class:`.receiver.Receiver` (delayed ACK, quick ACKs, FIN, RFC 7323 TS.Recent), and for
-    the sack sender (``PI[P_SACK]``) SACK blocks and, under ``timer_hz`` > 0, Linux's SACK
-    compression.
+    the sack sender (``PI[P_SACK]``) SACK blocks and, with ``sack_compression``
+    (``PI[P_COMPRESS]``), Linux's SACK compression.
 
     SACK (RFC 2018): every ACK carries up to 3 blocks ``(start, end)`` of buffered
     out-of-order segments (end exclusive, in segments). The receiver keeps all its blocks in
@@ -604,18 +607,18 @@ def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
     compressed-ACK timer fires ``min(tcp_comp_sack_delay_ns, RTT/20)`` after the first held
     one (1 ms at RTT >= 20 ms; RTT is the path's, the receiver's SRTT from the handshake),
     or until 44 (``tcp_comp_sack_nr``) are held, or until any other ACK leaves
-    (``tcp_event_ack_sent`` clears the count). Quick-ack mode, as Linux runs it, then starts
-    with the first in-order data segment (``tcp_event_data_recv``: ``tcp_incr_quickack``
+    (``tcp_event_ack_sent`` clears the count). With ``quickack_on_data`` (``PI[P_QKDATA]``)
+    quick-ack mode, as Linux runs it, starts with the first in-order data segment (``tcp_event_data_recv``: ``tcp_incr_quickack``
     when ``ato`` is still 0), so ACKs sent before it use up no quick ACK, and a segment
     entirely below ``rcv_nxt`` re-enters it (``tcp_data_queue``: ``tcp_enter_quickack_mode``)."""
     n = PI[P_N]
     if PI[P_TS] != 0 and seg <= I[LASTACK]:  # RFC 7323 Section 4.3
         F[TSREC] = tsval
-    compress = PF[Q_HZ] > 0.0 and PI[P_SACK] != 0
+    compress = PI[P_COMPRESS] != 0
     if seg < I[RNXT] or (seg > I[RNXT] and S[S_RBUF, seg] != 0):
         if PI[P_SACK] != 0 and seg > I[RNXT]:
             sack_first(seg, I, PI, S, RB)
-        if seg < I[RNXT] and compress and I[QUICK] < PI[P_QUICK]:
+        if seg < I[RNXT] and PI[P_QKDATA] != 0 and I[QUICK] < PI[P_QUICK]:
             I[QUICK] = PI[P_QUICK]  # tcp_enter_quickack_mode
         ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF)
         return
@@ -626,7 +629,7 @@ def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
             sack_first(seg, I, PI, S, RB)
         ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF)
         return
-    if compress and I[RNXT] == 0 and I[QUICK] < PI[P_QUICK]:
+    if PI[P_QKDATA] != 0 and I[RNXT] == 0 and I[QUICK] < PI[P_QUICK]:
         I[QUICK] = PI[P_QUICK]  # the first in-order data: tcp_incr_quickack
     filled_gap = I[NBUF] > 0
     before = I[RNXT]
@@ -910,8 +913,8 @@ def reset(I, F, S, PI, PF):
     I[RESCUE] = -1
     I[TLP_END] = -1
     I[SAMP_PROBE] = -1
-    # With SACK compression quick-ack mode starts with the first in-order data (on_segment).
-    I[QUICK] = 0 if PF[Q_HZ] > 0.0 and PI[P_SACK] != 0 else PI[P_QUICK]
+    # quickack_on_data: quick-ack mode starts with the first in-order data (on_segment).
+    I[QUICK] = 0 if PI[P_QKDATA] != 0 else PI[P_QUICK]
     I[CRNXT] = -1
     I[FDROP] = -1
     for k in range(N_STATE):  # cwnd, ssthresh, the rule's own state

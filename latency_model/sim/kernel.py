@@ -126,6 +126,10 @@ def pack_params(params, size_bytes: int, config):
         P_RKTS: int(config.rack_tsecr_test),
         P_LOSTONLY: int(config.rxt_lost_only),
         P_QLIM: -1 if config.queue_packets is None else config.queue_packets,
+        P_COMPRESS: int(config.sack_compression),
+        P_QKDATA: int(config.quickack_on_data),
+        P_TSODEF: int(config.tso_defer),
+        P_RTORST: int(config.rto_restart),
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,

@@ -347,15 +347,15 @@ def sk_tso_defers(now, I, F, S, SF, PI, PF):
 
 
 def sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF):
-    """RFC 6675 Section 5 step (3): new data while cwnd - pipe >= 1 SMSS (under ``timer_hz``
-    > 0 unless Linux defers it, :func:`sk_tso_defers`)."""
+    """RFC 6675 Section 5 step (3): new data while cwnd - pipe >= 1 SMSS (with ``tso_defer``
+    unless Linux defers it, :func:`sk_tso_defers`)."""
     mss = PI[P_MSS]
     n = PI[P_N]
     I[HRXT] = I[UNA]
     burst = 0  # segments left of the GSO packet the last deferral test let out
     while (I[NXT] < n and can_send_new(I, PI, PF)
            and F[CWND] - sk_pipe(I, PI, PF, S) >= mss):
-        if PF[Q_HZ] > 0.0:
+        if PI[P_TSODEF] != 0:
             if burst == 0:
                 if sk_tso_defers(now, I, F, S, SF, PI, PF):
                     break
@@ -702,7 +702,7 @@ def rk_sack_restarts_rto(new_sacked, head, S, SF):
     (``net/ipv4/tcp_input.c`` ``tcp_clean_rtx_queue``: ``sack_rtt_us >
     tcp_stamp_us_delta(now, head's xmit time)`` sets ``FLAG_SET_XMIT_TIMER``, then
     ``tcp_set_xmit_timer`` -> ``tcp_rearm_rto`` unless RACK armed its reordering timer).
-    Applied under ``timer_hz`` > 0."""
+    Applied with ``rto_restart``."""
     first = -1
     for i in range(new_sacked):
         k = S[S_NEW, i]
@@ -797,7 +797,7 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     new_sacked = sk_update(ack if ack > old_una else old_una, blk, nb, I, S)
     m = new_sacked
     acked_new = ack > old_una
-    restart = (PF[Q_HZ] > 0.0 and not acked_new and new_sacked > 0
+    restart = (PI[P_RTORST] != 0 and not acked_new and new_sacked > 0
                and rk_sack_restarts_rto(new_sacked, old_una, S, SF))
     if acked_new:
         for k in range(old_una, ack):
@@ -843,9 +843,9 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     # (tcp_output.c tcp_xmit_retransmit_queue: skb == rtx_head with no reordering timer
     # pending -> tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)), where RFC 6298 (5.1)
     # leaves a running timer alone; the head is snd_una after the ACK (tcp_ack retransmits
-    # after the cumulative ACK is taken). Under timer_hz > 0.
+    # after the cumulative ACK is taken). With rto_restart.
     una = I[UNA]
-    if PF[Q_HZ] > 0.0 and una < PI[P_N] and S[S_TXC, una] > 1 and SF[SF_SENT, una] == now:
+    if PI[P_RTORST] != 0 and una < PI[P_N] and S[S_TXC, una] > 1 and SF[SF_SENT, una] == now:
         restart = True
     rk_timers(now, wait, acked_new or I[SENT_NEW] != 0, restart, I, F, PI, PF, S, SF)
     I[SENT_NEW] = 0

@@ -117,13 +117,14 @@ STACKS: dict[str, StackProfile] = {
         "sample, a bare FIN after a write that fits in the initial window, Linux's RACK advance on a "
         "SACKed retransmission, retransmissions of marked-lost segments only (no rescue), implicit Limited "
         "Transmit, CUBIC with HyStart as the growth rule unless another is given (Linux's reno: rule "
-        "'linux-reno', tcp_cong.c tcp_reno_cong_avoid). It LACKS: D-SACK and undo, F-RTO, "
+        "'linux-reno', tcp_cong.c tcp_reno_cong_avoid), RACK's reordering timer, the RTO and the loss "
+        "probe in jiffies of CONFIG_HZ = 250 on the timer wheel (its phase at its mean), the RTO "
+        "restarted on a SACK of a segment sent before the head's last transmission and when an ACK "
+        "retransmits the head, the receiver's SACK compression, quick-ack mode from the first "
+        "in-order data, a one-segment Limited Transmit send right after another deferred as "
+        "tcp_tso_should_defer does. It LACKS: D-SACK and undo, F-RTO, "
         "tcp_is_cwnd_limited, growth by newly SACKed packets, the delayed ACK after quick-ack "
-        "mode (every segment is ACKed) and its adaptive timer (ato), pacing (RACK's reordering timer, the "
-        "RTO and the loss probe run in jiffies of CONFIG_HZ = 250 on the timer wheel, its phase at its "
-        "mean; the RTO restarts on a SACK of a segment sent before the head's last transmission and "
-        "when an ACK retransmits the head; the receiver compresses SACKs; a one-segment Limited "
-        "Transmit send right after another is deferred as tcp_tso_should_defer does).",
+        "mode (every segment is ACKed) and its adaptive timer (ato), pacing.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -170,15 +171,22 @@ STACKS: dict[str, StackProfile] = {
                          "usecs_to_jiffies(wait + TCP_TIMEOUT_MIN_US)), kernel/time/timer.c "
                          "calc_index (level 0 fires J + 1 jiffies after the arming jiffy); the RTO in "
                          "jiffies: include/net/tcp.h __tcp_set_rto (usecs_to_jiffies), on the wheel's "
-                         "level 1 from 63 jiffies (expiry rounded up to 8 jiffies); restarted on a SACK of "
-                         "a segment sent before the head's last transmission: " + _LNX + "tcp_input.c "
-                         "tcp_clean_rtx_queue (FLAG_SET_XMIT_TIMER), and on the head's retransmission: " + _LNX +
-                         "tcp_output.c tcp_xmit_retransmit_queue; the probe in jiffies: " + _LNX +
-                         "tcp_output.c tcp_schedule_loss_probe; with it the receiver's SACK compression: "
-                         + _LNX + "tcp_input.c __tcp_ack_snd_check (tcp_comp_sack_nr = 44, "
-                         "tcp_comp_sack_delay_ns = 1 ms), quick-ack mode from the first in-order data "
-                         "(tcp_event_data_recv); and the deferral of a small Limited Transmit send: "
-                         + _LNX + "tcp_output.c tcp_tso_should_defer, tcp_tso_autosize"),
+                         "level 1 from 63 jiffies (expiry rounded up to 8 jiffies); the probe in jiffies: "
+                         + _LNX + "tcp_output.c tcp_schedule_loss_probe"),
+            "sack_compression": (True, _LNX + "tcp_input.c __tcp_ack_snd_check (tcp_comp_sack_nr = 44, "
+                                 "tcp_comp_sack_delay_ns = 1 ms, dup_ack_counter up to "
+                                 "TCP_FASTRETRANS_THRESH = 3), tcp_output.c tcp_event_ack_sent"),
+            "quickack_on_data": (True, _LNX + "tcp_input.c tcp_event_data_recv (tcp_incr_quickack on "
+                                 "the first data, ato still 0), tcp_data_queue (tcp_enter_quickack_mode "
+                                 "for a segment entirely below rcv_nxt)"),
+            "tso_defer": (True, _LNX + "tcp_output.c tcp_tso_should_defer, tcp_tso_autosize (a Limited "
+                          "Transmit send below one GSO packet, within 1 ms of the last transmission, "
+                          "waits for the head's ACK)"),
+            "rto_restart": (True, "restarted on a SACK of a segment sent before the head's last "
+                            "transmission: " + _LNX + "tcp_input.c tcp_clean_rtx_queue "
+                            "(FLAG_SET_XMIT_TIMER) -> tcp_set_xmit_timer, and on the head's "
+                            "retransmission: " + _LNX + "tcp_output.c tcp_xmit_retransmit_queue "
+                            "(tcp_reset_xmit_timer ICSK_TIME_RETRANS)"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
@@ -283,8 +291,9 @@ def profile_config(name: str, base, **overrides):
             values["bare_fin"] = False
         if "rxt_lost_only" not in overrides:
             values["rxt_lost_only"] = False
-        if "implicit_lt" not in overrides:
-            values["implicit_lt"] = False
+        for field in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart"):
+            if field not in overrides:
+                values[field] = False
         if "prr" not in overrides:
             values.pop("prr", None)
     if overrides.get("fin") is False and "bare_fin" not in overrides:

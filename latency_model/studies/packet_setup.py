@@ -127,14 +127,24 @@ def packet_differences(config) -> list[str]:
         out.append("its bare FIN after a write that fits in the initial window (SACKed above a lost "
                    "tail), where the model's FIN rides on the last data segment")
     if config.timer_hz:
-        rack = (", restarted on a SACK of a segment sent before the head's last transmission "
-                "(tcp_clean_rtx_queue) and on the head's retransmission (tcp_xmit_retransmit_queue), its loss "
-                "probe (tcp_schedule_loss_probe) and RACK reordering timer with 2 ms added (tcp_rack_mark_lost), "
-                "with its receiver's SACK compression (__tcp_ack_snd_check) and its deferral of a small Limited "
-                "Transmit send (tcp_tso_should_defer)" if config.rack_tlp else "")
+        rack = (", its loss probe (tcp_schedule_loss_probe) and RACK reordering timer with 2 ms added "
+                "(tcp_rack_mark_lost)" if config.rack_tlp else "")
         out.append(f"its RTO in jiffies of 1/{config.timer_hz} s (Linux __tcp_set_rto){rack}, fired by the "
                    "kernel's timer wheel, where the model's timers fire at the exact RTO"
                    + (", PTO and RACK.rtt + reo_wnd" if config.rack_tlp else ""))
+    if config.rto_restart and config.rack_tlp:
+        out.append("its RTO restarted on a SACK of a segment sent before the head's last transmission "
+                   "(Linux tcp_clean_rtx_queue) and on the head's retransmission (tcp_xmit_retransmit_queue), "
+                   "where the model's RTO runs from the last new ACK (RFC 6298 5.3)")
+    if config.sack_compression:
+        out.append("its receiver's SACK compression (Linux __tcp_ack_snd_check), where the model's "
+                   "receiver ACKs every out-of-order segment at once")
+    if config.quickack_on_data and config.quick_acks:
+        out.append("its quick-ack mode from the first in-order data (Linux tcp_event_data_recv), where the "
+                   "model's quick ACKs count from the connection's first ACK")
+    if config.tso_defer:
+        out.append("its deferral of a small Limited Transmit send (Linux tcp_tso_should_defer), where the "
+                   "model sends whenever the window allows")
     rule = STACKS[config.stack].params.get("rule", ("standard", ""))[0]
     if rule != "standard":
         out.append(f"its default growth rule {rule}, where the model follows rule standard (RFC 5681, "
