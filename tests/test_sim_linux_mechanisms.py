@@ -29,7 +29,7 @@ R0 = 0.1 + 2 * (52 + 8) * 8 / 100e6
 F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
 # Exact timers and none of the receiver's and sender's Linux refinements below: each mechanism alone.
 LINUX = SimConfig.profile("linux", delay_s=0.05, timer_hz=0, sack_compression=False, quickack_on_data=False,
-                          tso_defer=False, rto_restart=False)
+                          tso_defer=False, rto_restart=False, grow_acked_sacked=False)
 LINUX_HZ = SimConfig.profile("linux", delay_s=0.05)  # the profile: RACK's timer in jiffies of 4 ms
 NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
 PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
@@ -537,7 +537,7 @@ def test_tso_deferral_both_engines_agree(n):
 
 # The mechanisms' own switches ------------------------------------------------------------------
 
-_OWN = ("sack_compression", "quickack_on_data", "tso_defer", "rto_restart")
+_OWN = ("sack_compression", "quickack_on_data", "tso_defer", "rto_restart", "grow_acked_sacked")
 
 
 @pytest.mark.parametrize("name", _OWN)
@@ -550,3 +550,36 @@ def test_linux_switches_need_the_sack_sender_and_a_bool(name):
         SimConfig(**{name: True})
     with pytest.raises(ValueError, match=f"{name} must be True or False"):
         SimConfig(sender="sack", **{name: 1})
+
+
+# The growth rule fed acked_sacked (grow_acked_sacked) ---------------------------------------------
+
+def test_growth_counts_the_segments_delivered_on_the_ack_that_ends_recovery():
+    # N = 20, segment 0 lost, rule linux-reno (validation/LINUX.md n20_seg0; kernel 0.3017-0.3020 s).
+    # As test_second_duplicate_ack_sends_nothing_as_the_kernel_defers_it: segment 10 leaves at
+    # 0.1 + 2S, the retransmission of 0 at 0.1 + 4S (recovery: ssthresh = max(10 >> 1, 2) = 5,
+    # snd_cwnd_cnt = 0), 11-13 at t = 0.1 + 5S + 1 ms. The retransmission fills the hole at
+    # the receiver at 0.15 + 5S, before segment 10's held SACK leaves, so the ACK of 0-10
+    # (at the sender 0.2 + 5S) newly delivers 0 and 10: recovery ends (cwnd = ssthresh = 5)
+    # and tcp_cong_avoid_ai counts 2; 11, 12, 13 are ACKed at 0.2 + (6, 7, 8)S + 1 ms and
+    # count 3, 4, 5: cwnd 6 on the ACK of 13, which with 14-17 in flight sends 18 and 19
+    # back to back. 19 leaves the link at 0.2 + 10S + 1 ms and its ACK (FIN) returns 0.1 later.
+    from latency_model.growth import make_rule
+
+    params = PARAMS.replace(rule=make_rule("linux-reno"))
+    res = run_transfer(params, size_packets=20, drops=[0], config=LINUX_HZ)
+    assert res.completion_s == pytest.approx(0.3 + 10 * S + 0.001, abs=1e-12)
+    # Off (bytes newly acknowledged, no growth on the ACK that ends recovery): the count
+    # starts with the ACK of 11 and reaches 5 on the ACK of 15, so 19 leaves on the ACK of 14
+    # (0.3 + 6S) and is ACKed at 0.4 + 7S, one RTT later.
+    res = run_transfer(params, size_packets=20, drops=[0], config=LINUX_HZ.replace(grow_acked_sacked=False))
+    assert res.completion_s == pytest.approx(0.4 + 7 * S, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 20, 40])
+def test_grow_acked_sacked_both_engines_agree(n):
+    from latency_model.growth import make_rule
+
+    for rule in ("linux-reno", "cubic"):
+        _both_engines(PARAMS.replace(rule=make_rule(rule)), n, LINUX_HZ)
+    _both_engines(PARAMS, n, LINUX.replace(grow_acked_sacked=True, rack_tlp=False))

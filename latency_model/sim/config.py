@@ -198,6 +198,15 @@ class SimConfig:
         (``tcp_output.c`` ``tcp_xmit_retransmit_queue``), where RFC 6298 (5.1) leaves a
         running timer alone. Only with ``sender="sack"``; read only with ``rack_tlp``.
         Default False.
+    grow_acked_sacked : bool
+        The growth rule is fed as Linux feeds it (``net/ipv4/tcp_input.c`` ``tcp_ack`` ->
+        ``tcp_cong_control`` -> ``tcp_cong_avoid(sk, ack, acked_sacked)``): on every ACK that
+        advances ``snd_una`` and leaves the sender outside a cwnd reduction, after its loss
+        processing, with the segments it newly delivers (cumulatively acknowledged and not
+        SACKed before, or newly SACKed; ``tcp_newly_delivered``), also on the ACK that ends
+        recovery (from cwnd = ssthresh, ``tcp_end_cwnd_reduction``); not on the ACK that
+        enters recovery or a TLP's reduction. Only with ``sender="sack"``. Default False (RFC
+        5681: the bytes newly acknowledged cumulatively, outside recovery).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -238,6 +247,7 @@ class SimConfig:
     quickack_on_data: bool = False
     tso_defer: bool = False
     rto_restart: bool = False
+    grow_acked_sacked: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -407,7 +417,8 @@ class SimConfig:
 _SACK_ONLY = (("sack_compression", "the flat engine's SACK receiver"),
               ("quickack_on_data", "Linux's receiver, beside its SACK compression"),
               ("tso_defer", "its Limited Transmit step"),
-              ("rto_restart", "RACK-TLP's timers"))
+              ("rto_restart", "RACK-TLP's timers"),
+              ("grow_acked_sacked", "SACKed segments counted as delivered"))
 """Boolean Linux mechanisms only the sack sender runs, with what of it runs them."""
 
 

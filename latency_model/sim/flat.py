@@ -94,9 +94,9 @@ N_FS = TIMER_HZ + 1
     "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_HOOKS")
 P_QLIM = P_RULE_HOOKS + 1  # the drop-tail buffer's packets (SimConfig.queue_packets), -1: none
 # Linux mechanisms of the sack sender's path, 0 or 1 (SimConfig fields of the same names):
-# sack_compression, quickack_on_data, tso_defer, rto_restart.
-P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST = P_QLIM + 1, P_QLIM + 2, P_QLIM + 3, P_QLIM + 4
-N_PI = P_RTORST + 1
+# sack_compression, quickack_on_data, tso_defer, rto_restart, grow_acked_sacked.
+P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST, P_ACKSACKED = (P_QLIM + k for k in range(1, 6))
+N_PI = P_ACKSACKED + 1
 # P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
 # hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.

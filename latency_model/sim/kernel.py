@@ -130,6 +130,7 @@ def pack_params(params, size_bytes: int, config):
         P_QKDATA: int(config.quickack_on_data),
         P_TSODEF: int(config.tso_defer),
         P_RTORST: int(config.rto_restart),
+        P_ACKSACKED: int(config.grow_acked_sacked),
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,

@@ -424,8 +424,9 @@ def sk_on_rto(now, I, F, S, SF, PI, PF, u, QI, QF):
 def sk_cumulative_ack(ack, now, acked, I, F, PI, PF):
     """After a new cumulative ACK (with and without RACK-TLP): the RTO recovery ends
     past ``recover``; fast recovery ends there with cwnd = ssthresh (step A); outside
-    recovery, growth; the timer restarts (RFC 6298 (5.3)). Returns whether the ACK falls
-    in recovery (steps B, C follow)."""
+    recovery, growth by the ``acked`` bytes (unless ``grow_acked_sacked``: then the caller
+    grows, :func:`sk_grow_delivered`); the timer restarts (RFC 6298 (5.3)). Returns whether
+    the ACK falls in recovery (steps B, C follow)."""
     if I[LOSS] != 0 and ack > I[RECOVER]:
         I[LOSS] = 0
     in_recovery = False
@@ -442,11 +443,26 @@ def sk_cumulative_ack(ack, now, acked, I, F, PI, PF):
     else:
         I[DUP] = 0
         I[LTB] = 0
-        grow(acked, F, PI, PF)
+        if PI[P_ACKSACKED] == 0:
+            grow(acked, F, PI, PF)
         if tracing(F):
             trace_row(TR_ACK, now, ack, flight(I, PI), F)
     restart_rto(now, I, F)
     return in_recovery
+
+
+@inline
+def sk_grow_delivered(delivered, F, PI, PF):
+    """``grow_acked_sacked``: Linux's growth on an ACK that advanced ``snd_una``, once its
+    loss processing left the sender outside a cwnd reduction (``net/ipv4/tcp_input.c``
+    ``tcp_ack`` -> ``tcp_cong_control``: ``tcp_may_raise_cwnd`` (``FLAG_DATA_ACKED``) ->
+    ``tcp_cong_avoid(sk, ack, acked_sacked)``, run after ``tcp_fastretrans_alert``, so on
+    the ACK that ends recovery too, from cwnd = ssthresh, ``tcp_end_cwnd_reduction``).
+    The count is ``acked_sacked`` = ``tcp_newly_delivered``: the segments the ACK newly
+    acknowledges cumulatively (not SACKed before) or SACKs, ``delivered``; passed to the
+    rule as whole packets of MSS bytes (Linux counts packets)."""
+    if delivered > 0:
+        grow(delivered * PI[P_MSS], F, PI, PF)
 
 
 @inline
@@ -466,6 +482,8 @@ def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
         return
     if sk_cumulative_ack(ack, now, acked, I, F, PI, PF):  # (B), (C)
         sk_prr_update(delivered, I, F, PI, PF, S)
+    elif PI[P_ACKSACKED] != 0:
+        sk_grow_delivered(delivered, F, PI, PF)
     sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
@@ -776,9 +794,12 @@ def rk_tlp_process_ack(ack, now, fl, I, F, PI, PF):
     # is cumulatively acknowledged counts as having repaired a loss: cwnd is reduced as for a
     # fast retransmit (ssthresh from fl, the FlightSize before this ACK; cwnd = min(cwnd,
     # ssthresh), Linux's CWR episode).
+    # Returns whether cwnd was reduced (Linux's CWR state: no growth on this ACK).
     if I[TLP_END] < 0 or ack < I[TLP_END]:
-        return
+        return False
+    reduced = False
     if I[TLP_RETX] != 0 and I[INREC] == 0 and I[LOSS] == 0:
+        reduced = True
         F[SSTH] = ssthresh_after_loss(fl, F, PI, PF)
         congestion_event(H_FAST_RETRANSMIT, F, PI, PF)
         if F[SSTH] < F[CWND]:
@@ -786,6 +807,7 @@ def rk_tlp_process_ack(ack, now, fl, I, F, PI, PF):
         if tracing(F):
             trace_row(TR_TLP_RECOVERY, now, ack, flight(I, PI), F)
     I[TLP_END] = -1
+    return reduced
 
 
 def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
@@ -808,9 +830,10 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     delivered = m
     flight_before = flight(I, PI)
     rk_update(now, tsecr, I, F, S, SF, PI)
+    cwr = False
     if acked_new:
         acked = advance(ack, tsecr, now, I, F, S, SF, PI, PF)
-        rk_tlp_process_ack(ack, now, flight_before, I, F, PI, PF)
+        cwr = rk_tlp_process_ack(ack, now, flight_before, I, F, PI, PF)
         if ack >= PI[P_NDATA]:
             sk_finish(ack, now, I, F, PI)
             return
@@ -831,6 +854,8 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     elif lost_now and I[LOSS] == 0 and I[UNA] > I[RECOVER]:
         rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF)
     elif acked_new:
+        if PI[P_ACKSACKED] != 0 and not cwr:  # after the loss marks, as tcp_cong_control
+            sk_grow_delivered(delivered, F, PI, PF)
         sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
     elif new_sacked > 0:
         if I[LOSS] != 0:

@@ -122,8 +122,9 @@ STACKS: dict[str, StackProfile] = {
         "restarted on a SACK of a segment sent before the head's last transmission and when an ACK "
         "retransmits the head, the receiver's SACK compression, quick-ack mode from the first "
         "in-order data, a one-segment Limited Transmit send right after another deferred as "
-        "tcp_tso_should_defer does. It LACKS: D-SACK and undo, F-RTO, "
-        "tcp_is_cwnd_limited, growth by newly SACKed packets, the delayed ACK after quick-ack "
+        "tcp_tso_should_defer does, the growth rule fed the packets each ACK newly delivers "
+        "(acked_sacked), also on the ACK that ends recovery. It LACKS: D-SACK and undo, F-RTO, "
+        "tcp_is_cwnd_limited, the delayed ACK after quick-ack "
         "mode (every segment is ACKed) and its adaptive timer (ato), pacing.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
@@ -187,6 +188,11 @@ STACKS: dict[str, StackProfile] = {
                             "(FLAG_SET_XMIT_TIMER) -> tcp_set_xmit_timer, and on the head's "
                             "retransmission: " + _LNX + "tcp_output.c tcp_xmit_retransmit_queue "
                             "(tcp_reset_xmit_timer ICSK_TIME_RETRANS)"),
+            "grow_acked_sacked": (True, _LNX + "tcp_input.c tcp_ack: tcp_fastretrans_alert, then "
+                                  "tcp_newly_delivered and tcp_cong_control -> tcp_may_raise_cwnd "
+                                  "(FLAG_DATA_ACKED) -> tcp_cong_avoid(sk, ack, acked_sacked); recovery's "
+                                  "end: tcp_try_undo_recovery (state Open), tcp_end_cwnd_reduction "
+                                  "(cwnd = ssthresh) before tcp_cong_control"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
@@ -291,7 +297,8 @@ def profile_config(name: str, base, **overrides):
             values["bare_fin"] = False
         if "rxt_lost_only" not in overrides:
             values["rxt_lost_only"] = False
-        for field in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart"):
+        for field in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart",
+                      "grow_acked_sacked"):
             if field not in overrides:
                 values[field] = False
         if "prr" not in overrides:

@@ -145,6 +145,10 @@ def packet_differences(config) -> list[str]:
     if config.tso_defer:
         out.append("its deferral of a small Limited Transmit send (Linux tcp_tso_should_defer), where the "
                    "model sends whenever the window allows")
+    if config.grow_acked_sacked:
+        out.append("its growth by the segments each ACK newly delivers, acked_sacked, also on the ACK that "
+                   "ends recovery (Linux tcp_cong_control), where the model grows by the bytes newly "
+                   "acknowledged outside recovery (RFC 5681)")
     rule = STACKS[config.stack].params.get("rule", ("standard", ""))[0]
     if rule != "standard":
         out.append(f"its default growth rule {rule}, where the model follows rule standard (RFC 5681, "
