@@ -297,10 +297,10 @@ def profile_config(name: str, base, **overrides):
             values["bare_fin"] = False
         if "rxt_lost_only" not in overrides:
             values["rxt_lost_only"] = False
-        for field in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart",
+        for key in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart",
                       "grow_acked_sacked"):
-            if field not in overrides:
-                values[field] = False
+            if key not in overrides:
+                values[key] = False
         if "prr" not in overrides:
             values.pop("prr", None)
     if overrides.get("fin") is False and "bare_fin" not in overrides:
