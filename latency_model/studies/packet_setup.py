@@ -87,6 +87,29 @@ def packet_options(config) -> dict:
     return {} if path == PathConfig() else {"path": path}
 
 
+_LINUX_NOT_MODELLED = (
+    (lambda c: c.rto_restart and c.rack_tlp,
+     "its RTO restarted on a SACK of a segment sent before the head's last transmission (Linux "
+     "tcp_clean_rtx_queue) and on the head's retransmission (tcp_xmit_retransmit_queue), where the "
+     "model's RTO runs from the last new ACK (RFC 6298 5.3)"),
+    (lambda c: c.sack_compression,
+     "its receiver's SACK compression (Linux __tcp_ack_snd_check), where the model's receiver ACKs "
+     "every out-of-order segment at once"),
+    (lambda c: c.quickack_on_data and c.quick_acks,
+     "its quick-ack mode from the first in-order data (Linux tcp_event_data_recv), where the model's "
+     "quick ACKs count from the connection's first ACK"),
+    (lambda c: c.tso_defer,
+     "its deferral of a small Limited Transmit send (Linux tcp_tso_should_defer), where the model "
+     "sends whenever the window allows"),
+    (lambda c: c.grow_acked_sacked,
+     "its growth by the segments each ACK newly delivers, acked_sacked, also on the ACK that ends "
+     "recovery (Linux tcp_cong_control), where the model grows by the bytes newly acknowledged "
+     "outside recovery (RFC 5681)"),
+)
+"""Linux mechanisms of the sack sender's path the packet model does not follow: (applies to a
+SimConfig, what :func:`packet_differences` says)."""
+
+
 def packet_differences(config) -> list[str]:
     """What of ``config`` the packet model does not follow, one phrase each (empty: it
     follows all of it).
@@ -132,23 +155,7 @@ def packet_differences(config) -> list[str]:
         out.append(f"its RTO in jiffies of 1/{config.timer_hz} s (Linux __tcp_set_rto){rack}, fired by the "
                    "kernel's timer wheel, where the model's timers fire at the exact RTO"
                    + (", PTO and RACK.rtt + reo_wnd" if config.rack_tlp else ""))
-    if config.rto_restart and config.rack_tlp:
-        out.append("its RTO restarted on a SACK of a segment sent before the head's last transmission "
-                   "(Linux tcp_clean_rtx_queue) and on the head's retransmission (tcp_xmit_retransmit_queue), "
-                   "where the model's RTO runs from the last new ACK (RFC 6298 5.3)")
-    if config.sack_compression:
-        out.append("its receiver's SACK compression (Linux __tcp_ack_snd_check), where the model's "
-                   "receiver ACKs every out-of-order segment at once")
-    if config.quickack_on_data and config.quick_acks:
-        out.append("its quick-ack mode from the first in-order data (Linux tcp_event_data_recv), where the "
-                   "model's quick ACKs count from the connection's first ACK")
-    if config.tso_defer:
-        out.append("its deferral of a small Limited Transmit send (Linux tcp_tso_should_defer), where the "
-                   "model sends whenever the window allows")
-    if config.grow_acked_sacked:
-        out.append("its growth by the segments each ACK newly delivers, acked_sacked, also on the ACK that "
-                   "ends recovery (Linux tcp_cong_control), where the model grows by the bytes newly "
-                   "acknowledged outside recovery (RFC 5681)")
+    out += [text for applies, text in _LINUX_NOT_MODELLED if applies(config)]
     rule = STACKS[config.stack].params.get("rule", ("standard", ""))[0]
     if rule != "standard":
         out.append(f"its default growth rule {rule}, where the model follows rule standard (RFC 5681, "
