@@ -25,10 +25,11 @@ from latency_model.studies.packet_setup import packet_path
 # The linux profile without the Linux mechanisms the packet model does not have (its
 # bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT,
 # the RTO and RACK's reordering timer in jiffies, the RTO's restarts, SACK compression,
-# quick-ack mode from the first data, the deferred send, growth by acked_sacked).
+# quick-ack mode from the first data, the deferred send, growth by acked_sacked and only while
+# cwnd-limited).
 _MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False, timer_hz=0,
                  rto_restart=False, sack_compression=False, quickack_on_data=False, tso_defer=False,
-                 grow_acked_sacked=False)
+                 grow_acked_sacked=False, cwnd_limited_growth=False)
 SETUPS = {
     "linux": SimConfig.profile("linux", **_MODELLED),  # SACK, PRR-SSRB, RACK-TLP, timestamps
     "linux-rfc-sender": SimConfig.profile("linux", sender="rfc", timer_hz=0),  # timestamps, RFC sender
@@ -193,7 +194,7 @@ def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     assert doc["params"]["path"]["sender"] == "sack"
     rack, lt, lost, bare, jiffies, *linux, cubic = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN
     assert "tcp_rack_advance" in rack and "implicit Limited" in lt and "marked-lost" in lost and "bare FIN" in bare
-    assert len(linux) == 5  # the RTO's restarts, SACK compression, quick-ack mode, the deferred send, acked_sacked
+    assert len(linux) == 6  # the RTO's restarts, SACK compression, quick-ack mode, the deferred send, acked_sacked, cwnd-limited
     assert "jiffies" in jiffies and "cubic" in cubic and doc["params"]["rule"]["name"] == "standard"  # rides on data; it runs reno
     code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
                                    "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",

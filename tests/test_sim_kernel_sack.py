@@ -51,7 +51,8 @@ scenario = st.fixed_dictionaries({
     "implicit_lt": st.booleans(),
     "timer_hz": st.sampled_from([0, 0, 250, 1000]),
     "linux": st.fixed_dictionaries({k: st.booleans() for k in (
-        "sack_compression", "quickack_on_data", "tso_defer", "rto_restart", "grow_acked_sacked")}),
+        "sack_compression", "quickack_on_data", "tso_defer", "rto_restart", "grow_acked_sacked",
+        "cwnd_limited_growth")}),
     "abc_l": st.sampled_from([None, None, 2]),
     # A small receiver window and an early ssthresh now and then (rule (2) of NextSeg
     # refused, congestion avoidance).

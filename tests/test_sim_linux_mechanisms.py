@@ -29,7 +29,7 @@ R0 = 0.1 + 2 * (52 + 8) * 8 / 100e6
 F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
 # Exact timers and none of the receiver's and sender's Linux refinements below: each mechanism alone.
 LINUX = SimConfig.profile("linux", delay_s=0.05, timer_hz=0, sack_compression=False, quickack_on_data=False,
-                          tso_defer=False, rto_restart=False, grow_acked_sacked=False)
+                          tso_defer=False, rto_restart=False, grow_acked_sacked=False, cwnd_limited_growth=False)
 LINUX_HZ = SimConfig.profile("linux", delay_s=0.05)  # the profile: RACK's timer in jiffies of 4 ms
 NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
 PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
@@ -537,7 +537,8 @@ def test_tso_deferral_both_engines_agree(n):
 
 # The mechanisms' own switches ------------------------------------------------------------------
 
-_OWN = ("sack_compression", "quickack_on_data", "tso_defer", "rto_restart", "grow_acked_sacked")
+_OWN = ("sack_compression", "quickack_on_data", "tso_defer", "rto_restart", "grow_acked_sacked",
+        "cwnd_limited_growth")
 
 
 @pytest.mark.parametrize("name", _OWN)
@@ -583,3 +584,30 @@ def test_grow_acked_sacked_both_engines_agree(n):
     for rule in ("linux-reno", "cubic"):
         _both_engines(PARAMS.replace(rule=make_rule(rule)), n, LINUX_HZ)
     _both_engines(PARAMS, n, LINUX.replace(grow_acked_sacked=True, rack_tlp=False))
+
+
+# Growth only while cwnd-limited (cwnd_limited_growth) ---------------------------------------------
+
+def test_slow_start_grows_only_to_twice_the_packets_out():
+    # N = 5 under W0 = 10, rule linux-reno, no loss. The write leaves whole (5 packets, cwnd
+    # 10: not cwnd-limited) and the bare FIN follows (tcp_cwnd_validate: packets_out 6 >
+    # max_packets_out 5), so max_packets_out = 6 and tcp_is_cwnd_limited lets slow start grow
+    # only while cwnd < 2 x 6 = 12 packets: the ACKs of 0 and 1 grow cwnd to 11 and 12, those
+    # of 2 and 3 do not (the trace's ack rows show cwnd before each ACK's growth: 10, 11,
+    # 12, 12 packets of 500 B). Off: 10, 11, 12, 13. The completion time does not change.
+    from latency_model.growth import make_rule
+
+    params = PARAMS.replace(rule=make_rule("linux-reno"))
+    for on, want in ((True, [10, 11, 12, 12]), (False, [10, 11, 12, 13])):
+        res, rows = run_transfer(params, size_packets=5, config=LINUX_HZ.replace(cwnd_limited_growth=on), trace=True)
+        assert [r.cwnd_bytes / MSS for r in rows if r.event == "ack"] == want
+        assert res.completion_s == pytest.approx(0.1 + 5 * S, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [3, 8, 20])
+def test_cwnd_limited_growth_both_engines_agree(n):
+    from latency_model.growth import make_rule
+
+    for rule in ("linux-reno", "cubic"):
+        _both_engines(PARAMS.replace(rule=make_rule(rule)), n, LINUX_HZ)
+    _both_engines(PARAMS, n, LINUX.replace(grow_acked_sacked=True, cwnd_limited_growth=True, rack_tlp=False))

@@ -207,6 +207,14 @@ class SimConfig:
         recovery (from cwnd = ssthresh, ``tcp_end_cwnd_reduction``); not on the ACK that
         enters recovery or a TLP's reduction. Only with ``sender="sack"``. Default False (RFC
         5681: the bytes newly acknowledged cumulatively, outside recovery).
+    cwnd_limited_growth : bool
+        The growth rule acts only while the sender is cwnd-limited, as Linux's
+        ``tcp_is_cwnd_limited`` (``include/net/tcp.h``) gates ``tcp_reno_cong_avoid`` and
+        ``cubictcp_cong_avoid``: the last send that found unsent data filled the window
+        (packets in flight >= cwnd), or in slow start cwnd < 2 ``max_packets_out``, the
+        most packets out in the current window (``net/ipv4/tcp_output.c``
+        ``tcp_write_xmit``, ``tcp_cwnd_validate``). Only with ``sender="sack"``; read only
+        with ``grow_acked_sacked``. Default False (cwnd grows on every ACK that allows it).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -248,6 +256,7 @@ class SimConfig:
     tso_defer: bool = False
     rto_restart: bool = False
     grow_acked_sacked: bool = False
+    cwnd_limited_growth: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -418,7 +427,8 @@ _SACK_ONLY = (("sack_compression", "the flat engine's SACK receiver"),
               ("quickack_on_data", "Linux's receiver, beside its SACK compression"),
               ("tso_defer", "its Limited Transmit step"),
               ("rto_restart", "RACK-TLP's timers"),
-              ("grow_acked_sacked", "SACKed segments counted as delivered"))
+              ("grow_acked_sacked", "SACKed segments counted as delivered"),
+              ("cwnd_limited_growth", "its record of the packets out"))
 """Boolean Linux mechanisms only the sack sender runs, with what of it runs them."""
 
 

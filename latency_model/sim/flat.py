@@ -77,7 +77,10 @@ COMPR, DUPACKS, CRNXT = NNEW + 1, NNEW + 2, NNEW + 3
 FDROP = CRNXT + 1  # data transmissions before the first the path dropped (-1: none yet)
 BLH, BLN = FDROP + 1, FDROP + 2  # the drop-tail buffer's backlog: head and length in QF[QF_BL]
 TLPN = BLN + 1  # sack with RACK-TLP: tail loss probes sent (TransferResult.tlp_probes)
-N_IS = TLPN + 1
+# sack, cwnd_limited_growth: Linux's tcp_cwnd_validate state (tcp_sock is_cwnd_limited,
+# max_packets_out, cwnd_usage_seq), segments.
+CWL, MAXPO, CWUSEQ = TLPN + 1, TLPN + 2, TLPN + 3
+N_IS = CWUSEQ + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
 # Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
 # and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
@@ -94,9 +97,10 @@ N_FS = TIMER_HZ + 1
     "P_HDR P_QUICK P_FIN P_TS P_SACK P_PRR P_RACK P_NSAMP0 P_NDATA P_RKTS P_LOSTONLY P_RULE_HOOKS")
 P_QLIM = P_RULE_HOOKS + 1  # the drop-tail buffer's packets (SimConfig.queue_packets), -1: none
 # Linux mechanisms of the sack sender's path, 0 or 1 (SimConfig fields of the same names):
-# sack_compression, quickack_on_data, tso_defer, rto_restart, grow_acked_sacked.
-P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST, P_ACKSACKED = (P_QLIM + k for k in range(1, 6))
-N_PI = P_ACKSACKED + 1
+# sack_compression, quickack_on_data, tso_defer, rto_restart, grow_acked_sacked,
+# cwnd_limited_growth.
+P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST, P_ACKSACKED, P_CWLIM = (P_QLIM + k for k in range(1, 7))
+N_PI = P_CWLIM + 1
 # P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
 # hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.

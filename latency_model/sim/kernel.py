@@ -29,7 +29,7 @@ from . import engine, flat, kernel_ns3, kernel_rfc, kernel_sack
 from .flat import *  # noqa: F403 (the layout and the shared pieces)
 from .kernel_ns3 import n3_on_ack, n3_on_rto, n3_send_allowed, n3_start
 from .kernel_rfc import rfc_on_ack, rfc_on_rto
-from .kernel_sack import rk_on_timer, rk_timers, sk_on_ack, sk_on_rto, sk_send_allowed
+from .kernel_sack import rk_on_timer, rk_timers, sk_cwnd_validate, sk_on_ack, sk_on_rto, sk_send_allowed
 
 __all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS",
            "N_OUT", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
@@ -131,6 +131,7 @@ def pack_params(params, size_bytes: int, config):
         P_TSODEF: int(config.tso_defer),
         P_RTORST: int(config.rto_restart),
         P_ACKSACKED: int(config.grow_acked_sacked),
+        P_CWLIM: int(config.cwnd_limited_growth),
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,
@@ -185,6 +186,7 @@ def start(I, F, S, SF, PI, PF, u, QI, QF):
         n3_send_allowed(0.0, I, F, S, SF, PI, PF, u, QI, QF)
     elif sender == SENDER_SACK:
         sk_send_allowed(0.0, I, F, S, SF, PI, PF, u, QI, QF)
+        sk_cwnd_validate(0, I, F, S, PI, PF)
         if PI[P_RACK] != 0 and I[FAIL] == 0:
             rk_timers(0.0, 0.0, I[SENT_NEW] != 0, False, I, F, PI, PF, S, SF)
             I[SENT_NEW] = 0

@@ -452,7 +452,7 @@ def sk_cumulative_ack(ack, now, acked, I, F, PI, PF):
 
 
 @inline
-def sk_grow_delivered(delivered, F, PI, PF):
+def sk_grow_delivered(delivered, I, F, PI, PF):
     """``grow_acked_sacked``: Linux's growth on an ACK that advanced ``snd_una``, once its
     loss processing left the sender outside a cwnd reduction (``net/ipv4/tcp_input.c``
     ``tcp_ack`` -> ``tcp_cong_control``: ``tcp_may_raise_cwnd`` (``FLAG_DATA_ACKED``) ->
@@ -461,8 +461,46 @@ def sk_grow_delivered(delivered, F, PI, PF):
     The count is ``acked_sacked`` = ``tcp_newly_delivered``: the segments the ACK newly
     acknowledges cumulatively (not SACKed before) or SACKs, ``delivered``; passed to the
     rule as whole packets of MSS bytes (Linux counts packets)."""
-    if delivered > 0:
+    if delivered > 0 and (PI[P_CWLIM] == 0 or sk_is_cwnd_limited(I, F, PI)):
         grow(delivered * PI[P_MSS], F, PI, PF)
+
+
+@inline
+def sk_is_cwnd_limited(I, F, PI):
+    """Linux's ``tcp_is_cwnd_limited`` (``include/net/tcp.h``), the gate at the top of
+    ``tcp_reno_cong_avoid`` and ``cubictcp_cong_avoid``: the last send found the window full
+    (``is_cwnd_limited``), or in slow start cwnd is below twice the most packets out in the
+    current window (``max_packets_out``); state kept by :func:`sk_cwnd_validate`."""
+    if I[CWL] != 0:
+        return True
+    mss = PI[P_MSS]
+    cwnd = int(F[CWND] // mss)
+    if cwnd < F[SSTH] / mss:  # tcp_in_slow_start
+        return cwnd < 2 * I[MAXPO]
+    return False
+
+
+@inline
+def sk_cwnd_validate(max_before, I, F, S, PI, PF):
+    """``cwnd_limited_growth``: the end of Linux's ``tcp_write_xmit`` after a send attempt that
+    found unsent data (``tcp_push_pending_frames``; ``max_before`` = ``snd_nxt`` before it):
+    ``is_cwnd_limited`` = packets in flight >= cwnd, and when it sent or is cwnd-limited
+    ``tcp_cwnd_validate`` restarts the window's record (``is_cwnd_limited``,
+    ``max_packets_out`` = ``packets_out``, ``cwnd_usage_seq`` = ``snd_nxt``) once ``snd_una``
+    has passed ``cwnd_usage_seq``, when cwnd-limited, or when not cwnd-limited and more
+    packets are out than recorded (``net/ipv4/tcp_output.c``)."""
+    if PI[P_CWLIM] == 0 or max_before >= PI[P_N]:
+        return
+    mss = PI[P_MSS]
+    pipe = sk_pipe(I, PI, PF, S)
+    limited = -(-pipe // mss) >= int(F[CWND] // mss)  # tcp_packets_in_flight >= tcp_snd_cwnd
+    if I[MAX] == max_before and not limited:
+        return
+    out = I[MAX] - I[UNA]  # packets_out, SACKed ones included
+    if I[UNA] >= I[CWUSEQ] or limited or (I[CWL] == 0 and out > I[MAXPO]):
+        I[CWL] = 1 if limited else 0
+        I[MAXPO] = out
+        I[CWUSEQ] = I[MAX]
 
 
 @inline
@@ -483,7 +521,7 @@ def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     if sk_cumulative_ack(ack, now, acked, I, F, PI, PF):  # (B), (C)
         sk_prr_update(delivered, I, F, PI, PF, S)
     elif PI[P_ACKSACKED] != 0:
-        sk_grow_delivered(delivered, F, PI, PF)
+        sk_grow_delivered(delivered, I, F, PI, PF)
     sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
@@ -513,6 +551,7 @@ def sk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
         rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF)
         return
     old_una = I[UNA]
+    max_before = I[MAX]
     new_sacked = 0
     if nb > 0:
         new_sacked = sk_update(ack if ack > old_una else old_una, blk, nb, I, S)
@@ -524,6 +563,8 @@ def sk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
         sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF)
     elif ack == old_una and I[MAX] > old_una and new_sacked > 0:
         sk_dup_ack(now, new_sacked, I, F, S, SF, PI, PF, u, QI, QF)
+    if I[DONE] == 0 and I[FAIL] == 0:
+        sk_cwnd_validate(max_before, I, F, S, PI, PF)
 
 
 # RACK-TLP (RFC 8985), PI[P_RACK] != 0 ------------------------------------------------
@@ -771,6 +812,7 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
             send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
             if I[FAIL] != 0:
                 return
+            sk_cwnd_validate(seg, I, F, S, PI, PF)  # tcp_send_loss_probe -> tcp_write_xmit
         else:
             seg = I[MAX] - 1
             transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF)
@@ -816,6 +858,7 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
     recovery or sending, then the timers."""
     I[SENT_NEW] = 0
     old_una = I[UNA]
+    max_before = I[MAX]
     new_sacked = sk_update(ack if ack > old_una else old_una, blk, nb, I, S)
     m = new_sacked
     acked_new = ack > old_una
@@ -855,7 +898,7 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
         rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF)
     elif acked_new:
         if PI[P_ACKSACKED] != 0 and not cwr:  # after the loss marks, as tcp_cong_control
-            sk_grow_delivered(delivered, F, PI, PF)
+            sk_grow_delivered(delivered, I, F, PI, PF)
         sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
     elif new_sacked > 0:
         if I[LOSS] != 0:
@@ -864,6 +907,7 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
             sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF)
     if I[FAIL] != 0:
         return
+    sk_cwnd_validate(max_before, I, F, S, PI, PF)
     # Linux restarts the RTO from now when an ACK's recovery step retransmits the head
     # (tcp_output.c tcp_xmit_retransmit_queue: skb == rtx_head with no reordering timer
     # pending -> tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)), where RFC 6298 (5.1)

@@ -123,8 +123,9 @@ STACKS: dict[str, StackProfile] = {
         "retransmits the head, the receiver's SACK compression, quick-ack mode from the first "
         "in-order data, a one-segment Limited Transmit send right after another deferred as "
         "tcp_tso_should_defer does, the growth rule fed the packets each ACK newly delivers "
-        "(acked_sacked), also on the ACK that ends recovery. It LACKS: D-SACK and undo, F-RTO, "
-        "tcp_is_cwnd_limited, the delayed ACK after quick-ack "
+        "(acked_sacked), also on the ACK that ends recovery, and only while cwnd-limited "
+        "(tcp_is_cwnd_limited). It LACKS: D-SACK and undo, F-RTO, "
+        "the delayed ACK after quick-ack "
         "mode (every segment is ACKed) and its adaptive timer (ato), pacing.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
@@ -193,6 +194,11 @@ STACKS: dict[str, StackProfile] = {
                                   "(FLAG_DATA_ACKED) -> tcp_cong_avoid(sk, ack, acked_sacked); recovery's "
                                   "end: tcp_try_undo_recovery (state Open), tcp_end_cwnd_reduction "
                                   "(cwnd = ssthresh) before tcp_cong_control"),
+            "cwnd_limited_growth": (True, "include/net/tcp.h tcp_is_cwnd_limited (checked first in "
+                                    + _LNX + "tcp_cong.c tcp_reno_cong_avoid and tcp_cubic.c "
+                                    "cubictcp_cong_avoid), " + _LNX + "tcp_output.c tcp_write_xmit "
+                                    "(is_cwnd_limited = in_flight >= cwnd) -> tcp_cwnd_validate "
+                                    "(is_cwnd_limited, max_packets_out, cwnd_usage_seq)"),
             "handshake_rtt": (True, _LNX + "tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack -> "
                               "tcp_ack_update_rtt (the SYN-ACK's timestamp echo; tcp_synack_rtt_meas "
                               "on the passive side), tcp_rtt_estimator's first sample (SRTT = m, "
@@ -298,7 +304,7 @@ def profile_config(name: str, base, **overrides):
         if "rxt_lost_only" not in overrides:
             values["rxt_lost_only"] = False
         for key in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart",
-                      "grow_acked_sacked"):
+                      "grow_acked_sacked", "cwnd_limited_growth"):
             if key not in overrides:
                 values[key] = False
         if "prr" not in overrides:

@@ -105,6 +105,9 @@ _LINUX_NOT_MODELLED = (
      "its growth by the segments each ACK newly delivers, acked_sacked, also on the ACK that ends "
      "recovery (Linux tcp_cong_control), where the model grows by the bytes newly acknowledged "
      "outside recovery (RFC 5681)"),
+    (lambda c: c.cwnd_limited_growth and c.grow_acked_sacked,
+     "its growth only while cwnd-limited (Linux tcp_is_cwnd_limited), where the model grows on "
+     "every ACK outside recovery"),
 )
 """Linux mechanisms of the sack sender's path the packet model does not follow: (applies to a
 SimConfig, what :func:`packet_differences` says)."""
