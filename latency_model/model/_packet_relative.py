@@ -39,8 +39,8 @@ from ..accel import compile_twins, held, uncounted
 from ..checks import BudgetError, check_memory
 from . import _packet_levels as LV
 from ._packet_flat import (
-    C_EVMAX, C_LIM, C_N, C_NS3, C_SENTMASK, C_SENTOFF, C_SETOFF, C_SETW, CF_MINRTO, F_RTO,
-    I_DONE, I_FAIL, I_NEV, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J, OFF_EVT, deliver_head, n_float,
+    C_EVMAX, C_LIM, C_N, C_NS3, C_SENTMASK, C_SENTOFF, C_SETOFF, C_SETW, CF_MINRTO, F_CWND,
+    F_RTO, F_SSTH, I_BACKOFF, I_DONE, I_FAIL, I_NEV, I_NXT, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J, OFF_EVT, deliver_head, n_float,
     n_int, new_state, resume, run_to_branch, shift)
 from ._packet_levels import (
     BIG, NE, _accumulate, _add, _child_masses, _clear, _clear_table, _lookup, _lossfree,
@@ -382,7 +382,7 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
     while True:
         ret = False
         if sbr[d] == -1:  # entering a node
-            h1, h2 = state_hash(C, CF, SI[d], SF[d], C[C_N])
+            h1, h2 = _tail_hash(C, CF, SI[d], SF[d])
             r = _node_lookup(nk1, nk2, nv, h1, h2)
             if r >= 0 and nst[r] == 3:  # a cycle (not expected): finish it loss-free
                 copy_row(C, SI[d], SF[d], LI, LF)
@@ -480,6 +480,39 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
         _accumulate(SQ[d], SV[d], cq, cv, sbr[d], sdt[d], p)
         ST[d] += (p if sbr[d] == 1 else 1.0 - p) * ct
         sbr[d] += 1
+
+
+def _tail_hash(C, CF, I, F):
+    """:func:`._packet_levels.state_hash` of a file end's node (relative to the file end),
+    with the windows that cannot change its future keyed as irrelevant. RFC sender, every
+    segment sent and none to be resent (snd_nxt = snd_max = N):
+
+    * cwnd is irrelevant. It decides a transmission only in ``send_allowed``'s loop,
+      which runs while snd_nxt < N, that is after ``on_rto`` set snd_nxt = snd_una; and
+      ``on_rto`` sets cwnd = 1 MSS first. Every other read (``_new_ack``'s growth,
+      deflation and full-ACK exit, ``_dup_ack``'s inflation) only writes cwnd, and the
+      entry to recovery overwrites it from ssthresh. Nothing else reads it.
+    * ssthresh is irrelevant outside back-off (I_BACKOFF = 0). Its reads before it is
+      rewritten only write cwnd (the growth's slow-start test, the full-ACK exit); the
+      next timeout is then the first (I_BACKOFF 0 -> 1 only in ``on_rto``), which sets
+      ssthresh from the flight size, and a recovery entry sets it likewise. In back-off a
+      further timeout keeps ssthresh (RFC 5681 Eq. 4) for the go-back-N that follows, so
+      there it is keyed.
+
+    Both are then keyed as -1 (a window is never negative; the other fields hashed,
+    snd_nxt and snd_max among them, tell such a node from any other). The ns3 sender
+    keeps its key."""
+    if C[C_NS3] or I[I_NXT] != I[I_SMAX] or I[I_SMAX] != C[C_N]:
+        return state_hash(C, CF, I, F, C[C_N])
+    cw = F[F_CWND]
+    ss = F[F_SSTH]
+    F[F_CWND] = -1.0
+    if I[I_BACKOFF] == 0:
+        F[F_SSTH] = -1.0
+    h1, h2 = state_hash(C, CF, I, F, C[C_N])
+    F[F_CWND] = cw
+    F[F_SSTH] = ss
+    return h1, h2
 
 
 def tails(C, CF, p, eps, gap, ids, LP, light, n, IA, FA, PS, TQ, TV, TT, TE, TM, done,
@@ -650,7 +683,7 @@ def mark_light(CF, eps, ids, LP, n, srto, light):
         light[i] = tot * srto[ids[i]] < eps * CF[CF_MINRTO]
 
 
-_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "tail_values",
+_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "_tail_hash", "tail_values",
                           "_lump_pass")
 _ENTRIES = ("expand_level", "propagate", "tails", "finish", "mark_light", "lump")
 
