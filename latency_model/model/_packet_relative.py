@@ -40,8 +40,8 @@ from ..checks import BudgetError, check_memory
 from . import _packet_levels as LV
 from ._packet_flat import (
     C_EVMAX, C_LIM, C_N, C_NS3, C_SENTMASK, C_SENTOFF, C_SETOFF, C_SETW, CF_MINRTO, F_CWND,
-    F_RTO, F_SSTH, I_BACKOFF, I_DONE, I_FAIL, I_NEV, I_NXT, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J, OFF_EVT, deliver_head, n_float,
-    n_int, new_state, resume, run_to_branch, shift)
+    F_RTO, F_SSTH, I_BACKOFF, I_DONE, I_FAIL, I_NEV, I_NXT, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J,
+    OFF_EVT, deliver_head, n_float, n_int, new_state, resume, run_to_branch, shift)
 from ._packet_levels import (
     BIG, NE, _accumulate, _add, _child_masses, _clear, _clear_table, _lookup, _lossfree,
     _negligible,
@@ -95,13 +95,15 @@ def _expand_one(C, CF, p, eps, I0, F0, I, F, cp, cq, e0, z,
             if _negligible(m, XF[j], CF, eps):  # improbable: no further loss this level
                 copy_row(C, XI[j], XF[j], I, F)
                 dt = 0.0
+                arrivals = 0
                 while I[I_SMAX] < C[C_LIM]:
                     deliver_head(C, CF, I, F, False)
+                    arrivals += 1
                     dt += run_to_branch(C, CF, I, F)
                     if I[I_FAIL]:
                         return 2
                 _child_masses(XP[j], XQ[j], 1.0, dt, False, cp, cq)
-                drop[1] += m
+                drop[1] += m * (1.0 - (1.0 - p) ** arrivals)  # a left-out loss occurs
                 h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
                 if not _add(C, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
                     return 1
@@ -204,7 +206,11 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
     """Make sure every state ``ids[start:n]`` of a level has its kernel: K(s) (edges
     ``est[s]`` .. ``est[s+1]``... stored as start ``est[s, 0]`` and count ``est[s, 1]``,
     -1 until computed; ``etr[s]``: its truncated mass) or, where ``light[i]``, the
-    loss-free kernel (child ``lfc[s]``, elapsed ``lfd[s]``; -1 until computed).
+    loss-free kernel (child ``lfc[s]``, elapsed time ``lfd[s, 0]``, -1 until computed, and
+    ``lfd[s, 1]`` the probability that the true path departs from it: one of its data
+    arrivals lost, 1 - (1 - p)^arrivals). ``etr[s]``: the kernel's truncated mass, each
+    branch point continued loss-free counted with the probability that a loss it leaves
+    out occurs.
     ``out[0]``: status (0 done; 1 the store or the edges are full, 3 a pool is full: the
     caller enlarges and calls again from ``out[1]``; 2 out of event slots)."""
     C, CF, ids, light, IA, FA, PS, srto, top = uncounted((C, CF, ids, light, IA, FA, PS, srto, top))
@@ -237,16 +243,19 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
             C[C_LIM] = I[I_SMAX] + 1
             resume(C, CF, I, F)
             dt = 0.0
+            arrivals = 0
             if I[I_SMAX] < C[C_LIM]:
                 dt = run_to_branch(C, CF, I, F)
                 while I[I_SMAX] < C[C_LIM] and not I[I_FAIL]:
                     deliver_head(C, CF, I, F, False)
+                    arrivals += 1
                     dt += run_to_branch(C, CF, I, F)
             if I[I_FAIL]:
                 out[0] = 2
                 return
             lfc[s] = _intern(C, CF, I, F, IA, FA, PS, srto, top, cnt, hk1, hk2, hv)
-            lfd[s] = dt
+            lfd[s, 0] = dt
+            lfd[s, 1] = 1.0 - (1.0 - p) ** arrivals
             continue
         if est[s, 1] >= 0:
             continue
@@ -318,11 +327,11 @@ def propagate(ids, LP, LQ, light, n, est, etr, lfc, lfd, ech, edk, ep, eq,
                 NP[r, :] = 0.0
                 NQ[r, :] = 0.0
                 m += 1
-            dt = lfd[s]
+            dt = lfd[s, 0]
             for k in range(k1):
                 NP[r, k] += LP[i, k]
                 NQ[r, k] += LQ[i, k] + LP[i, k] * dt
-                tr[0] += LP[i, k]
+                tr[0] += LP[i, k] * lfd[s, 1]
             continue
         a = est[s, 0]
         tot = 0.0
@@ -351,6 +360,22 @@ def propagate(ids, LP, LQ, light, n, est, etr, lfc, lfd, ech, edk, ep, eq,
     for r in range(m):
         pos[nids[r]] = -1
     nout[0] = m
+
+
+def _lossfree_arrivals(C, CF, I, F):
+    """:func:`._packet_levels._lossfree` of a branch-point state, with the data arrivals
+    on that path (the branch point's own included): (seconds, arrivals); -1 s when a
+    state ran out of event slots. The true path departs from the loss-free one exactly
+    when one of those arrivals is lost: with probability 1 - (1 - p)^arrivals."""
+    t = 0.0
+    arrivals = 0
+    while not I[I_DONE]:
+        deliver_head(C, CF, I, F, False)
+        arrivals += 1
+        t += run_to_branch(C, CF, I, F)
+        if I[I_FAIL]:
+            return -1.0, arrivals
+    return (t if t > 0.0 else 0.0), arrivals
 
 
 def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
@@ -396,6 +421,7 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                 ct = 1.0
                 ret = True
             elif r >= 0 and (nst[r] == 1 or nst[r] == 2) and smass[d] <= 2.0 * nmass[r]:
+                ncnt[2] += 1  # a memo hit
                 cq[:] = NQ[r]
                 cv[:] = NV[r]
                 ct = NT[r]
@@ -410,22 +436,26 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                     nv[-r - 1] = n
                     ncnt[0] = n + 1
                     r = n
+                else:
+                    ncnt[1] += 1  # a node recomputed at more than twice its mass
                 nmass[r] = smass[d]
                 srow[d] = r
                 if _negligible(smass[d], SF[d], CF, eps):
                     copy_row(C, SI[d], SF[d], LI, LF)
-                    t = _lossfree(C, CF, LI, LF)
+                    t, arrivals = _lossfree_arrivals(C, CF, LI, LF)
                     if t < 0.0:
                         return 2
+                    # truncated: the probability that its true path departs from this one
+                    dev = 1.0 - (1.0 - p) ** arrivals
                     nst[r] = 2
                     NQ[r, :] = 0.0
                     NV[r, :] = 0.0
                     NQ[r, 0] = 1.0
                     NV[r, 0] = t
-                    NT[r] = 1.0
+                    NT[r] = dev
                     cq[:] = NQ[r]
                     cv[:] = NV[r]
-                    ct = 1.0
+                    ct = dev
                     ret = True
                 else:
                     nst[r] = 3
@@ -558,13 +588,13 @@ def tails(C, CF, p, eps, gap, ids, LP, light, n, IA, FA, PS, TQ, TV, TT, TE, TM,
             done[s] = 1
             continue
         if light[i]:
-            t = _lossfree(C, CF, I, F)
+            t, arrivals = _lossfree_arrivals(C, CF, I, F)
             if t < 0.0:
                 out[0] = 2
                 return
             TQ[s, 0] = 1.0
             TV[s, 0] = dt + t
-            TT[s] = 1.0
+            TT[s] = 1.0 - (1.0 - p) ** arrivals
             done[s] = 2
             continue
         st = tail_values(C, CF, p, eps, mass, I, F, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
@@ -683,7 +713,8 @@ def mark_light(CF, eps, ids, LP, n, srto, light):
         light[i] = tot * srto[ids[i]] < eps * CF[CF_MINRTO]
 
 
-_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "_tail_hash", "tail_values",
+_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "_tail_hash", "_lossfree_arrivals",
+                          "tail_values",
                           "_lump_pass")
 _ENTRIES = ("expand_level", "propagate", "tails", "finish", "mark_light", "lump")
 
@@ -753,7 +784,7 @@ class _Store:
         self.est = np.full((cap, 2), -1, np.int64)
         self.etr = np.zeros(cap)
         self.lfc = np.full(cap, -1, np.int64)
-        self.lfd = np.zeros(cap)
+        self.lfd = np.zeros((cap, 2))  # the loss-free kernel's elapsed time, P(departure)
         self.ech = np.zeros(ecap, np.int64)
         self.edk = np.zeros(ecap, np.int64)
         self.ep = np.zeros(ecap)
@@ -899,7 +930,7 @@ class _Tails:
         self.NQ = np.zeros((memo, k1))
         self.NV = np.zeros((memo, k1))
         self.NT = np.zeros(memo)
-        self.ncnt = np.zeros(1, np.int64)
+        self.ncnt = np.zeros(3, np.int64)  # nodes; recomputed, memo hits (diagnostics)
         self.XI = np.zeros((depth, ni), np.int64)
         self.XF = np.zeros((depth, nf))
         self.sbr = np.zeros(depth, np.int64)
@@ -1212,6 +1243,8 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
         stats["recent"] = recent
         stats["edges"] = int(store.ecnt[0])
         stats["tail_nodes"] = sum(int(t.ncnt[0]) for t in tails.values())
+        stats["tail_recomputed"] = sum(int(t.ncnt[1]) for t in tails.values())
+        stats["tail_hits"] = sum(int(t.ncnt[2]) for t in tails.values())
         stats["level_states"] = level_states
         stats["bytes"] = store.nbytes() + sum(t.nbytes() for t in tails.values())
         stats["cpu_s"] = cpu
