@@ -1085,7 +1085,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     nout = np.zeros(1, np.int64)
     tr_sum = 0.0
     lumped = 0.0
-    cpu = {"tails": 0.0, "kernels": 0.0, "forward": 0.0}
+    cpu = {"tails": 0.0, "kernels": 0.0, "forward": 0.0, "lumping": 0.0}
     res = {}
     level_states = []
     means = []  # the level's mean elapsed time, per level
@@ -1097,6 +1097,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     gcs = 0
     cleared = {}
     for L in range(top + 1):
+        t_l = time.process_time()
         light = np.zeros(n, np.bool_)
         k.mark_light(CFl, eps_state, ids, LP, n, store.srto, light)
         if lumping and light.any():
@@ -1114,6 +1115,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
                                                   float(LP[light].sum())))
         level_states.append(n)
         t_a = time.process_time()
+        cpu["lumping"] += t_a - t_l
 
         def finish_at(key):
             tl = tails[key]
