@@ -16,6 +16,10 @@ Usage::
         [--p 0.2 0.1 0.05 0.02] [--max-packets 1000]
     python validation/packet/relative_tails.py --label after
     python validation/packet/relative_tails.py --compare before after
+    python validation/packet/relative_tails.py --label after --simulate 20 100 1000
+
+``--simulate``: the compiled simulator (``--runs`` runs, seed 1) at those sizes beside the
+label's E[T], rows to ``--sim-out``.
 """
 
 from __future__ import annotations
@@ -82,6 +86,33 @@ def compare(a) -> None:
               f"peak {cx.peak_gib:.2f} -> {cy.peak_gib:.2f} GiB")
 
 
+def simulated(a) -> None:
+    """The compiled simulator's mean and 95 % CI (``--runs`` runs, seed 1) at sizes
+    ``--simulate`` beside label ``--label``'s E[T], per p in the values file."""
+    from latency_model.params import TcpParams, apply_variant
+    from latency_model.sim import SimConfig, simulate
+
+    vals = pd.read_csv(a.values)
+    rows = []
+    for p in sorted(set(vals.p[vals.label == a.label])):
+        v = vals[(vals.label == a.label) & (vals.p == p)].set_index("size_packets")
+        prm = apply_variant(TcpParams(p=p, b=a.b, w0=a.w0), a.variant)
+        for n in a.simulate:
+            if n not in v.index:
+                continue
+            r = simulate(prm, size_packets=[n], runs=a.runs, seed=1, config=SimConfig(),
+                         engine="compiled").results[0]
+            half = (r.ci95_s[1] - r.ci95_s[0]) / 2
+            m = float(v.expected_s[n])
+            rows.append({"date": datetime.date.today().isoformat(), "label": a.label, "p": p,
+                         "size_packets": n, "model_s": m, "dropped": float(v.dropped[n]),
+                         "sim_s": r.mean_latency_s, "sim_ci95_s": half, "runs": a.runs,
+                         "err_pct": 100 * (m / r.mean_latency_s - 1),
+                         "ci_pct": 100 * half / r.mean_latency_s})
+            print(rows[-1], flush=True)
+    _append(a.sim_out, pd.DataFrame(rows))
+
+
 def _append(path, frame) -> None:
     """``frame``'s rows after the file's (columns united), written atomically."""
     if os.path.exists(path):
@@ -105,6 +136,10 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.join(HERE, "results_relative_tails.csv"))
     ap.add_argument("--values", default=os.path.join(HERE, "values_relative_tails.csv"))
     ap.add_argument("--compare", nargs=2, default=None, metavar=("LABEL_A", "LABEL_B"))
+    ap.add_argument("--simulate", type=int, nargs="+", default=None, metavar="N",
+                    help="simulate these sizes beside --label's values")
+    ap.add_argument("--runs", type=int, default=20000)
+    ap.add_argument("--sim-out", default=os.path.join(HERE, "results_relative_tails_sim.csv"))
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
@@ -114,6 +149,9 @@ def main() -> None:
         return
     if a.compare:
         compare(a)
+        return
+    if a.simulate:
+        simulated(a)
         return
     old = pd.read_csv(a.out) if os.path.exists(a.out) else None
     for p in a.p:
