@@ -22,9 +22,10 @@ from the cut's instant, windows, timers, recovery and the receiver's held segmen
   over the minimum RTO) is below ``eps`` goes on to the next level with no further loss;
   a level state whose absolute probability is below ``eps_state`` takes the loss-free
   kernel (one child), and its file end the loss-free tail; a node of a file's end below
-  ``tail_eps`` (in absolute probability) finishes loss-free. Every such path is booked as *truncated
-  mass* (the probability of the paths some of whose later losses were left out), which
-  is reported with each size: the latency is low by the cost of those losses.
+  ``tail_eps`` (in absolute probability) finishes loss-free. Each such point books as
+  *truncated mass* its probability x 1 - (1 - p)^a, a the data arrivals of the loss-free
+  continuation it takes: the probability that a loss it leaves out occurs (summed, a
+  union bound), reported with each size; the latency is low by the cost of those losses.
 """
 
 from __future__ import annotations
