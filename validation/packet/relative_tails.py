@@ -64,7 +64,6 @@ def one(a) -> dict:
             "cpu_tails_s": stats["cpu_s"]["tails"], "cpu_kernels_s": stats["cpu_s"]["kernels"],
             "cpu_forward_s": stats["cpu_s"]["forward"], "states": stats["states"],
             "tail_nodes": stats["tail_nodes"],
-            "tail_bound_s": [getattr(r, "tail_bound_s", float("nan")) for r in res],
             "expected_s": [r.expected_latency_s for r in res],
             "dropped": [r.dropped_mass for r in res]}
 
@@ -172,7 +171,7 @@ def main() -> None:
             r, status = {}, f"over {a.timeout:g} s"
         except (IndexError, json.JSONDecodeError):
             r, status = {}, "failed: " + (run.stderr.strip().splitlines() or ["?"])[-1][:200]
-        vals = {k: r.pop(k, None) for k in ("expected_s", "dropped", "tail_bound_s")}
+        vals = {k: r.pop(k, None) for k in ("expected_s", "dropped")}
         row = {"date": datetime.date.today().isoformat(), "label": a.label,
                "variant": a.variant, "b": a.b, "w0": a.w0, "p": p,
                "max_packets": a.max_packets, "load1": load, "status": status, **r}
@@ -180,8 +179,7 @@ def main() -> None:
         if vals["expected_s"] is not None:
             n = len(vals["expected_s"])
             v = pd.DataFrame({"label": a.label, "p": p, "size_packets": np.arange(1, n + 1),
-                              "expected_s": vals["expected_s"], "dropped": vals["dropped"],
-                              "tail_bound_s": vals["tail_bound_s"]})
+                              "expected_s": vals["expected_s"], "dropped": vals["dropped"]})
             _append(a.values, v)
         print(row, flush=True)
         old = pd.read_csv(a.out)
