@@ -714,9 +714,8 @@ def mark_light(CF, eps, ids, LP, n, srto, light):
         light[i] = tot * srto[ids[i]] < eps * CF[CF_MINRTO]
 
 
-_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "_tail_hash", "_lossfree_arrivals",
-                          "tail_values",
-                          "_lump_pass")
+_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "_tail_hash",
+                          "_lossfree_arrivals", "tail_values", "_lump_pass")
 _ENTRIES = ("expand_level", "propagate", "tails", "finish", "mark_light", "lump")
 
 
@@ -1046,7 +1045,9 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     (:data:`MEMO_NODES`) nodes is emptied (allowed to grow once if one state's
     tail alone needs more). Returns
     {size: :class:`SizeResult`}; ``stats`` (a dict) receives the counts (states, edges,
-    tail nodes, levels' states, truncated mass per level, the stationary level)."""
+    tail nodes with the memo's hits and recomputations, levels' states, truncated mass per
+    level, the stationary level, the CPU seconds of the file ends, kernels, forward pass
+    and lumping)."""
     k = kernels(compiled)
     lk = LV.kernels(compiled)
     store_bytes = STORE_BYTES if store_bytes is None else store_bytes
