@@ -186,7 +186,9 @@ def one(a, kw, sizes, p, b) -> None:
     if stats:
         cpu = ", ".join(f"{k} {v:.1f} s" for k, v in stats["cpu_s"].items())
         print(f"    {stats['full_kernels']:,} full kernels, largest level {max(stats['level_states']):,} "
-              f"states, {stats['tail_nodes']:,} file-end nodes in memo at the end, "
+              f"states, {stats['tail_nodes']:,} file-end nodes in memo at the end "
+              f"({stats['tail_hits']:,} memo hits, {stats['tail_recomputed']:,} nodes recomputed "
+              f"at more than twice their mass), "
               f"{stats['compactions']} compactions of the store (kept {stats['stored']:,}); {cpu}",
               flush=True)
     if not a.no_sim:

@@ -22,9 +22,10 @@ from the cut's instant, windows, timers, recovery and the receiver's held segmen
   over the minimum RTO) is below ``eps`` goes on to the next level with no further loss;
   a level state whose absolute probability is below ``eps_state`` takes the loss-free
   kernel (one child), and its file end the loss-free tail; a node of a file's end below
-  ``tail_eps`` (in absolute probability) finishes loss-free. Every such path is booked as *truncated
-  mass* (the probability of the paths some of whose later losses were left out), which
-  is reported with each size: the latency is low by the cost of those losses.
+  ``tail_eps`` (in absolute probability) finishes loss-free. Each such point books as
+  *truncated mass* its probability x 1 - (1 - p)^a, a the data arrivals of the loss-free
+  continuation it takes: the probability that a loss it leaves out occurs (summed, a
+  union bound), reported with each size; the latency is low by the cost of those losses.
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ from ..accel import compile_twins, held, uncounted
 from ..checks import BudgetError, check_memory
 from . import _packet_levels as LV
 from ._packet_flat import (
-    C_EVMAX, C_LIM, C_N, C_NS3, C_SENTMASK, C_SENTOFF, C_SETOFF, C_SETW, CF_MINRTO, F_RTO,
-    I_DONE, I_FAIL, I_NEV, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J, OFF_EVT, deliver_head, n_float,
-    n_int, new_state, resume, run_to_branch, shift)
+    C_EVMAX, C_LIM, C_N, C_NS3, C_SENTMASK, C_SENTOFF, C_SETOFF, C_SETW, CF_MINRTO, F_CWND,
+    F_RTO, F_SSTH, I_BACKOFF, I_DONE, I_FAIL, I_NEV, I_NXT, I_RTOMIN, I_SMAX, I_UNA, N_I0, N_J,
+    OFF_EVT, deliver_head, n_float, n_int, new_state, resume, run_to_branch, shift)
 from ._packet_levels import (
     BIG, NE, _accumulate, _add, _child_masses, _clear, _clear_table, _lookup, _lossfree,
     _negligible,
@@ -95,13 +96,15 @@ def _expand_one(C, CF, p, eps, I0, F0, I, F, cp, cq, e0, z,
             if _negligible(m, XF[j], CF, eps):  # improbable: no further loss this level
                 copy_row(C, XI[j], XF[j], I, F)
                 dt = 0.0
+                arrivals = 0
                 while I[I_SMAX] < C[C_LIM]:
                     deliver_head(C, CF, I, F, False)
+                    arrivals += 1
                     dt += run_to_branch(C, CF, I, F)
                     if I[I_FAIL]:
                         return 2
                 _child_masses(XP[j], XQ[j], 1.0, dt, False, cp, cq)
-                drop[1] += m
+                drop[1] += m * (1.0 - (1.0 - p) ** arrivals)  # a left-out loss occurs
                 h1, h2 = state_hash(C, CF, I, F, I[I_SMAX])
                 if not _add(C, OI, OF, OP, OQ, ocnt, ok1, ok2, ov, osl, I, F, cp, cq, h1, h2):
                     return 1
@@ -204,7 +207,11 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
     """Make sure every state ``ids[start:n]`` of a level has its kernel: K(s) (edges
     ``est[s]`` .. ``est[s+1]``... stored as start ``est[s, 0]`` and count ``est[s, 1]``,
     -1 until computed; ``etr[s]``: its truncated mass) or, where ``light[i]``, the
-    loss-free kernel (child ``lfc[s]``, elapsed ``lfd[s]``; -1 until computed).
+    loss-free kernel (child ``lfc[s]``, elapsed time ``lfd[s, 0]``, -1 until computed, and
+    ``lfd[s, 1]`` the probability that the true path departs from it: one of its data
+    arrivals lost, 1 - (1 - p)^arrivals). ``etr[s]``: the kernel's truncated mass, each
+    branch point continued loss-free counted with the probability that a loss it leaves
+    out occurs.
     ``out[0]``: status (0 done; 1 the store or the edges are full, 3 a pool is full: the
     caller enlarges and calls again from ``out[1]``; 2 out of event slots)."""
     C, CF, ids, light, IA, FA, PS, srto, top = uncounted((C, CF, ids, light, IA, FA, PS, srto, top))
@@ -237,16 +244,19 @@ def expand_level(C, CF, p, eps, ids, light, n, start,
             C[C_LIM] = I[I_SMAX] + 1
             resume(C, CF, I, F)
             dt = 0.0
+            arrivals = 0
             if I[I_SMAX] < C[C_LIM]:
                 dt = run_to_branch(C, CF, I, F)
                 while I[I_SMAX] < C[C_LIM] and not I[I_FAIL]:
                     deliver_head(C, CF, I, F, False)
+                    arrivals += 1
                     dt += run_to_branch(C, CF, I, F)
             if I[I_FAIL]:
                 out[0] = 2
                 return
             lfc[s] = _intern(C, CF, I, F, IA, FA, PS, srto, top, cnt, hk1, hk2, hv)
-            lfd[s] = dt
+            lfd[s, 0] = dt
+            lfd[s, 1] = 1.0 - (1.0 - p) ** arrivals
             continue
         if est[s, 1] >= 0:
             continue
@@ -318,11 +328,11 @@ def propagate(ids, LP, LQ, light, n, est, etr, lfc, lfd, ech, edk, ep, eq,
                 NP[r, :] = 0.0
                 NQ[r, :] = 0.0
                 m += 1
-            dt = lfd[s]
+            dt = lfd[s, 0]
             for k in range(k1):
                 NP[r, k] += LP[i, k]
                 NQ[r, k] += LQ[i, k] + LP[i, k] * dt
-                tr[0] += LP[i, k]
+                tr[0] += LP[i, k] * lfd[s, 1]
             continue
         a = est[s, 0]
         tot = 0.0
@@ -351,6 +361,22 @@ def propagate(ids, LP, LQ, light, n, est, etr, lfc, lfd, ech, edk, ep, eq,
     for r in range(m):
         pos[nids[r]] = -1
     nout[0] = m
+
+
+def _lossfree_arrivals(C, CF, I, F):
+    """:func:`._packet_levels._lossfree` of a branch-point state, with the data arrivals
+    on that path (the branch point's own included): (seconds, arrivals); -1 s when a
+    state ran out of event slots. The true path departs from the loss-free one exactly
+    when one of those arrivals is lost: with probability 1 - (1 - p)^arrivals."""
+    t = 0.0
+    arrivals = 0
+    while not I[I_DONE]:
+        deliver_head(C, CF, I, F, False)
+        arrivals += 1
+        t += run_to_branch(C, CF, I, F)
+        if I[I_FAIL]:
+            return -1.0, arrivals
+    return (t if t > 0.0 else 0.0), arrivals
 
 
 def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
@@ -382,7 +408,7 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
     while True:
         ret = False
         if sbr[d] == -1:  # entering a node
-            h1, h2 = state_hash(C, CF, SI[d], SF[d], C[C_N])
+            h1, h2 = _tail_hash(C, CF, SI[d], SF[d])
             r = _node_lookup(nk1, nk2, nv, h1, h2)
             if r >= 0 and nst[r] == 3:  # a cycle (not expected): finish it loss-free
                 copy_row(C, SI[d], SF[d], LI, LF)
@@ -396,6 +422,7 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                 ct = 1.0
                 ret = True
             elif r >= 0 and (nst[r] == 1 or nst[r] == 2) and smass[d] <= 2.0 * nmass[r]:
+                ncnt[2] += 1  # a memo hit
                 cq[:] = NQ[r]
                 cv[:] = NV[r]
                 ct = NT[r]
@@ -410,22 +437,26 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
                     nv[-r - 1] = n
                     ncnt[0] = n + 1
                     r = n
+                else:
+                    ncnt[1] += 1  # a node recomputed at more than twice its mass
                 nmass[r] = smass[d]
                 srow[d] = r
                 if _negligible(smass[d], SF[d], CF, eps):
                     copy_row(C, SI[d], SF[d], LI, LF)
-                    t = _lossfree(C, CF, LI, LF)
+                    t, arrivals = _lossfree_arrivals(C, CF, LI, LF)
                     if t < 0.0:
                         return 2
+                    # truncated: the probability that its true path departs from this one
+                    dev = 1.0 - (1.0 - p) ** arrivals
                     nst[r] = 2
                     NQ[r, :] = 0.0
                     NV[r, :] = 0.0
                     NQ[r, 0] = 1.0
                     NV[r, 0] = t
-                    NT[r] = 1.0
+                    NT[r] = dev
                     cq[:] = NQ[r]
                     cv[:] = NV[r]
-                    ct = 1.0
+                    ct = dev
                     ret = True
                 else:
                     nst[r] = 3
@@ -482,6 +513,39 @@ def tail_values(C, CF, p, eps, mass0, I0, F0, nk1, nk2, nv, nst, nmass, NQ, NV, 
         sbr[d] += 1
 
 
+def _tail_hash(C, CF, I, F):
+    """:func:`._packet_levels.state_hash` of a file end's node (relative to the file end),
+    with the windows that cannot change its future keyed as irrelevant. RFC sender, every
+    segment sent and none to be resent (snd_nxt = snd_max = N):
+
+    * cwnd is irrelevant. It decides a transmission only in ``send_allowed``'s loop,
+      which runs while snd_nxt < N, that is after ``on_rto`` set snd_nxt = snd_una; and
+      ``on_rto`` sets cwnd = 1 MSS first. Every other read (``_new_ack``'s growth,
+      deflation and full-ACK exit, ``_dup_ack``'s inflation) only writes cwnd, and the
+      entry to recovery overwrites it from ssthresh. Nothing else reads it.
+    * ssthresh is irrelevant outside back-off (I_BACKOFF = 0). Its reads before it is
+      rewritten only write cwnd (the growth's slow-start test, the full-ACK exit); the
+      next timeout is then the first (I_BACKOFF 0 -> 1 only in ``on_rto``), which sets
+      ssthresh from the flight size, and a recovery entry sets it likewise. In back-off a
+      further timeout keeps ssthresh (RFC 5681 Eq. 4) for the go-back-N that follows, so
+      there it is keyed.
+
+    Both are then keyed as -1 (a window is never negative; the other fields hashed,
+    snd_nxt and snd_max among them, tell such a node from any other). The ns3 sender
+    keeps its key."""
+    if C[C_NS3] or I[I_NXT] != I[I_SMAX] or I[I_SMAX] != C[C_N]:
+        return state_hash(C, CF, I, F, C[C_N])
+    cw = F[F_CWND]
+    ss = F[F_SSTH]
+    F[F_CWND] = -1.0
+    if I[I_BACKOFF] == 0:
+        F[F_SSTH] = -1.0
+    h1, h2 = state_hash(C, CF, I, F, C[C_N])
+    F[F_CWND] = cw
+    F[F_SSTH] = ss
+    return h1, h2
+
+
 def tails(C, CF, p, eps, gap, ids, LP, light, n, IA, FA, PS, TQ, TV, TT, TE, TM, done,
           nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
           XI, XF, sbr, srow, sdt, smass, SQ, SV, ST, out):
@@ -525,13 +589,13 @@ def tails(C, CF, p, eps, gap, ids, LP, light, n, IA, FA, PS, TQ, TV, TT, TE, TM,
             done[s] = 1
             continue
         if light[i]:
-            t = _lossfree(C, CF, I, F)
+            t, arrivals = _lossfree_arrivals(C, CF, I, F)
             if t < 0.0:
                 out[0] = 2
                 return
             TQ[s, 0] = 1.0
             TV[s, 0] = dt + t
-            TT[s] = 1.0
+            TT[s] = 1.0 - (1.0 - p) ** arrivals
             done[s] = 2
             continue
         st = tail_values(C, CF, p, eps, mass, I, F, nk1, nk2, nv, nst, nmass, NQ, NV, NT, ncnt,
@@ -650,8 +714,8 @@ def mark_light(CF, eps, ids, LP, n, srto, light):
         light[i] = tot * srto[ids[i]] < eps * CF[CF_MINRTO]
 
 
-_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "tail_values",
-                          "_lump_pass")
+_HELPERS = LV._HELPERS + ("_expand_one", "_pack", "_load", "_intern", "_tail_hash",
+                          "_lossfree_arrivals", "tail_values", "_lump_pass")
 _ENTRIES = ("expand_level", "propagate", "tails", "finish", "mark_light", "lump")
 
 
@@ -720,7 +784,7 @@ class _Store:
         self.est = np.full((cap, 2), -1, np.int64)
         self.etr = np.zeros(cap)
         self.lfc = np.full(cap, -1, np.int64)
-        self.lfd = np.zeros(cap)
+        self.lfd = np.zeros((cap, 2))  # the loss-free kernel's elapsed time, P(departure)
         self.ech = np.zeros(ecap, np.int64)
         self.edk = np.zeros(ecap, np.int64)
         self.ep = np.zeros(ecap)
@@ -866,7 +930,7 @@ class _Tails:
         self.NQ = np.zeros((memo, k1))
         self.NV = np.zeros((memo, k1))
         self.NT = np.zeros(memo)
-        self.ncnt = np.zeros(1, np.int64)
+        self.ncnt = np.zeros(3, np.int64)  # nodes; recomputed, memo hits (diagnostics)
         self.XI = np.zeros((depth, ni), np.int64)
         self.XF = np.zeros((depth, nf))
         self.sbr = np.zeros(depth, np.int64)
@@ -981,7 +1045,9 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     (:data:`MEMO_NODES`) nodes is emptied (allowed to grow once if one state's
     tail alone needs more). Returns
     {size: :class:`SizeResult`}; ``stats`` (a dict) receives the counts (states, edges,
-    tail nodes, levels' states, truncated mass per level, the stationary level)."""
+    tail nodes with the memo's hits and recomputations, levels' states, truncated mass per
+    level, the stationary level, the CPU seconds of the file ends, kernels, forward pass
+    and lumping)."""
     k = kernels(compiled)
     lk = LV.kernels(compiled)
     store_bytes = STORE_BYTES if store_bytes is None else store_bytes
@@ -1021,7 +1087,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     nout = np.zeros(1, np.int64)
     tr_sum = 0.0
     lumped = 0.0
-    cpu = {"tails": 0.0, "kernels": 0.0, "forward": 0.0}
+    cpu = {"tails": 0.0, "kernels": 0.0, "forward": 0.0, "lumping": 0.0}
     res = {}
     level_states = []
     means = []  # the level's mean elapsed time, per level
@@ -1033,6 +1099,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
     gcs = 0
     cleared = {}
     for L in range(top + 1):
+        t_l = time.process_time()
         light = np.zeros(n, np.bool_)
         k.mark_light(CFl, eps_state, ids, LP, n, store.srto, light)
         if lumping and light.any():
@@ -1050,6 +1117,7 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
                                                   float(LP[light].sum())))
         level_states.append(n)
         t_a = time.process_time()
+        cpu["lumping"] += t_a - t_l
 
         def finish_at(key):
             tl = tails[key]
@@ -1179,6 +1247,8 @@ def solve(consts, params, sizes, *, eps, eps_state, k_max, tail_eps=None, lumpin
         stats["recent"] = recent
         stats["edges"] = int(store.ecnt[0])
         stats["tail_nodes"] = sum(int(t.ncnt[0]) for t in tails.values())
+        stats["tail_recomputed"] = sum(int(t.ncnt[1]) for t in tails.values())
+        stats["tail_hits"] = sum(int(t.ncnt[2]) for t in tails.values())
         stats["level_states"] = level_states
         stats["bytes"] = store.nbytes() + sum(t.nbytes() for t in tails.values())
         stats["cpu_s"] = cpu

@@ -229,7 +229,10 @@ class PacketResult(ResultData):
         from ``expected_latency_s``, which is therefore a lower bound plus at most
         ``dropped_mass`` x their remaining latency; with ``complete=True`` they are
         booked loss-free instead), plus with ``tiers=2`` the mass finished loss-free.
-        Tree DP only: the level DP drops nothing (0).
+        The level DP drops nothing (0). Relative-state method: a union bound on the
+        probability that a loss its truncation left out occurs (each truncation point's
+        probability x 1 - (1 - p)^a, a the data arrivals of the loss-free continuation it
+        takes; docs/packet-model.md section 6).
     states : int
         States expanded for this size (a cost measure; a state of the shared DP counts
         for every size it serves, so the sum over sizes overstates the work).
