@@ -129,7 +129,7 @@ class PathConfig:
         RTT samples from the oldest entry of the RTT history, the SYN-ACK's sample first.
         With ``"ns3"``: variants NewReno and LT only (no tail rule, no Early Retransmit)
         and no ``fixed_rto``; ``backoff_collapses`` is part of the sender. ``"sack"``: the
-        ``linux`` profile's sender as the simulator's ``sim/sack.py`` runs it: RFC 2018
+        ``linux`` profile's sender as the simulator's ``sim/kernel_sack.py`` runs it: RFC 2018
         SACK blocks from the receiver, RFC 6675 loss recovery (scoreboard, IsLost, pipe,
         NextSeg with the rescue retransmission), cwnd in recovery by ``prr``, RFC 8985
         RACK-TLP with ``rack_tlp`` (:mod:`._packet_sack`); every variant (the tail rule
