@@ -287,8 +287,37 @@ def sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF):
         sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF)
     elif I[LOSS] != 0:
         sk_loss_send(now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif PI[P_TSODEF] != 0:
+        sk_open_send(now, I, F, S, SF, PI, PF, u, QI, QF)
     else:
         send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+
+
+def sk_open_send(now, I, F, S, SF, PI, PF, u, QI, QF):
+    """``tso_defer`` outside recovery and the RTO's recovery (Linux's Open, Disorder and CWR
+    states): :func:`.flat.send_new`'s sends, one GSO packet of :func:`sk_tso_max_segs`
+    segments after each deferral test that lets it out (:func:`sk_tso_defers`;
+    ``net/ipv4/tcp_output.c`` ``tcp_write_xmit``: every pass of its loop with ``push_one``
+    = 0 tests an skb of more than one segment; ``tcp_tso_should_defer`` sends at once only
+    from ``TCP_CA_Recovery`` on)."""
+    mss = PI[P_MSS]
+    n = PI[P_N]
+    burst = 0  # segments left of the GSO packet the last deferral test let out
+    while I[NXT] < n:
+        fl = flight(I, PI)
+        ln = seg_len(I[NXT], PI)
+        if fl > 0 and fl + ln > F[CWND] + I[LTC] * mss:
+            break
+        if fl > 0 and fl + ln > PF[Q_RWNDB]:
+            break
+        if burst == 0:
+            if sk_tso_defers(now, I, F, S, SF, PI, PF):
+                break
+            burst = sk_tso_max_segs(I, F, PI)
+        burst -= 1
+        send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
+        if I[FAIL] != 0:
+            return
 
 
 def sk_prr_update(delivered, I, F, PI, PF, S):
