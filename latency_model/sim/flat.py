@@ -837,18 +837,21 @@ def send_next(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 @inline
+def new_fits(I, F, PI, PF):
+    """Whether the next new segment fits cwnd (+ Limited Transmit credit) and the receiver
+    window; one always fits when nothing is in flight."""
+    fl = flight(I, PI)
+    if fl <= 0:
+        return True
+    ln = seg_len(I[NXT], PI)
+    return not (fl + ln > F[CWND] + I[LTC] * PI[P_MSS] or fl + ln > PF[Q_RWNDB])
+
+
+@inline
 def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
-    """Send every new segment that cwnd (+ Limited Transmit credit) and the receiver window
-    admit; one may always leave when nothing is in flight."""
-    mss = PI[P_MSS]
+    """Send every new segment that :func:`new_fits` admits."""
     n = PI[P_N]
-    while I[NXT] < n:
-        fl = flight(I, PI)
-        ln = seg_len(I[NXT], PI)
-        if fl > 0 and fl + ln > F[CWND] + I[LTC] * mss:
-            break
-        if fl > 0 and fl + ln > PF[Q_RWNDB]:
-            break
+    while I[NXT] < n and new_fits(I, F, PI, PF):
         send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
         if I[FAIL] != 0:
             return

@@ -300,16 +300,9 @@ def sk_open_send(now, I, F, S, SF, PI, PF, u, QI, QF):
     ``net/ipv4/tcp_output.c`` ``tcp_write_xmit``: every pass of its loop with ``push_one``
     = 0 tests an skb of more than one segment; ``tcp_tso_should_defer`` sends at once only
     from ``TCP_CA_Recovery`` on)."""
-    mss = PI[P_MSS]
     n = PI[P_N]
     burst = 0  # segments left of the GSO packet the last deferral test let out
-    while I[NXT] < n:
-        fl = flight(I, PI)
-        ln = seg_len(I[NXT], PI)
-        if fl > 0 and fl + ln > F[CWND] + I[LTC] * mss:
-            break
-        if fl > 0 and fl + ln > PF[Q_RWNDB]:
-            break
+    while I[NXT] < n and new_fits(I, F, PI, PF):
         if burst == 0:
             if sk_tso_defers(now, I, F, S, SF, PI, PF):
                 break
