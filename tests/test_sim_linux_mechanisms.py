@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from latency_model import TcpParams
-from latency_model.growth import make_rule
 from latency_model.sim import SimConfig, run_transfer
 from latency_model.sim import kernel as K
 
@@ -515,31 +514,6 @@ def test_second_duplicate_ack_sends_nothing_as_the_kernel_defers_it():
                                          for t, e, k in sends(LINUX_HZ.replace(tso_defer=False))]
 
 
-def test_congestion_avoidance_ack_opening_one_segment_is_deferred():
-    # No loss, N = 16, W0 = ssthresh = 10 segments: congestion avoidance from the start
-    # (linux-reno: cwnd stays 10 for the first 10 ACKs). Quick ACKs: the ACK of segment k
-    # reaches the sender at 0.1 + (k + 1) S and opens one segment. The first (0.1 + S) sends
-    # segment 10: the last transmission (segment 9 at 9 S) is over 1 ms back. The second
-    # (0.1 + 2 S) is deferred by tcp_tso_should_defer as in Limited Transmit: last
-    # transmission S ago, one segment of window (< the 2-segment GSO packet, < cwnd/3),
-    # the head (segment 2, sent at 2 S) due at 2 S + SRTT, SRTT - 0.1 (tens of us) from now.
-    # The third opens two segments, a whole GSO packet: 11 and 12 leave together; the same
-    # again for 13 and 14; segment 15, the last, is one segment and never deferred
-    # (tcp_write_xmit tests only an skb of more than one). With tso_defer off each ACK sends one.
-    params = PARAMS.replace(w_ss=10, rule=make_rule("linux-reno"))
-
-    def sends(config):
-        _, rows = run_transfer(params, size_packets=16, config=config, trace=True)
-        return [(r.time_s, r.segment) for r in rows if r.event == "send" and 0.1 < r.time_s < 0.11]
-
-    for config, ack_of in ((LINUX_HZ, [0, 2, 2, 4, 4, 5]), (LINUX_HZ.replace(tso_defer=False), [0, 1, 2, 3, 4, 5])):
-        got = sends(config)
-        assert [k for _, k in got] == list(range(10, 16))
-        assert [t for t, _ in got] == pytest.approx([0.1 + (k + 1) * S for k in ack_of], abs=1e-12)
-    _both_engines(params, 16, LINUX_HZ)
-    _both_engines(params, 40, LINUX_HZ)
-
-
 def test_tso_deferral_sizes():
     # tcp_tso_autosize: 2 segments (tcp_min_tso_segs) until the pacing rate's 1/1024 s holds
     # more: ratio 2 x cwnd / SRTT bytes/s in slow start; at SRTT 1 ms and cwnd 20 segments of
@@ -588,21 +562,17 @@ def test_growth_counts_the_segments_delivered_on_the_ack_that_ends_recovery():
     # snd_cwnd_cnt = 0), 11-13 at t = 0.1 + 5S + 1 ms. The retransmission fills the hole at
     # the receiver at 0.15 + 5S, before segment 10's held SACK leaves, so the ACK of 0-10
     # (at the sender 0.2 + 5S) newly delivers 0 and 10: recovery ends (cwnd = ssthresh = 5)
-    # and tcp_cong_avoid_ai counts 2, 14 and 15 leave (two segments: a whole GSO packet);
-    # 11, 12, 13 are ACKed at 0.2 + (6, 7, 8)S + 1 ms and count 3, 4, 5. The ACK of 11 sends
-    # 16 (the last transmission 1 ms + S back); that of 12 opens one segment S after it with
-    # 13's ACK due: deferred (tso_defer, tcp_tso_should_defer); that of 13 (cwnd 6, 14-16 in
-    # flight) sends 17-19 back to back. 19 leaves the link at 0.2 + 11S + 1 ms and its ACK
-    # (FIN) returns 0.1 later.
+    # and tcp_cong_avoid_ai counts 2; 11, 12, 13 are ACKed at 0.2 + (6, 7, 8)S + 1 ms and
+    # count 3, 4, 5: cwnd 6 on the ACK of 13, which with 14-17 in flight sends 18 and 19
+    # back to back. 19 leaves the link at 0.2 + 10S + 1 ms and its ACK (FIN) returns 0.1 later.
     from latency_model.growth import make_rule
 
     params = PARAMS.replace(rule=make_rule("linux-reno"))
     res = run_transfer(params, size_packets=20, drops=[0], config=LINUX_HZ)
-    assert res.completion_s == pytest.approx(0.3 + 11 * S + 0.001, abs=1e-12)
+    assert res.completion_s == pytest.approx(0.3 + 10 * S + 0.001, abs=1e-12)
     # Off (bytes newly acknowledged, no growth on the ACK that ends recovery): the count
-    # starts with the ACK of 11 and reaches 5 on the ACK of 15; 16 leaves on the ACK of 11,
-    # nothing on that of 12 (deferred), 17 and 18 on that of 13, so 19, a one-segment send
-    # never deferred, leaves on the ACK of 14 (0.3 + 6S) and is ACKed at 0.4 + 7S, one RTT later.
+    # starts with the ACK of 11 and reaches 5 on the ACK of 15, so 19 leaves on the ACK of 14
+    # (0.3 + 6S) and is ACKed at 0.4 + 7S, one RTT later.
     res = run_transfer(params, size_packets=20, drops=[0], config=LINUX_HZ.replace(grow_acked_sacked=False))
     assert res.completion_s == pytest.approx(0.4 + 7 * S, abs=1e-12)
 

@@ -188,10 +188,9 @@ class SimConfig:
         enters it again (``tcp_data_queue`` -> ``tcp_enter_quickack_mode``). Only with
         ``sender="sack"``. Default False (the first ``quick_acks`` ACKs of the connection).
     tso_defer : bool
-        A send outside recovery and the RTO's recovery (the Limited Transmit step and new
-        data on an ACK) of less than one GSO packet right after another transmission is
-        deferred as Linux's ``tcp_output.c`` ``tcp_write_xmit`` -> ``tcp_tso_should_defer``
-        does (:func:`.kernel_sack.sk_tso_defers`). Only with ``sender="sack"``. Default False.
+        A Limited Transmit send of less than one GSO packet right after another transmission
+        is deferred as Linux's ``tcp_output.c`` ``tcp_tso_should_defer`` does
+        (:func:`.kernel_sack.sk_tso_defers`). Only with ``sender="sack"``. Default False.
     rto_restart : bool
         The RTO is restarted from now on an ACK that SACKs a never-retransmitted segment sent
         before the head's last transmission (``tcp_input.c`` ``tcp_clean_rtx_queue``,
@@ -426,7 +425,7 @@ class SimConfig:
 
 _SACK_ONLY = (("sack_compression", "the flat engine's SACK receiver"),
               ("quickack_on_data", "Linux's receiver, beside its SACK compression"),
-              ("tso_defer", "its sends outside recovery"),
+              ("tso_defer", "its Limited Transmit step"),
               ("rto_restart", "RACK-TLP's timers"),
               ("grow_acked_sacked", "SACKed segments counted as delivered"),
               ("cwnd_limited_growth", "its record of the packets out"))

@@ -80,10 +80,7 @@ TLPN = BLN + 1  # sack with RACK-TLP: tail loss probes sent (TransferResult.tlp_
 # sack, cwnd_limited_growth: Linux's tcp_cwnd_validate state (tcp_sock is_cwnd_limited,
 # max_packets_out, cwnd_usage_seq), segments.
 CWL, MAXPO, CWUSEQ = TLPN + 1, TLPN + 2, TLPN + 3
-# sack: one past the highest segment ever retransmitted or marked lost by RACK (0: none); with
-# HSACK and HRXT it bounds the segments whose marks the pipe must count (kernel_sack.sk_pipe).
-MARKHI = CWUSEQ + 1
-N_IS = MARKHI + 1
+N_IS = CWUSEQ + 1
 # Float state F: window (bytes), timers and estimator (seconds), link, measures, RACK.
 # Its first N_STATE slots are the growth rule's state vector (growth.laws): cwnd, ssthresh
 # and the bytes counted by RFC 3465 (slots 0-2, as in every rule's law), then the rule's own.
@@ -91,8 +88,7 @@ CWND, SSTH, BACKED = range(3)
 (RTO, SRTT, RTTVAR, BUSY, RTO_T, DL_T, RK_T, DELIV, COMPL, TSREC,
  RK_XTS, RK_RTT, MIN_RTT, ABUSY, TIMER_HZ) = (N_STATE + k for k in _slots(
     "RTO SRTT RTTVAR BUSY RTO_T DL_T RK_T DELIV COMPL TSREC RK_XTS RK_RTT MIN_RTT ABUSY TIMER_HZ"))
-LAST_TX = TIMER_HZ + 1  # the last transmission's time, s (transmit; Linux's tcp_wstamp_ns)
-N_FS = LAST_TX + 1
+N_FS = TIMER_HZ + 1
 # Integer parameters PI.
 (P_SENDER, P_N, P_SIZE, P_MSS, P_B, P_DUPT, P_LTLO, P_LTHI, P_LT, P_TAIL, P_ER, P_FIXED, P_RULE,
  P_HDR, P_QUICK, P_FIN, P_TS, P_SACK, P_PRR, P_RACK, P_NSAMP0, P_NDATA, P_RKTS, P_LOSTONLY,
@@ -456,12 +452,9 @@ def transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF):
     if S[S_TXC, seg] > 1:
         I[RETX] += 1
         S[S_RETX, seg] = 1
-        if seg >= I[MARKHI]:
-            I[MARKHI] = seg + 1
     if tracing(F):
         trace_event(TR_RETX if S[S_TXC, seg] > 1 else TR_SEND, now, seg, I, F, S, PI)
     SF[SF_SENT, seg] = now
-    F[LAST_TX] = now
     if PI[P_RACK] != 0:
         if S[S_TXC, seg] > 1:
             S[S_RTXO, seg] = 1
@@ -837,21 +830,18 @@ def send_next(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 
 @inline
-def new_fits(I, F, PI, PF):
-    """Whether the next new segment fits cwnd (+ Limited Transmit credit) and the receiver
-    window; one always fits when nothing is in flight."""
-    fl = flight(I, PI)
-    if fl <= 0:
-        return True
-    ln = seg_len(I[NXT], PI)
-    return not (fl + ln > F[CWND] + I[LTC] * PI[P_MSS] or fl + ln > PF[Q_RWNDB])
-
-
-@inline
 def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
-    """Send every new segment that :func:`new_fits` admits."""
+    """Send every new segment that cwnd (+ Limited Transmit credit) and the receiver window
+    admit; one may always leave when nothing is in flight."""
+    mss = PI[P_MSS]
     n = PI[P_N]
-    while I[NXT] < n and new_fits(I, F, PI, PF):
+    while I[NXT] < n:
+        fl = flight(I, PI)
+        ln = seg_len(I[NXT], PI)
+        if fl > 0 and fl + ln > F[CWND] + I[LTC] * mss:
+            break
+        if fl > 0 and fl + ln > PF[Q_RWNDB]:
+            break
         send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
         if I[FAIL] != 0:
             return

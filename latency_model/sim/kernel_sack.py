@@ -143,19 +143,7 @@ def sk_is_lost(seg, I, PI, PF, S):
 
 @inline
 def sk_pipe(I, PI, PF, S):
-    # SetPipe(), bytes. No segment from snd_una on SACKed, retransmitted or marked lost
-    # (HSACK, HRXT, MARKHI at or below UNA): every outstanding byte counts once, without the
-    # scan (the same sum: seg_end telescopes over data segments; a bare FIN by its seg_len).
-    una = I[UNA]
-    if I[HSACK] <= una and I[HRXT] <= una and I[MARKHI] <= una:
-        if PI[P_RACK] == 0 and dup_thresh(I, PI, PF) <= 0:
-            return 0
-        nd = PI[P_NDATA]
-        hi = I[MAX] if I[MAX] < nd else nd
-        total = seg_end(hi, PI) - seg_end(una, PI) if hi > una else 0
-        if una <= nd and nd < I[MAX]:
-            total += seg_len(nd, PI)
-        return total
+    # SetPipe(), bytes.
     if PI[P_RACK] != 0:  # RACK's marks: Linux tcp_packets_in_flight (packets_out - sacked_out - lost_out + retrans_out)
         total = 0
         for s in range(I[UNA], I[MAX]):
@@ -287,30 +275,8 @@ def sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF):
         sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF)
     elif I[LOSS] != 0:
         sk_loss_send(now, I, F, S, SF, PI, PF, u, QI, QF)
-    elif PI[P_TSODEF] != 0:
-        sk_open_send(now, I, F, S, SF, PI, PF, u, QI, QF)
     else:
         send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
-
-
-def sk_open_send(now, I, F, S, SF, PI, PF, u, QI, QF):
-    """``tso_defer`` outside recovery and the RTO's recovery (Linux's Open, Disorder and CWR
-    states): :func:`.flat.send_new`'s sends, one GSO packet of :func:`sk_tso_max_segs`
-    segments after each deferral test that lets it out (:func:`sk_tso_defers`;
-    ``net/ipv4/tcp_output.c`` ``tcp_write_xmit``: every pass of its loop with ``push_one``
-    = 0 tests an skb of more than one segment; ``tcp_tso_should_defer`` sends at once only
-    from ``TCP_CA_Recovery`` on)."""
-    n = PI[P_N]
-    burst = 0  # segments left of the GSO packet the last deferral test let out
-    while I[NXT] < n and new_fits(I, F, PI, PF):
-        if burst == 0:
-            if sk_tso_defers(now, I, F, S, SF, PI, PF):
-                break
-            burst = sk_tso_max_segs(I, F, PI)
-        burst -= 1
-        send_next(now, I, F, S, SF, PI, PF, u, QI, QF)
-        if I[FAIL] != 0:
-            return
 
 
 def sk_prr_update(delivered, I, F, PI, PF, S):
@@ -360,7 +326,11 @@ def sk_tso_defers(now, I, F, S, SF, PI, PF):
     applies (the unsent data is one skb, the write being one)."""
     if PI[P_NDATA] - I[NXT] <= 1 or F[SRTT] <= 0.0:
         return False
-    if now - F[LAST_TX] > 0.001:
+    last = SF[SF_SENT, 0]
+    for k in range(1, I[MAX]):
+        if SF[SF_SENT, k] > last:
+            last = SF[SF_SENT, k]
+    if now - last > 0.001:
         return False
     mss = PI[P_MSS]
     cwnd = F[CWND]
@@ -708,8 +678,6 @@ def rk_detect(now, I, F, S, SF, PI):
         if remaining <= EPS_S:
             S[S_LOST, s] = 1
             S[S_RTXO, s] = 0
-            if s >= I[MARKHI]:
-                I[MARKHI] = s + 1
             newly += 1
             if tracing(F):
                 trace_row(TR_RACK_LOST, now, s, flight(I, PI), F)

@@ -121,8 +121,8 @@ STACKS: dict[str, StackProfile] = {
         "probe in jiffies of CONFIG_HZ = 250 on the timer wheel (its phase at its mean), the RTO "
         "restarted on a SACK of a segment sent before the head's last transmission and when an ACK "
         "retransmits the head, the receiver's SACK compression, quick-ack mode from the first "
-        "in-order data, a send outside recovery below one GSO packet right after another deferred "
-        "as tcp_tso_should_defer does, the growth rule fed the packets each ACK newly delivers "
+        "in-order data, a one-segment Limited Transmit send right after another deferred as "
+        "tcp_tso_should_defer does, the growth rule fed the packets each ACK newly delivers "
         "(acked_sacked), also on the ACK that ends recovery, and only while cwnd-limited "
         "(tcp_is_cwnd_limited). It LACKS: D-SACK and undo, F-RTO, "
         "the delayed ACK after quick-ack "
@@ -181,8 +181,8 @@ STACKS: dict[str, StackProfile] = {
             "quickack_on_data": (True, _LNX + "tcp_input.c tcp_event_data_recv (tcp_incr_quickack on "
                                  "the first data, ato still 0), tcp_data_queue (tcp_enter_quickack_mode "
                                  "for a segment entirely below rcv_nxt)"),
-            "tso_defer": (True, _LNX + "tcp_output.c tcp_tso_should_defer, tcp_tso_autosize (a send outside "
-                          "recovery below one GSO packet, within 1 ms of the last transmission, "
+            "tso_defer": (True, _LNX + "tcp_output.c tcp_tso_should_defer, tcp_tso_autosize (a Limited "
+                          "Transmit send below one GSO packet, within 1 ms of the last transmission, "
                           "waits for the head's ACK)"),
             "rto_restart": (True, "restarted on a SACK of a segment sent before the head's last "
                             "transmission: " + _LNX + "tcp_input.c tcp_clean_rtx_queue "

@@ -99,7 +99,7 @@ _LINUX_NOT_MODELLED = (
      "its quick-ack mode from the first in-order data (Linux tcp_event_data_recv), where the model's "
      "quick ACKs count from the connection's first ACK"),
     (lambda c: c.tso_defer,
-     "its deferral of a small send outside recovery (Linux tcp_tso_should_defer), where the model "
+     "its deferral of a small Limited Transmit send (Linux tcp_tso_should_defer), where the model "
      "sends whenever the window allows"),
     (lambda c: c.grow_acked_sacked,
      "its growth by the segments each ACK newly delivers, acked_sacked, also on the ACK that ends "

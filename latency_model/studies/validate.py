@@ -598,12 +598,12 @@ _SLOW_KERNEL_WHY = (
 )
 
 _FAST_GROWTH_WHY = (
-    "The simulator is 42-43 ms faster for reno at p = 0.1, N = 30 and 40 since its growth rule is fed "
+    "The simulator is 43-46 ms faster for reno at p = 0.1, N = 30 and 40 since its growth rule is fed "
     "acked_sacked as tcp_ack feeds it, the ACK that ends recovery included (grow_acked_sacked): transfers "
     "with few losses agree better (N = 40: 70 of the 456 changed replays within 3 ms, 41 before), but over "
-    "several losses the profile's window grows faster than the kernel's, not yet traced; tcp_is_cwnd_limited "
-    "changes nothing here and the deferral of small sends in congestion avoidance (tcp_tso_should_defer) "
-    "takes 1-3 ms off (validation/LINUX.md, segment 0 of 20)."
+    "several losses the profile's window grows faster than the kernel's, which also defers small sends in "
+    "congestion avoidance (tcp_tso_should_defer, not in the profile; tcp_is_cwnd_limited is and changes "
+    "nothing here), not yet traced (validation/LINUX.md, segment 0 of 20)."
 )
 
 KERNEL_KNOWN_GAPS = {
