@@ -312,15 +312,6 @@ class SimConfig:
                              "takes ns-3's SYN-ACK sample), got sender 'ns3'")
         if not isinstance(self.rack_tsecr_test, bool):
             raise ValueError(f"rack_tsecr_test must be True or False, got {self.rack_tsecr_test!r}")
-        if not isinstance(self.implicit_lt, bool):
-            raise ValueError(f"implicit_lt must be True or False, got {self.implicit_lt!r}")
-        if self.implicit_lt and self.sender != "sack":
-            raise ValueError(f"implicit_lt needs sender 'sack' (SACKed segments leave the pipe), got sender "
-                             f"{self.sender!r}")
-        if not isinstance(self.rxt_lost_only, bool):
-            raise ValueError(f"rxt_lost_only must be True or False, got {self.rxt_lost_only!r}")
-        if self.rxt_lost_only and self.sender != "sack":
-            raise ValueError(f"rxt_lost_only needs sender 'sack' (RFC 6675's NextSeg), got sender {self.sender!r}")
         if not isinstance(self.ack_serialisation, bool):
             raise ValueError(f"ack_serialisation must be True or False, got {self.ack_serialisation!r}")
         if not isinstance(self.bare_fin, bool):
@@ -423,7 +414,9 @@ class SimConfig:
         return dataclasses.asdict(self)
 
 
-_SACK_ONLY = (("sack_compression", "the flat engine's SACK receiver"),
+_SACK_ONLY = (("implicit_lt", "SACKed segments leave the pipe"),
+              ("rxt_lost_only", "RFC 6675's NextSeg"),
+              ("sack_compression", "the flat engine's SACK receiver"),
               ("quickack_on_data", "Linux's receiver, beside its SACK compression"),
               ("tso_defer", "its Limited Transmit step"),
               ("rto_restart", "RACK-TLP's timers"),
