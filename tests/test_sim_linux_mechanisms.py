@@ -29,7 +29,8 @@ R0 = 0.1 + 2 * (52 + 8) * 8 / 100e6
 F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
 # Exact timers and none of the receiver's and sender's Linux refinements below: each mechanism alone.
 LINUX = SimConfig.profile("linux", delay_s=0.05, timer_hz=0, sack_compression=False, quickack_on_data=False,
-                          tso_defer=False, rto_restart=False, grow_acked_sacked=False, cwnd_limited_growth=False)
+                          tso_defer=False, rto_restart=False, grow_acked_sacked=False, cwnd_limited_growth=False,
+                          linux_prr=False)
 LINUX_HZ = SimConfig.profile("linux", delay_s=0.05)  # the profile: RACK's timer in jiffies of 4 ms
 NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
 PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
@@ -538,7 +539,7 @@ def test_tso_deferral_both_engines_agree(n):
 # The mechanisms' own switches ------------------------------------------------------------------
 
 _OWN = ("sack_compression", "quickack_on_data", "tso_defer", "rto_restart", "grow_acked_sacked",
-        "cwnd_limited_growth")
+        "cwnd_limited_growth", "linux_prr")
 
 
 @pytest.mark.parametrize("name", _OWN)
@@ -611,3 +612,89 @@ def test_cwnd_limited_growth_both_engines_agree(n):
     for rule in ("linux-reno", "cubic"):
         _both_engines(PARAMS.replace(rule=make_rule(rule)), n, LINUX_HZ)
     _both_engines(PARAMS, n, LINUX.replace(grow_acked_sacked=True, cwnd_limited_growth=True, rack_tlp=False))
+
+
+# PRR as Linux's tcp_cwnd_reduction (linux_prr) ------------------------------------------------------
+
+def test_recovery_entry_sends_only_the_fast_retransmission_as_the_kernel_does():
+    # N = 40, segments 25 and 27 lost (validation/LINUX.md, "PRR as the kernel runs it"), rule
+    # linux-reno. Slow start sends all 40 by about 0.2 s; the SACKs of 26, 28 and 29 arrive at
+    # t3 (the third, 29's) and RACK marks 25 and 27 lost (reo_wnd 0 with 3 segments SACKed).
+    # Recovery: cwnd is 30 packets, ssthresh = 30 >> 1 = 15; in flight packets_out 15 (25-39) - SACKed 3 -
+    # lost 2 = 10, delta = 5 >= 0. Linux (tcp_cwnd_reduction, prr_out still 0, snd_una not
+    # advanced): sndcnt = min(5, max(1 - 0, 1)) = 1, cwnd = 10 + 1: only 25 leaves. The next
+    # ACK is the SACK of 30 (sent at t30 on the ACK of 11, back at t30 + 0.1 + S): it delivers
+    # 1, in flight is 10 + 25's retransmission - 30 = 10, sndcnt = max(2 - 1, 1) = 1: 27 leaves
+    # then, and its ACK (all 40, FIN) returns 0.1 + S later. RFC 6937 SSRB sends the fast
+    # retransmission outside sndcnt and adds its segment on every ACK: 25 and 27 at t3.
+    from latency_model.growth import make_rule
+
+    params = PARAMS.replace(rule=make_rule("linux-reno"))
+    cfg = LINUX.replace(linux_prr=True)
+    res, rows = run_transfer(params, size_packets=40, drops=[25, 27], config=cfg, trace=True)
+    (t3,) = [r.time_s for r in rows if r.event == "fast_retransmit"]
+    (t30,) = [r.time_s for r in rows if r.event == "send" and r.segment == 30]
+    rtx = [(r.segment, r.time_s) for r in rows if r.event == "retransmit"]
+    assert rtx == [(25, t3), (27, pytest.approx(t30 + 0.1 + S, abs=1e-12))]
+    assert res.completion_s == pytest.approx(t30 + 0.2 + 2 * S, abs=1e-12)
+    rfc, rows = run_transfer(params, size_packets=40, drops=[25, 27], config=LINUX, trace=True)
+    assert [(r.segment, r.time_s) for r in rows if r.event == "retransmit"] == [(25, t3), (27, t3)]
+    assert rfc.completion_s < res.completion_s - 0.09
+
+
+def test_linux_prr_on_the_profile_matches_the_kernels_packet_log():
+    # The same losses under the whole profile (rule linux-reno, SACK compression): the
+    # receiver holds the SACKs of 30-39 (three duplicate ACKs already sent for rcv_nxt = 25)
+    # and 25's retransmission arrives before the 1 ms compression timer, so the next ACK is
+    # the cumulative ACK of 25-26 at about 0.301 s; RACK (25's retransmission was sent after
+    # 27) has 27 lost and it leaves then: one RTT after the RFC 6937 profile. The kernel's
+    # packet log (validation/linux/results/rerun_reno_p0.1_n40_traced_packets.csv.gz, port
+    # 11981) shows exactly this: the one retransmission at the third duplicate ACK, no ACK
+    # for 30-39, 27 resent on the ACK of 25-26; completion 0.4014 s (campaign 0.4015 s).
+    # Within 1.5 ms: the kernel's forwarding and the handshake's 0.3 ms before the data.
+    from latency_model.growth import make_rule
+
+    params = PARAMS.replace(rule=make_rule("linux-reno"))
+    on = run_transfer(params, size_packets=40, drops=[25, 27], config=LINUX_HZ)
+    off = run_transfer(params, size_packets=40, drops=[25, 27], config=LINUX_HZ.replace(linux_prr=False))
+    assert on.completion_s == pytest.approx(0.4015, abs=1.5e-3)
+    assert off.completion_s == pytest.approx(0.3015, abs=1.5e-3)
+
+
+def test_recovery_entered_on_racks_timer_sends_one_segment():
+    # N = 3, segment 0 lost twice and 2 once (the setting of
+    # test_rack_advances_on_a_sacked_retransmission_as_linux_does). At t1 RACK's timer marks 0
+    # and 2 lost; Linux enters recovery with tcp_cwnd_reduction(sk, 1, newly_lost, 0)
+    # (tcp_recovery.c tcp_rack_reo_timeout): in flight 4 - 2 SACKed - 2 lost = 0, sndcnt = 1,
+    # so only 0 leaves (and is lost again); nothing is ACKed until the RTO, which resends 0;
+    # its ACK (with the FIN's SACK) marks 2 lost and 2 is resent one RTT + S later. The
+    # kernel's two campaign transfers with exactly these losses (transfers_{reno,cubic}_p0.1_n3:
+    # dropped "0 2 0") took 0.664 and 0.660 s with one RTO each; the profile: 0.650 s (its RTO
+    # on the wheel at the bucket's mean, 320 ms after t1, LINUX.md item 5(b): 308-336 ms).
+    drops = {0: 2, 2: 1}
+    res, rows = run_transfer(PARAMS, size_packets=3, drops=drops, config=LINUX.replace(linux_prr=True), trace=True)
+    t1 = 0.1 + 3 * S + F + R0 / 4
+    (t_rto,) = [r.time_s for r in rows if r.event == "timeout"]
+    assert [(r.segment, r.time_s) for r in rows if r.event == "retransmit"] == [
+        (0, pytest.approx(t1, abs=1e-12)), (0, t_rto), (2, pytest.approx(t_rto + S + 0.1, abs=1e-12))]
+    assert res.timeouts == 1
+    assert res.completion_s == pytest.approx(t_rto + 2 * (S + 0.1), abs=1e-12)
+    prof = run_transfer(PARAMS, size_packets=3, drops=drops, config=LINUX_HZ)
+    assert prof.timeouts == 1 and abs(prof.completion_s - 0.662) < 0.016
+
+
+def test_linux_prr_needs_ssrb():
+    assert SimConfig.profile("linux").linux_prr is True
+    assert SimConfig.profile("linux", prr="crb").linux_prr is False
+    with pytest.raises(ValueError, match="linux_prr needs prr 'ssrb'"):
+        SimConfig(sender="sack", prr="off", linux_prr=True)
+
+
+@pytest.mark.parametrize("n", [8, 20, 40])
+def test_linux_prr_both_engines_agree(n):
+    from latency_model.growth import make_rule
+
+    for rule in ("linux-reno", "cubic"):
+        _both_engines(PARAMS.replace(rule=make_rule(rule)), n, LINUX_HZ)
+    _both_engines(PARAMS, n, LINUX.replace(linux_prr=True))
+    _both_engines(PARAMS, n, LINUX.replace(linux_prr=True, rack_tlp=False))

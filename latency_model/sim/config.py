@@ -215,6 +215,14 @@ class SimConfig:
         most packets out in the current window (``net/ipv4/tcp_output.c``
         ``tcp_write_xmit``, ``tcp_cwnd_validate``). Only with ``sender="sack"``; read only
         with ``grow_acked_sacked``. Default False (cwnd grows on every ACK that allows it).
+    linux_prr : bool
+        PRR as Linux's ``net/ipv4/tcp_input.c`` ``tcp_cwnd_reduction`` runs it, in packets:
+        RecoverFS is the cwnd at recovery entry (``prior_cwnd``), the fast retransmission is
+        part of the entry ACK's ``sndcnt`` (at least 1; ``prr_out`` is still 0 then), and
+        the slow-start reduction bound adds its one segment only on an ACK that advances
+        ``snd_una`` and marks nothing newly lost; an ACK that delivers nothing leaves cwnd
+        alone (:func:`.kernel_sack.sk_prr_linux`). Only with ``sender="sack"`` and
+        ``prr="ssrb"``. Default False (RFC 6937 PRR-SSRB).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -257,6 +265,7 @@ class SimConfig:
     rto_restart: bool = False
     grow_acked_sacked: bool = False
     cwnd_limited_growth: bool = False
+    linux_prr: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -326,6 +335,8 @@ class SimConfig:
                 raise ValueError(f"{name} must be True or False, got {value!r}")
             if value and self.sender != "sack":
                 raise ValueError(f"{name} needs sender 'sack' ({why}), got sender {self.sender!r}")
+        if self.linux_prr and self.prr != "ssrb":
+            raise ValueError(f"linux_prr needs prr 'ssrb' (it is Linux's PRR-SSRB), got prr {self.prr!r}")
         check_stack(self.stack)
 
     @classmethod
@@ -421,7 +432,8 @@ _SACK_ONLY = (("implicit_lt", "SACKed segments leave the pipe"),
               ("tso_defer", "its Limited Transmit step"),
               ("rto_restart", "RACK-TLP's timers"),
               ("grow_acked_sacked", "SACKed segments counted as delivered"),
-              ("cwnd_limited_growth", "its record of the packets out"))
+              ("cwnd_limited_growth", "its record of the packets out"),
+              ("linux_prr", "its PRR"))
 """Boolean Linux mechanisms only the sack sender runs, with what of it runs them."""
 
 

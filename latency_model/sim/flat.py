@@ -98,9 +98,9 @@ N_FS = TIMER_HZ + 1
 P_QLIM = P_RULE_HOOKS + 1  # the drop-tail buffer's packets (SimConfig.queue_packets), -1: none
 # Linux mechanisms of the sack sender's path, 0 or 1 (SimConfig fields of the same names):
 # sack_compression, quickack_on_data, tso_defer, rto_restart, grow_acked_sacked,
-# cwnd_limited_growth.
-P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST, P_ACKSACKED, P_CWLIM = (P_QLIM + k for k in range(1, 7))
-N_PI = P_CWLIM + 1
+# cwnd_limited_growth, linux_prr.
+P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST, P_ACKSACKED, P_CWLIM, P_LNXPRR = (P_QLIM + k for k in range(1, 8))
+N_PI = P_LNXPRR + 1
 # P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
 # hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.

@@ -132,6 +132,7 @@ def pack_params(params, size_bytes: int, config):
         P_RTORST: int(config.rto_restart),
         P_ACKSACKED: int(config.grow_acked_sacked),
         P_CWLIM: int(config.cwnd_limited_growth),
+        P_LNXPRR: int(config.linux_prr),
     })
     PF = _filled(np.float64, N_PF, {
         Q_RWNDB: snd.rwnd_bytes,

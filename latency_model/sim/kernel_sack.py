@@ -279,9 +279,14 @@ def sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF):
         send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
-def sk_prr_update(delivered, I, F, PI, PF, S):
-    # RFC 6937 Section 3: cwnd for this ACK from ``delivered`` segments.
+def sk_prr_update(delivered, una_adv, newly_lost, I, F, PI, PF, S):
+    # RFC 6937 Section 3: cwnd for this ACK from ``delivered`` segments (``linux_prr``: as
+    # Linux, sk_prr_linux, which also reads whether the ACK advanced snd_una and how many
+    # segments it newly marked lost).
     if PI[P_PRR] == PRR_OFF:
+        return
+    if PI[P_LNXPRR] != 0:
+        sk_prr_linux(delivered, una_adv, newly_lost, I, F, PI, PF, S)
         return
     mss = PI[P_MSS]
     I[PRR_DEL] += delivered
@@ -297,6 +302,41 @@ def sk_prr_update(delivered, I, F, PI, PF, S):
         sndcnt = float(limit) if limit < x else x  # min(x, limit)
     if sndcnt < 0:
         sndcnt = 0.0
+    F[CWND] = pipe + sndcnt * mss
+
+
+def sk_prr_linux(delivered, una_adv, newly_lost, I, F, PI, PF, S):
+    """PRR as Linux computes it (``net/ipv4/tcp_input.c`` ``tcp_cwnd_reduction``, called by
+    ``tcp_cong_control`` after the ACK's loss marks and before ``tcp_xmit_recovery`` sends),
+    in packets: nothing if the ACK delivers nothing; ``prr_delivered += delivered``;
+    ``delta = ssthresh - in_flight``; if ``delta < 0``, ``sndcnt = ceil(ssthresh
+    prr_delivered / prior_cwnd) - prr_out`` (``I[RFS]`` holds ``prior_cwnd``, the cwnd at
+    entry, ``tcp_init_cwnd_reduction``), else ``sndcnt = min(delta, max(prr_delivered -
+    prr_out, delivered) + 1)`` with the ``+ 1`` only when the ACK advanced ``snd_una``
+    (``FLAG_SND_UNA_ADVANCED``) and marked nothing newly lost (``rs->losses``); then
+    ``sndcnt = max(sndcnt, 1)`` while ``prr_out`` is 0 (the fast retransmission, counted
+    inside ``sndcnt``); ``cwnd = in_flight + sndcnt``. RFC 6937's SSRB adds its segment on
+    every ACK and counts the fast retransmission outside ``sndcnt``
+    (:func:`sk_prr_update`)."""
+    if delivered <= 0:
+        return
+    mss = PI[P_MSS]
+    I[PRR_DEL] += delivered
+    pipe = sk_pipe(I, PI, PF, S)
+    ssthresh = int(F[SSTH] // mss)
+    delta = ssthresh - (-(-pipe // mss))  # tcp_packets_in_flight, whole packets
+    if delta < 0:
+        sndcnt = -(-(ssthresh * I[PRR_DEL]) // I[RFS]) - I[PRR_OUT]
+    else:
+        sndcnt = I[PRR_DEL] - I[PRR_OUT]
+        if sndcnt < delivered:
+            sndcnt = delivered
+        if una_adv and newly_lost == 0:
+            sndcnt += 1
+        if delta < sndcnt:
+            sndcnt = delta
+    if I[PRR_OUT] == 0 and sndcnt < 1:
+        sndcnt = 1
     F[CWND] = pipe + sndcnt * mss
 
 
@@ -368,10 +408,15 @@ def sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF):
         I[LTB] += seg_end(I[NXT], PI) - sent_end
 
 
-def sk_enter_recovery(now, seg, delivered, I, F, S, SF, PI, PF, u, QI, QF):
+def sk_enter_recovery(now, seg, delivered, una_adv, newly_lost, I, F, S, SF, PI, PF, u, QI, QF):
     """RFC 6675 Section 5 step (4): ssthresh from the FlightSize without the Limited Transmit
     data (RFC 5681 3.2 step 2), RecoveryPoint, PRR's start (RFC 6937), the fast
-    retransmission of ``seg`` (sent whatever cwnd, counted in ``prr_out``), then step (C)."""
+    retransmission of ``seg`` (sent whatever cwnd, counted in ``prr_out``), then step (C).
+    With ``linux_prr`` PRR's first step comes before the fast retransmission, with
+    ``prr_out`` = 0 and RecoverFS = the cwnd before the reduction (:func:`sk_prr_linux`;
+    ``una_adv``, ``newly_lost``: whether the ACK advanced ``snd_una``, the segments it newly
+    marked lost)."""
+    prior_cwnd = F[CWND]
     F[SSTH] = ssthresh_after_loss(flight(I, PI) - I[LTB], F, PI, PF)
     congestion_event(H_FAST_RETRANSMIT, F, PI, PF)
     I[RECOVER] = I[MAX] - 1
@@ -382,6 +427,13 @@ def sk_enter_recovery(now, seg, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     I[RFS] = I[NXT] - I[UNA]
     I[PRR_DEL] = 0
     I[PRR_OUT] = 1
+    linux = PI[P_LNXPRR] != 0
+    if linux:  # tcp_init_cwnd_reduction, then tcp_cwnd_reduction before anything is sent
+        prior = int(prior_cwnd // PI[P_MSS])
+        I[RFS] = prior if prior > 1 else 1
+        I[PRR_OUT] = 0
+        sk_prr_linux(delivered, una_adv, newly_lost, I, F, PI, PF, S)
+        I[PRR_OUT] = 1
     if tracing(F):
         trace_row(TR_FRX, now, seg, flight(I, PI), F)
     transmit(seg, now, I, F, S, SF, PI, PF, u, QI, QF)
@@ -390,8 +442,8 @@ def sk_enter_recovery(now, seg, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     I[HRXT] = seg + 1
     if PI[P_PRR] == PRR_OFF:
         F[CWND] = F[SSTH]
-    else:
-        sk_prr_update(delivered, I, F, PI, PF, S)
+    elif not linux:
+        sk_prr_update(delivered, una_adv, newly_lost, I, F, PI, PF, S)
     sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF)
 
 
@@ -519,7 +571,7 @@ def sk_new_ack(ack, tsecr, now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
         sk_finish(ack, now, I, F, PI)
         return
     if sk_cumulative_ack(ack, now, acked, I, F, PI, PF):  # (B), (C)
-        sk_prr_update(delivered, I, F, PI, PF, S)
+        sk_prr_update(delivered, True, 0, I, F, PI, PF, S)
     elif PI[P_ACKSACKED] != 0:
         sk_grow_delivered(delivered, I, F, PI, PF)
     sk_send_allowed(now, I, F, S, SF, PI, PF, u, QI, QF)
@@ -531,7 +583,7 @@ def sk_dup_ack(now, new_sacked, I, F, S, SF, PI, PF, u, QI, QF):
     if tracing(F):
         trace_row(TR_DUPACK, now, I[UNA], flight(I, PI), F)
     if I[INREC] != 0:
-        sk_prr_update(new_sacked, I, F, PI, PF, S)
+        sk_prr_update(new_sacked, False, 0, I, F, PI, PF, S)
         sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF)
         return
     if I[LOSS] != 0:
@@ -540,7 +592,7 @@ def sk_dup_ack(now, new_sacked, I, F, S, SF, PI, PF, u, QI, QF):
     I[DUP] += 1
     if I[UNA] > I[RECOVER] and (
             I[DUP] >= dup_thresh(I, PI, PF) or sk_is_lost(I[UNA], I, PI, PF, S)):
-        sk_enter_recovery(now, I[UNA], new_sacked, I, F, S, SF, PI, PF, u, QI, QF)
+        sk_enter_recovery(now, I[UNA], new_sacked, False, 0, I, F, S, SF, PI, PF, u, QI, QF)
     elif PI[P_LTLO] <= I[DUP] and I[DUP] <= PI[P_LTHI]:
         sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF)
 
@@ -770,7 +822,7 @@ def rk_sack_restarts_rto(new_sacked, head, S, SF):
     return first >= 0 and SF[SF_SENT, first] < SF[SF_SENT, head]
 
 
-def rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
+def rk_enter_recovery(now, delivered, una_adv, newly_lost, I, F, S, SF, PI, PF, u, QI, QF):
     """Recovery entered on RACK's loss marks (RFC 6675 Section 5 step (4) with RACK's marks in
     place of DupThresh): the
     probe episode ends (the reduction happens here), the fast retransmission is the lowest
@@ -782,7 +834,7 @@ def rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF):
     if seg < 0:  # cannot happen: a segment was just marked lost
         I[FAIL] = FAIL_STALL
         return
-    sk_enter_recovery(now, seg, delivered, I, F, S, SF, PI, PF, u, QI, QF)
+    sk_enter_recovery(now, seg, delivered, una_adv, newly_lost, I, F, S, SF, PI, PF, u, QI, QF)
 
 
 def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
@@ -800,7 +852,8 @@ def rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF):
             if I[INREC] != 0:
                 sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF)
             elif I[LOSS] == 0 and I[UNA] > I[RECOVER]:
-                rk_enter_recovery(now, 0, I, F, S, SF, PI, PF, u, QI, QF)
+                # Linux's tcp_rack_reo_timeout: tcp_cwnd_reduction(sk, 1, newly_lost, 0)
+                rk_enter_recovery(now, PI[P_LNXPRR], False, newly, I, F, S, SF, PI, PF, u, QI, QF)
             if I[FAIL] != 0:
                 return
         rk_timers(now, wait, False, False, I, F, PI, PF, S, SF)
@@ -892,10 +945,10 @@ def rk_on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF):
         wait, lost_now = rk_detect(now, I, F, S, SF, PI)
     if I[INREC] != 0:
         if delivered or lost_now:
-            sk_prr_update(delivered, I, F, PI, PF, S)
+            sk_prr_update(delivered, acked_new, lost_now, I, F, PI, PF, S)
             sk_recovery_send(now, I, F, S, SF, PI, PF, u, QI, QF)
     elif lost_now and I[LOSS] == 0 and I[UNA] > I[RECOVER]:
-        rk_enter_recovery(now, delivered, I, F, S, SF, PI, PF, u, QI, QF)
+        rk_enter_recovery(now, delivered, acked_new, lost_now, I, F, S, SF, PI, PF, u, QI, QF)
     elif acked_new:
         if PI[P_ACKSACKED] != 0 and not cwr:  # after the loss marks, as tcp_cong_control
             sk_grow_delivered(delivered, I, F, PI, PF)

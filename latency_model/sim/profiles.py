@@ -135,8 +135,15 @@ STACKS: dict[str, StackProfile] = {
             "prr": ("ssrb", _LNX + "tcp_input.c tcp_init_cwnd_reduction, tcp_cwnd_reduction "
                     "(PRR-SSRB in packets: sndcnt = DIV_ROUND_UP(prr_delivered x ssthresh, "
                     "prior_cwnd) - prr_out, or min(ssthresh - in_flight, max(prr_delivered - "
-                    "prr_out, newly_acked_sacked) + 1); Linux's RecoverFS is prior_cwnd, here "
-                    "FlightSize as in RFC 6937)"),
+                    "prr_out, newly_acked_sacked) + 1); Linux's details: linux_prr)"),
+            "linux_prr": (True, _LNX + "tcp_input.c tcp_init_cwnd_reduction (prior_cwnd = cwnd, "
+                          "prr_out = 0), tcp_cong_control -> tcp_cwnd_reduction(sk, acked_sacked, "
+                          "rs->losses, flag) before tcp_xmit_recovery: RecoverFS = prior_cwnd, the "
+                          "fast retransmission inside sndcnt (max(sndcnt, prr_out ? 0 : 1)), the "
+                          "slow-start bound's +1 only if FLAG_SND_UNA_ADVANCED and no new loss, "
+                          "nothing on an ACK that delivers nothing; tcp_recovery.c "
+                          "tcp_rack_reo_timeout (recovery entered on RACK's timer: "
+                          "tcp_cwnd_reduction(sk, 1, newly_lost, 0))"),
             "rack_tlp": (True, "sysctl net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP): "
                          + _LNX + "tcp_recovery.c tcp_rack_detect_loss, tcp_rack_reo_wnd; tcp_output.c "
                          "tcp_schedule_loss_probe, tcp_send_loss_probe"),
@@ -304,11 +311,13 @@ def profile_config(name: str, base, **overrides):
         if "rxt_lost_only" not in overrides:
             values["rxt_lost_only"] = False
         for key in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart",
-                      "grow_acked_sacked", "cwnd_limited_growth"):
+                      "grow_acked_sacked", "cwnd_limited_growth", "linux_prr"):
             if key not in overrides:
                 values[key] = False
         if "prr" not in overrides:
             values.pop("prr", None)
+    if overrides.get("prr", "ssrb") != "ssrb" and "linux_prr" not in overrides:  # Linux's PRR is SSRB
+        values["linux_prr"] = False
     if overrides.get("fin") is False and "bare_fin" not in overrides:
         values["bare_fin"] = False
     values.update(overrides)
