@@ -581,35 +581,12 @@ QUICK_KERNEL_SEGMENTS = 40_000
 Only the N = 40 cells (2,000 runs) are cut, to 1,000, which leaves about 60 simulated
 transfers with exactly one loss at p = 0.1; their simulated standard error grows by
 about sqrt(2) (N = 40, p = 0.1, reno: 10.6 ms instead of 7.5 ms; its tolerance from 42 to
-48 ms; cubic's known gap of 36 ms there may show as ``known_not_seen`` under ``--quick``).
+48 ms).
 The full set costs about 10 s of simulation on the development machine (cubic's rule most
 of it) and the quick one about 9 s, cached in ``--out/.cache`` after the first run: the
 budget bounds the cost as cells are added rather than saving much now."""
 
-_SLOW_KERNEL_WHY = (
-    "The simulator is 29-30 ms faster at p = 0.1, N = 11 (reno and cubic). Part is the loss draws (the "
-    "simulator's had fewer losses than the kernel's; 18 ms of the gap remain at equal loss counts). The "
-    "rest: over several losses the kernel's window loses whole round trips against the profile's (Linux "
-    "Reno's packet-counting congestion avoidance, the delayed ACK after quick-ack mode: class fast); and "
-    "0.5-1.1% of its transfers take an RTO because tcp_rack_advance ignores a retransmission that came back "
-    "faster than the handshake (class kernel-timeout). The timers (RTO, its restarts, the loss probe) run in "
-    "jiffies on the timer wheel as the kernel's and the receiver compresses SACKs (validation/LINUX.md, "
-    "item 5 and the diagnosis)."
-)
-
-_FAST_GROWTH_WHY = (
-    "The simulator is 43-46 ms faster for reno at p = 0.1, N = 30 and 40 since its growth rule is fed "
-    "acked_sacked as tcp_ack feeds it, the ACK that ends recovery included (grow_acked_sacked): transfers "
-    "with few losses agree better (N = 40: 70 of the 456 changed replays within 3 ms, 41 before), but over "
-    "several losses the profile's window grows faster than the kernel's, which also defers small sends in "
-    "congestion avoidance (tcp_tso_should_defer, not in the profile; tcp_is_cwnd_limited is and changes "
-    "nothing here), not yet traced (validation/LINUX.md, segment 0 of 20)."
-)
-
-KERNEL_KNOWN_GAPS = {
-    **{(cc, 0.1, 11, "overall"): _SLOW_KERNEL_WHY for cc in ("reno", "cubic")},
-    **{("reno", 0.1, n, "overall"): _FAST_GROWTH_WHY for n in (30, 40)},
-}
+KERNEL_KNOWN_GAPS: dict = {}
 """Kernel cells known to lie outside the tolerance, ``(cc, p, N, quantity) -> why``: the
 gaps that ``validation/LINUX.md`` records with their mechanism. A known gap that shows is
 ``known`` (``validate`` exits 0; ``--strict`` 1); one that does not is ``known_not_seen``
