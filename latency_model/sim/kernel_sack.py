@@ -57,9 +57,13 @@ DeliveredData`` (newly acknowledged + newly SACKed segments); if ``pipe > ssthre
 ``sndcnt = ceil(prr_delivered ssthresh / RecoverFS) - prr_out``, else ``sndcnt = min(ssthresh
 - pipe, limit)`` with ``limit = prr_delivered - prr_out`` (CRB) or ``max(prr_delivered -
 prr_out, DeliveredData) + 1`` (SSRB); ``cwnd = pipe + max(sndcnt, 0) MSS``. The fast
-retransmit itself is sent unconditionally (RFC 6675 4.3; Linux forces it the same way)
-and counts in ``prr_out``. ``prr="off"``: cwnd = ssthresh from the fast retransmit on
-(RFC 6675 step 4.2). At the end of recovery cwnd = ssthresh (RFC 6937).
+retransmit itself is sent unconditionally (RFC 6675 4.3) and counts in ``prr_out``.
+``prr="off"``: cwnd = ssthresh from the fast retransmit on (RFC 6675 step 4.2). At the end
+of recovery cwnd = ssthresh (RFC 6937). ``SimConfig.linux_prr``: Linux's variant
+(``net/ipv4/tcp_input.c`` ``tcp_cwnd_reduction``, :func:`sk_prr_linux`): RecoverFS = the
+cwnd at entry, the fast retransmission inside the entering ACK's ``sndcnt`` (at least 1),
+the SSRB's ``+ 1`` only on an ACK that advances ``snd_una`` and marks nothing newly lost,
+no change on an ACK that delivers nothing.
 
 RACK-TLP (RFC 8985), ``SimConfig(rack_tlp=True)``:
 

@@ -124,7 +124,7 @@ STACKS: dict[str, StackProfile] = {
         "in-order data, a one-segment Limited Transmit send right after another deferred as "
         "tcp_tso_should_defer does, the growth rule fed the packets each ACK newly delivers "
         "(acked_sacked), also on the ACK that ends recovery, and only while cwnd-limited "
-        "(tcp_is_cwnd_limited). It LACKS: D-SACK and undo, F-RTO, "
+        "(tcp_is_cwnd_limited), PRR as tcp_cwnd_reduction computes it. It LACKS: D-SACK and undo, F-RTO, "
         "the delayed ACK after quick-ack "
         "mode (every segment is ACKed) and its adaptive timer (ato), pacing.",
         {
