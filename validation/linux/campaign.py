@@ -10,6 +10,7 @@
     python validation/linux/campaign.py positions   # single-loss positions outside 3 ms, by repair path
     python validation/linux/campaign.py repeat      # the single-loss campaign run twice: kernel vs kernel, sim vs each
     python validation/linux/campaign.py fast        # class fast's replays: whole rounds or timer-sized
+    python validation/linux/campaign.py compare --before DIR   # simulated columns before (DIR) and after a change
     sudo python validation/linux/campaign.py rerun --cell reno:0.1:11   # the kernel again on a cell's own losses
     python validation/linux/campaign.py kernel-timeouts  # the rerun's kernel-timeout transfers, with RTTs
 
@@ -480,6 +481,55 @@ def fast_class(args) -> int:
     return 0
 
 
+def compare(args) -> int:
+    """The simulated columns before and after a simulator change, cell by cell: the committed
+    ``cells.csv`` of ``--results`` (after ``resim``) beside an earlier one (``--before``, a
+    folder holding ``cells.csv`` and the single-loss CSVs, e.g. from ``git show``), with the
+    counts of cells within the tolerance and of single-loss positions within 3 ms."""
+    before, after = Path(args.before), Path(args.results)
+
+    def cells(folder):
+        with open(folder / "cells.csv", newline="") as f:
+            return {(r["cc"], float(r["p"]), int(r["size_packets"])): r for r in csv.DictReader(f)}
+
+    def num(r, c):
+        return float(r[c]) if r.get(c) not in ("", None) else float("nan")
+
+    def within(r, k=""):
+        km, ks, sm, ss = (num(r, f"kernel{k}_mean_s"), num(r, f"kernel{k}_sem_s"), num(r, f"sim{k}_mean_s"),
+                          num(r, f"sim{k}_sem_s"))
+        if math.isnan(km) or math.isnan(sm) or math.isnan(ks):
+            return False
+        return abs(sm - km) <= tolerance_s(km, ks, 0.0 if math.isnan(ss) else ss)
+
+    b, a = cells(before), cells(after)
+    print("| cc | p | N | kernel | sim before | sim after | sim - kernel before (ms) | after (ms) | tolerance (ms) "
+          "| within before | after | replay - kernel before (ms) | after (ms) | replays within 3 ms before | after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(a):
+        rb, ra = b[key], a[key]
+        km = num(ra, "kernel_mean_s")
+        tol = tolerance_s(km, num(ra, "kernel_sem_s"), num(ra, "sim_sem_s"))
+        print(f"| {key[0]} | {key[1]:g} | {key[2]} | {km:.4f} | {num(rb, 'sim_mean_s'):.4f} | {num(ra, 'sim_mean_s'):.4f} | "
+              f"{(num(rb, 'sim_mean_s') - km) * 1e3:+.1f} | {(num(ra, 'sim_mean_s') - km) * 1e3:+.1f} | {tol * 1e3:.1f} | "
+              f"{'yes' if within(rb) else '**no**'} | {'yes' if within(ra) else '**no**'} | "
+              f"{num(rb, 'replay_diff_mean_s') * 1e3:+.1f} | {num(ra, 'replay_diff_mean_s') * 1e3:+.1f} | "
+              f"{100 * num(rb, 'replay_within_3ms'):.0f}% | {100 * num(ra, 'replay_within_3ms'):.0f}% |")
+    print(f"\nwithin the tolerance: overall {sum(within(r) for r in b.values())} of {len(b)} before, "
+          f"{sum(within(r) for r in a.values())} of {len(a)} after; given one loss "
+          f"{sum(within(r, '_k1') for r in b.values())} before, {sum(within(r, '_k1') for r in a.values())} after")
+    for name in ("single_loss.csv", "single_loss_rerun.csv"):
+        counts = []
+        for folder in (before, after):
+            if (folder / name).exists():
+                with open(folder / name, newline="") as f:
+                    c = Counter(r["cc"] for r in csv.DictReader(f) if abs(float(r["diff_ms"])) <= 3)
+                counts.append(", ".join(f"{cc} {c[cc]}" for cc in sorted(c)))
+        if len(counts) == 2:
+            print(f"{name}: positions within 3 ms before {counts[0]}; after {counts[1]}")
+    return 0
+
+
 def _write_transfers(cc, p, n, transfers) -> None:
     lines = [",".join(CSV_COLUMNS)]
     for t in transfers:
@@ -632,12 +682,15 @@ def main(argv=None) -> int:
     fc.add_argument("--results", default=str(RESULTS))
     rp = sub.add_parser("repeat")
     rp.add_argument("--results", default=str(RESULTS))
+    cmp = sub.add_parser("compare")
+    cmp.add_argument("--before", required=True, help="folder with the earlier cells.csv and single-loss CSVs")
+    cmp.add_argument("--results", default=str(RESULTS))
     pos = sub.add_parser("positions")
     pos.add_argument("--results", default=str(RESULTS))
     args = ap.parse_args(argv)
     return {"run": run, "single": single, "report": report, "mechanisms": mechanisms,
             "resim": resim, "gaps": gaps, "positions": positions, "repeat": repeat, "rerun": rerun,
-            "kernel-timeouts": kernel_timeouts, "fast": fast_class}[args.cmd](args)
+            "kernel-timeouts": kernel_timeouts, "fast": fast_class, "compare": compare}[args.cmd](args)
 
 
 if __name__ == "__main__":
