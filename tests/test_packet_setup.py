@@ -42,19 +42,20 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
     (ackser,) = packet_differences(SimConfig.profile("ns3"))  # its sender and timer: PathConfig.sender
     assert "serialisation of ACKs" in ackser  # but not ns-3's serialised ACKs
     assert packet_differences(SimConfig.profile("ns3", ack_serialisation=False)) == []
-    rack, lt, lost, bare, jiffies, restart, compr, quick, defer, grow, limited, cubic = packet_differences(
+    rack, lt, lost, bare, jiffies, restart, compr, quick, defer, grow, limited, prr, cubic = packet_differences(
         SimConfig.profile("linux"))  # PathConfig sender "sack", timestamps
     assert "tcp_rack_advance" in rack and "implicit Limited" in lt  # not these of Linux's
     assert "marked-lost" in lost and "bare FIN" in bare
     assert "default growth rule cubic" in cubic and "jiffies of 1/250 s" in jiffies  # the profile's TcpParams default, not a SimConfig field
     assert "tcp_clean_rtx_queue" in restart and "SACK compression" in compr
     assert "quick-ack" in quick and "tcp_tso_should_defer" in defer and "acked_sacked" in grow
-    assert "tcp_is_cwnd_limited" in limited
+    assert "tcp_is_cwnd_limited" in limited and "tcp_cwnd_reduction" in prr
     assert packet_differences(SimConfig.profile("linux", bare_fin=False, rack_tsecr_test=True,
                                                 rxt_lost_only=False, implicit_lt=False,
                                                 timer_hz=0, rto_restart=False, sack_compression=False,
                                                 quickack_on_data=False, tso_defer=False,
-                                                grow_acked_sacked=False, cwnd_limited_growth=False)) == [cubic]
+                                                grow_acked_sacked=False, cwnd_limited_growth=False,
+                                                linux_prr=False)) == [cubic]
     assert packet_differences(SimConfig.profile("linux", sender="rfc", timer_hz=0)) == [cubic]
     (rto, _) = packet_differences(SimConfig.profile("linux", sender="rfc"))  # the RTO in jiffies, no RACK
     assert "RTO in jiffies of 1/250 s" in rto and "RACK" not in rto

@@ -108,6 +108,9 @@ _LINUX_NOT_MODELLED = (
     (lambda c: c.cwnd_limited_growth and c.grow_acked_sacked,
      "its growth only while cwnd-limited (Linux tcp_is_cwnd_limited), where the model grows on "
      "every ACK outside recovery"),
+    (lambda c: c.linux_prr,
+     "its PRR as Linux's tcp_cwnd_reduction (RecoverFS = prior_cwnd, the fast retransmission inside "
+     "sndcnt), where the model runs RFC 6937's"),
 )
 """Linux mechanisms of the sack sender's path the packet model does not follow: (applies to a
 SimConfig, what :func:`packet_differences` says)."""
