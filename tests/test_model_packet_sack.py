@@ -194,7 +194,8 @@ def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
     assert doc["params"]["path"]["sender"] == "sack"
     rack, lt, lost, bare, jiffies, *linux, cubic = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN
     assert "tcp_rack_advance" in rack and "implicit Limited" in lt and "marked-lost" in lost and "bare FIN" in bare
-    assert len(linux) == 6  # the RTO's restarts, SACK compression, quick-ack mode, the deferred send, acked_sacked, cwnd-limited
+    assert len(linux) == 7  # the RTO's restarts, SACK compression, quick-ack mode, the deferred send, acked_sacked,
+    # cwnd-limited, Linux's PRR
     assert "jiffies" in jiffies and "cubic" in cubic and doc["params"]["rule"]["name"] == "standard"  # rides on data; it runs reno
     code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
                                    "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",

@@ -170,7 +170,7 @@ def test_rack_tlp_validation_and_engine():
 _LINUX_AS_BEFORE = {"handshake_rtt": False, "bare_fin": False, "rxt_lost_only": False, "implicit_lt": False,
                     "timer_hz": 0, "sack_compression": False, "quickack_on_data": False, "tso_defer": False,
                     "rto_restart": False, "grow_acked_sacked": False,
-                    "cwnd_limited_growth": False}
+                    "cwnd_limited_growth": False, "linux_prr": False}
 
 # rack_tlp=False: the SACK sender exactly as before RACK-TLP existed (values computed with the
 # sender of commit b0ffd19, float hex for bit equality).

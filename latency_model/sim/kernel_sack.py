@@ -319,7 +319,7 @@ def sk_prr_linux(delivered, una_adv, newly_lost, I, F, PI, PF, S):
     prr_out, delivered) + 1)`` with the ``+ 1`` only when the ACK advanced ``snd_una``
     (``FLAG_SND_UNA_ADVANCED``) and marked nothing newly lost (``rs->losses``); then
     ``sndcnt = max(sndcnt, 1)`` while ``prr_out`` is 0 (the fast retransmission, counted
-    inside ``sndcnt``); ``cwnd = in_flight + sndcnt``. RFC 6937's SSRB adds its segment on
+    inside ``sndcnt``), else ``max(sndcnt, 0)``; ``cwnd = in_flight + sndcnt``. RFC 6937's SSRB adds its segment on
     every ACK and counts the fast retransmission outside ``sndcnt``
     (:func:`sk_prr_update`)."""
     if delivered <= 0:
@@ -339,8 +339,9 @@ def sk_prr_linux(delivered, una_adv, newly_lost, I, F, PI, PF, S):
             sndcnt += 1
         if delta < sndcnt:
             sndcnt = delta
-    if I[PRR_OUT] == 0 and sndcnt < 1:
-        sndcnt = 1
+    floor = 0 if I[PRR_OUT] != 0 else 1  # Linux: sndcnt = max(sndcnt, prr_out ? 0 : 1)
+    if sndcnt < floor:
+        sndcnt = floor
     F[CWND] = pipe + sndcnt * mss
 
 
