@@ -316,7 +316,7 @@ def test_the_linux_sender_s_tree_dp_is_announced_with_its_own_estimate(capsys, m
                        "--p", "0.1")
     lines = [ln for ln in err.strip().splitlines() if "warning" in ln]
     assert code == 2 and "stop here" in err
-    assert len(lines) == 1 and "(--stack linux's sender and timestamps: the tree DP) up to 60 packets" in lines[0]
+    assert len(lines) == 1 and "(--stack linux's sender on the simulator's transitions) up to 60 packets" in lines[0]
     assert "may take about" in lines[0]
     code, _, err = run(capsys, "latency", "--model", "packet", "--stack", "linux", "--size-packets", "10",
                        "--p", "0.02")

@@ -1,6 +1,7 @@
 """CUBIC with HyStart (growth/cubic.py) against values derived by hand from Linux's
 net/ipv4/tcp_cubic.c and RFC 9438. Windows in packets of MSS bytes."""
 
+import dataclasses
 import math
 
 import pytest
@@ -159,4 +160,11 @@ def test_the_simulator_runs_cubic_and_cuts_to_0_7_on_a_fast_retransmit():
     fr = [row for row in trace if row.event == "fast_retransmit"]
     # slow start stops at w_ss = 30 packets (TcpParams' default); entering recovery,
     # ssthresh = max(30 * 717 // 1024, 2) = 21 packets (Reno would take 15)
+    assert len(fr) == 1 and fr[0].ssthresh_bytes == 21 * MSS
+    # the row shows cwnd when the retransmission leaves: with Linux's PRR (linux_prr) its first
+    # step has run (in flight + 1 < 21 packets); with RFC 6937's order, the 30 packets of before
+    assert fr[0].cwnd_bytes < 21 * MSS
+    _, trace = run_transfer(params, size_packets=40, config=dataclasses.replace(config, linux_prr=False),
+                            drops=[25], trace=True)
+    fr = [row for row in trace if row.event == "fast_retransmit"]
     assert len(fr) == 1 and fr[0].cwnd_bytes == 30 * MSS and fr[0].ssthresh_bytes == 21 * MSS

@@ -358,7 +358,9 @@ def test_bad_input_is_refused_with_the_parameter_named():
     with pytest.raises(ValueError, match="p in"):
         PM.check_supported(TcpParams(p=0.6))
     with pytest.raises(ValueError, match="standard"):
-        PM.check_supported(TcpParams(rule=StandardRule(abc_l=2)))
+        PM.check_rule(TcpParams(rule=StandardRule(abc_l=2)))
+    with pytest.raises(ValueError, match="unless given config"):  # the model's own engines run reno only
+        PM.expected_latency(TcpParams(rule=StandardRule(abc_l=2)), size_packets=[2])
     with pytest.raises(ValueError, match="drops segment"):
         PM.scripted_latency(prm, size_bytes=1000, drops=[5])
 

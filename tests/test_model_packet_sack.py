@@ -175,37 +175,6 @@ def test_the_tree_dp_agrees_with_the_simulated_profile(setup, variant, b, w0, p,
                                                                                      lat.mean(), se)
 
 
-def test_the_cli_runs_the_linux_sender_and_says_what_it_costs(tmp_path):
-    # `latency --model packet --stack linux`: the SACK sender with PRR, RACK-TLP and
-    # timestamps, with reno (the profile's CUBIC declared unfollowed); `accuracy --stack linux`: the packet model's
-    # rows from the same sender, and a note on the tree DP's cost under the time limit
-    import json
-
-    from test_cli_fuzz import run_cli
-
-    code, out, err, exc = run_cli(["latency", "--model", "packet", "--stack", "linux", "--size-packets", "1,3",
-                                   "--p", "0.1", "--b", "2", "--json"])
-    assert exc is None and code == 0, err
-    doc = json.loads(out)
-    path = packet_path(SETUPS["linux"])
-    want = PM.expected_latency(TcpParams(p=0.1, b=2, w0=10), size_packets=[1, 3], path=path)
-    assert [r["expected_latency_s"] for r in doc["results"]] == pytest.approx(
-        [r.expected_latency_s for r in want], rel=1e-12)
-    assert doc["params"]["path"]["sender"] == "sack"
-    rack, lt, lost, bare, jiffies, *linux, cubic = doc["not_followed"]  # the model's RACK, LT and NextSeg are the RFCs', its FIN
-    assert "tcp_rack_advance" in rack and "implicit Limited" in lt and "marked-lost" in lost and "bare FIN" in bare
-    assert len(linux) == 7  # the RTO's restarts, SACK compression, quick-ack mode, the deferred send, acked_sacked,
-    # cwnd-limited, Linux's PRR
-    assert "jiffies" in jiffies and "cubic" in cubic and doc["params"]["rule"]["name"] == "standard"  # rides on data; it runs reno
-    code, out, err, exc = run_cli(["accuracy", "--stack", "linux", "--models", "packet", "--size-packets", "1,3",
-                                   "--p", "0.1", "--b", "2", "--variants", "newreno", "--runs", "50",
-                                   "--cache", str(tmp_path), "--json"])
-    assert exc is None and code == 0, err
-    assert "runs this sender on the tree DP" in err
-    rows = json.loads(out)["rows"]
-    assert [r["model_s"] for r in rows] == pytest.approx([r.expected_latency_s for r in want], rel=1e-12)
-
-
 def _merged_pairs(prm, n, path, limit):
     """Pairs of distinct states the tree DP merged (equal ``_ExtState.key``), copies."""
     pairs = []

@@ -19,10 +19,12 @@ def test_the_options_are_the_simulated_link_and_timers():
     ns3 = packet_options(SimConfig.profile("ns3"))["path"]
     assert ns3 == PathConfig(header_bytes=42, quick_acks=1, clock_granularity_s=0.001, backoff_collapses=True,
                              sender="ns3")
-    linux = packet_options(SimConfig.profile("linux"))["path"]
+    linux = SimConfig.profile("linux")
+    assert packet_options(linux) == {"config": linux}  # the SACK sender: the simulator's transitions
+    assert packet_options(SimConfig(sender="sack", prr="crb")) == {"config": SimConfig(sender="sack", prr="crb")}
     timers = dict(header_bytes=52, delack_timeout_s=0.04, min_rto_s=0.2, initial_rto_s=1.0, max_rto_s=120.0,
                   quick_acks=16, clock_granularity_s=0.2, timestamps=True, handshake_rtt=True)
-    assert linux == PathConfig(sender="sack", prr="ssrb", rack_tlp=True, **timers)
+    assert packet_path(linux) == PathConfig(sender="sack", prr="ssrb", rack_tlp=True, **timers)
     assert packet_path(SimConfig.profile("linux", sender="rfc")) == PathConfig(**timers)
     assert packet_path(SimConfig(sender="sack", prr="crb")) == PathConfig(sender="sack", prr="crb")
     cfg = SimConfig(link_rate_bps=2e6, delay_s=0.03, min_rto_s=0.5, max_rto_s=30.0, fin=False)
@@ -42,20 +44,13 @@ def test_the_differences_name_each_setting_the_model_does_not_follow():
     (ackser,) = packet_differences(SimConfig.profile("ns3"))  # its sender and timer: PathConfig.sender
     assert "serialisation of ACKs" in ackser  # but not ns-3's serialised ACKs
     assert packet_differences(SimConfig.profile("ns3", ack_serialisation=False)) == []
-    rack, lt, lost, bare, jiffies, restart, compr, quick, defer, grow, limited, prr, cubic = packet_differences(
-        SimConfig.profile("linux"))  # PathConfig sender "sack", timestamps
-    assert "tcp_rack_advance" in rack and "implicit Limited" in lt  # not these of Linux's
-    assert "marked-lost" in lost and "bare FIN" in bare
-    assert "default growth rule cubic" in cubic and "jiffies of 1/250 s" in jiffies  # the profile's TcpParams default, not a SimConfig field
-    assert "tcp_clean_rtx_queue" in restart and "SACK compression" in compr
-    assert "quick-ack" in quick and "tcp_tso_should_defer" in defer and "acked_sacked" in grow
-    assert "tcp_is_cwnd_limited" in limited and "tcp_cwnd_reduction" in prr
-    assert packet_differences(SimConfig.profile("linux", bare_fin=False, rack_tsecr_test=True,
-                                                rxt_lost_only=False, implicit_lt=False,
-                                                timer_hz=0, rto_restart=False, sack_compression=False,
-                                                quickack_on_data=False, tso_defer=False,
-                                                grow_acked_sacked=False, cwnd_limited_growth=False,
-                                                linux_prr=False)) == [cubic]
+    # the SACK sender runs on the simulator's own transitions: every mechanism of the profile followed
+    assert packet_differences(SimConfig.profile("linux")) == []
+    assert packet_differences(SimConfig.profile("linux", queue_packets=5)) == []  # its drop-tail buffer too
+    (acks,) = packet_differences(SimConfig.profile("linux", p_ack=0.01))
+    assert "p_ack = 0.01" in acks and "refuses" in acks
+    (cubic,) = packet_differences(SimConfig.profile("linux", sender="rfc", timer_hz=0))  # the model's own engines
+    assert "default growth rule cubic" in cubic
     assert packet_differences(SimConfig.profile("linux", sender="rfc", timer_hz=0)) == [cubic]
     (rto, _) = packet_differences(SimConfig.profile("linux", sender="rfc"))  # the RTO in jiffies, no RACK
     assert "RTO in jiffies of 1/250 s" in rto and "RACK" not in rto

@@ -63,10 +63,21 @@ def test_packet_model_stack_axis_takes_effect_per_stack(capsys, tmp_path):
     assert len({r["expected_latency_s"] for r in got}) == 2
 
 
-def test_packet_model_alone_refuses_the_linux_mechanisms_it_does_not_follow(capsys, tmp_path):
-    # alone, no simulated row shows the difference: the kernel mechanisms the model lacks are named
-    refused(capsys, tmp_path, ["--param", "model=packet", "--param", "stack=linux", "--param", "size-packets=2"],
-            "the packet model does not follow", "tcp_packets_in_flight")
+def test_packet_model_alone_runs_the_linux_profile_as_simulated(capsys, tmp_path):
+    # the SACK sender runs on the simulator's own transitions: nothing of the linux profile is
+    # left out, so nothing is refused, and the row is `latency --model packet --stack linux`'s
+    out = tmp_path / "l.csv"
+    code, _, err = run(capsys, "sweep", "--param", "model=packet", "--param", "stack=linux", "--param",
+                       "size-packets=2", "--jobs", "1", "--quiet", "--out", str(out))
+    assert code == 0, err
+    (r,) = rows(out)
+    from latency_model import TcpParams
+    from latency_model.model.packet import expected_latency
+    from latency_model.sim import SimConfig
+
+    # the sweep's TcpParams are its grid's (W0 2, rule standard), the stack its SimConfig
+    (want,) = expected_latency(TcpParams(), size_packets=[2], config=SimConfig.profile("linux"))
+    assert float(r["expected_latency_s"]) == pytest.approx(want.expected_latency_s, rel=1e-9)
 
 
 def test_packet_model_stack_flag_takes_effect(capsys, tmp_path):

@@ -175,7 +175,7 @@ def cmd_accuracy(args) -> int:
     cfg = amap.sim_config
     if (timeout is not None and cfg is not None and "packet" in amap.model_names()
             and (cfg.sender == "sack" or cfg.rtt_sampling == "timestamps")):
-        warn(f"--stack {args.stack}: the packet model runs this sender on the tree DP, minutes a call from "
+        warn(f"--stack {args.stack}: the packet model runs this sender on the simulator's transitions or the tree DP, minutes a call from "
              f"about 20 packets at p of several percent; calls over the {timeout:g} s --model-timeout-s are reported as not computed "
              "(--model-timeout-s 0 lifts it)")
     client = cluster = None

@@ -689,9 +689,9 @@ def params_from_args(
     rule_params = _parse_rule_params(args.rule_param)
     stack = getattr(args, "stack", None)
     rule_name = args.rule
-    if rule_name is None:  # a simulated stack's own rule (Linux: cubic); the packet model follows reno only
+    if rule_name is None:  # a simulated stack's own rule (Linux: cubic), for the packet model too
         rule_name = "standard"
-        if stack is not None and getattr(args, "model", None) != "packet":
+        if stack is not None:
             from ..sim.profiles import check_stack
 
             try:

@@ -181,10 +181,11 @@ def _latency_other_model(args, base, sizes: list) -> int:
         from ..model.packet import binding_rwnd
 
         top = max(sizes) / base.mss_bytes
-        # beyond the level DP's window (253 packets, with a longer file), and for the SACK
-        # sender and timestamps (the linux profile), the tree DP runs
-        path = _packet_options(args).get("path")
-        engine_only = path is not None and path.object_engine_only
+        # beyond the level DP's window (253 packets, with a longer file), for timestamps, the
+        # tree DP runs; for the SACK sender (the linux profile), the simulator's transitions
+        given = _packet_options(args)
+        path = given.get("path")
+        engine_only = (path is not None and path.object_engine_only) or "config" in given
         tree = args.p90 or binding_rwnd(base, max(sizes)) > MAX_RWND or engine_only
         # the level DP's estimate, or the tree DP's for the SACK sender (measured on it);
         # --p90 and wide windows (the RFC sender on the tree DP) are announced below
@@ -193,8 +194,8 @@ def _latency_other_model(args, base, sizes: list) -> int:
         else:
             seconds = 0.0 if tree else packet_model_seconds(base.p, top, base.w0, base.b,
                                                             n_sizes=len(set(sizes)))
-        on = (f" (--stack {getattr(args, 'stack', None)}'s sender and timestamps: the tree DP)"
-              if engine_only else "")
+        on = (f" (--stack {getattr(args, 'stack', None)}'s sender on the simulator's transitions)"
+              if "config" in given else " (timestamps: the tree DP)" if engine_only else "")
         check_budget(f"the packet model{on} up to {top:g} packets at p = {base.p:g}", PROCESS_BYTES, seconds)
         if tree and not engine_only and top > P90_QUICK_PACKETS and base.p > 0.0:
             why = ("--p90 computes" if args.p90 else
@@ -467,8 +468,9 @@ def _latency_flags(p) -> None:
     g.add_argument("--stack", default=None, metavar="NAME",
                    help=f"the packet model set up as a simulated stack profile ({STACK_HELP}): its link, "
                         "timers, quick ACKs and back-off rule, its sender and RTT sampling, and its W0 unless "
-                        "--w0 (Linux: 10); ns3's sender runs NewReno and LT only; linux's (SACK, PRR, RACK-TLP, "
-                        "timestamps) runs on the tree DP, minutes a call from about 20 packets (docs/packet-model.md)")
+                        "--w0 (Linux: 10) and rule (Linux: cubic) unless --rule; ns3's sender runs NewReno and LT only; "
+                        "linux's runs on the simulator's own transitions (every mechanism of the profile), "
+                        "minutes a call from about 20 packets at p of several percent (docs/packet-model.md)")
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "

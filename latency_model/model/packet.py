@@ -260,21 +260,26 @@ class PacketResult(ResultData):
 
 
 def check_supported(params: TcpParams) -> None:
-    """Raise ValueError unless the packet model covers ``params`` (registry entry ``packet``).
-
-    Covered: the RFC 5681 rule (:class:`~latency_model.growth.StandardRule` without byte
-    counting), any W0, W_SS, rwnd, b, dup_t and recovery variant (NewReno, Limited
-    Transmit with ``dup_lt``, the paper's proposal, Early Retransmit), p in [0, 0.5].
+    """Raise ValueError unless the packet model covers ``params`` (registry entry ``packet``):
+    p in [0, 0.5]. With ``config`` (the simulator's transitions) every registered growth
+    rule; otherwise the RFC 5681 rule (:func:`check_rule`). Covered: any W0, W_SS, rwnd, b,
+    dup_t and recovery variant (NewReno, Limited Transmit with ``dup_lt``, the paper's
+    proposal, Early Retransmit).
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
+    if params.p > 0.5:
+        raise ValueError(f"the packet model supports p in [0, 0.5], got p = {params.p:g}")
+
+
+def check_rule(params: TcpParams) -> None:
+    """Raise ValueError unless ``params.rule`` is the RFC 5681 rule without byte counting,
+    the one rule the model's own engines (``path``) run; ``config`` runs every rule."""
     if type(params.rule) is not StandardRule or params.rule.abc_l is not None:
         got = (f"byte counting (abc_l = {params.rule.abc_l:g})" if type(params.rule) is StandardRule
                else f"rule {params.rule.describe().get('name', type(params.rule).__name__)!r}")
         raise ValueError("the packet model supports rule 'standard' without byte counting "
-                         f"(RFC 5681), got {got}")
-    if params.p > 0.5:
-        raise ValueError(f"the packet model supports p in [0, 0.5], got p = {params.p:g}")
+                         f"(RFC 5681) unless given config (the simulator's transitions), got {got}")
 
 
 def check_sender(params: TcpParams, path: PathConfig) -> None:
@@ -358,6 +363,7 @@ def scripted_latency(params: TcpParams, *positional, size_bytes: int, drops=(),
     if positional:
         raise ValueError("scripted_latency: pass the size as size_bytes=... (keyword)")
     check_supported(params)
+    check_rule(params)
     path = _path_args(path, options)
     check_sender(params, path)
     check_choice("serialisation", serialisation, ("exact", "rounds"))
@@ -746,7 +752,7 @@ def _aggregate(frontier: dict, max_states: int, mss: int, tiers: int = 1):
     return folded, truncated
 
 
-METHODS = ("auto", "levels", "tree", "relative")
+METHODS = ("auto", "levels", "tree", "relative", "engine")
 RELATIVE_EPS = 1e-5
 """Default truncation of the relative-state method: a branch point inside a level kernel
 whose probability conditional on the kernel's state x RTO / its minimum is below it goes
@@ -799,7 +805,7 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                      max_states: int | None = None, tail_eps: float | None = None,
                      stationary_tol: float | None = 1e-3, share: bool = True,
                      complete: bool = False, tiers: int | None = None, progress=None,
-                     eps_state: float | None = None, **options) -> list[PacketResult]:
+                     eps_state: float | None = None, config=None, **options) -> list[PacketResult]:
     """Expected latency of the packet-level sender, by a DP over loss patterns.
 
     Parameters
@@ -892,6 +898,14 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
         Level DP and relative-state method: called as ``progress(done, total)`` (levels, one per packet) after each
         level, and with ``done == total`` when the rest is extrapolated (the CLI's bar on
         a terminal). Ignored by the tree DP.
+    config : SimConfig, optional
+        Run the simulator's own sender, receiver, link and timers with these settings
+        (``method="engine"``, :mod:`._packet_sim`): any stack profile (``linux`` with all its
+        mechanisms and rules, ``ns3``, ``rfc``), any sender, variant, rule, ``b``, W0,
+        rwnd and drop-tail buffer, exactly as :func:`latency_model.sim.simulate` runs them
+        but for ``p_ack`` (ACK losses: refused). Give it or ``path``, not both. Truncation
+        as the relative-state method's (``eps``, ``eps_state``, ``tail_eps``); no
+        quantiles, exact serialisation (the simulator's link).
 
     Returns
     -------
@@ -912,7 +926,11 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
     if positional:
         raise ValueError("expected_latency: pass sizes by keyword, size_bytes=... or "
                          "size_packets=...")
+    if config is not None:
+        return _engine(params, config, path, options, size_bytes, size_packets, serialisation, method, eps,
+                       eps_state, tail_eps, k_max, quantiles, max_states, tiers, share, complete)
     check_supported(params)
+    check_rule(params)
     path = _path_args(path, options)
     check_sender(params, path)
     check_choice("serialisation", serialisation, SERIALISATION)
@@ -1032,6 +1050,55 @@ def expected_latency(params: TcpParams, *positional, size_bytes=None, size_packe
                                                else float("nan")),
                                 dropped_mass=a.dropped, states=a.expanded,
                                 rto_above_min_mass=a.est, aggregated_mass=a.agg))
+    return out
+
+
+def _engine(params, config, path, options, size_bytes, size_packets, serialisation, method, eps, eps_state,
+            tail_eps, k_max, quantiles, max_states, tiers, share, complete):
+    """:func:`expected_latency` on the simulator's own transitions (``config``)."""
+    from . import _packet_sim as PS
+
+    if not isinstance(params, TcpParams):
+        raise ValueError(f"params must be a TcpParams, got {params!r}")
+    PS.check_config(config)
+    if path is not None or options:
+        raise ValueError("give config (the simulator's settings) or path and its fields, not both: got "
+                         f"{'path' if path is not None else sorted(options)}")
+    check_choice("method", method, ("auto", "engine"))
+    check_choice("serialisation", serialisation, ("auto", "exact"))
+    for name, value, default in (("quantiles", quantiles, False), ("max_states", max_states, None),
+                                 ("tiers", tiers, None), ("share", share, True), ("complete", complete, False)):
+        if value != default:
+            raise ValueError(f"{name} is not read with config (the simulator's transitions), got {value!r}")
+    if (size_bytes is None) == (size_packets is None):
+        raise ValueError("give exactly one of size_bytes and size_packets")
+    if size_packets is not None:
+        sizes = check_array("size_packets", size_packets, low=1.0).ravel() * params.mss_bytes
+    else:
+        sizes = check_array("size_bytes", size_bytes, low=1.0).ravel()
+    if np.any(sizes != np.round(sizes)):
+        raise ValueError("sizes must be whole bytes (size_bytes) or packets (size_packets)")
+    if not 0.0 <= params.p <= 0.5:
+        raise ValueError(f"the packet model supports p in [0, 0.5], got p = {params.p:g}")
+    k_max = check_int("k_max", k_max, low=1)
+    eps = RELATIVE_EPS if eps is None else check_real("eps", eps, low=0.0, high=1.0, low_open=True,
+                                                      high_open=True)
+    eps_state = RELATIVE_EPS_STATE if eps_state is None else check_real(
+        "eps_state", eps_state, low=0.0, high=1.0, low_open=True, high_open=True)
+    tail_eps = eps * RELATIVE_TAIL_EPS_RATIO if tail_eps is None else check_real(
+        "tail_eps", tail_eps, low=0.0, high=1.0, low_open=True, high_open=True)
+    sizes = [int(x) for x in sizes.astype(np.int64)]
+    solved = PS.solve(params, config, sizes, eps=eps, tail_eps=tail_eps, eps_state=eps_state, k_max=k_max)
+    out = []
+    for size in sizes:
+        r = solved[size]
+        pk = r.done_p[:k_max]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lk = np.where(pk > 0, r.done_pt[:k_max] / np.where(pk > 0, pk, 1.0), np.nan)
+        out.append(PacketResult(size_bytes=size, expected_latency_s=float(r.done_pt.sum()),
+                                conditional_latency_s=lk, loss_count_pmf=pk, p90_latency_s=float("nan"),
+                                dropped_mass=r.truncated, states=r.states, rto_above_min_mass=float("nan"),
+                                aggregated_mass=0.0))
     return out
 
 

@@ -375,7 +375,7 @@ def sk_tso_defers(now, I, F, S, SF, PI, PF):
     for k in range(1, I[MAX]):
         if SF[SF_SENT, k] > last:
             last = SF[SF_SENT, k]
-    if now - last > 0.001:
+    if tick(now) - tick(last) > 1_000_000:  # in whole ns, as the kernel's clock: a 1 ms gap is not "more"
         return False
     mss = PI[P_MSS]
     cwnd = F[CWND]
@@ -388,7 +388,7 @@ def sk_tso_defers(now, I, F, S, SF, PI, PF):
     if limit >= max_segs * mss or limit >= third:
         return False
     half = F[SRTT] / 2.0
-    return SF[SF_SENT, I[UNA]] + F[SRTT] - now <= (half if half < 0.001 else 0.001)
+    return tick(SF[SF_SENT, I[UNA]] + F[SRTT]) - tick(now) <= tick(half if half < 0.001 else 0.001)
 
 
 def sk_limited_transmit(now, I, F, S, SF, PI, PF, u, QI, QF):

@@ -660,7 +660,8 @@ def _predictions(models, groups, missing, cache_dir, jobs, force, timeout_s=None
     series = [(m, [i for i in idx if (m, i) not in missing]) for m in models for idx in _series(groups).values()]
     series = [(m, idx) for m, idx in series if idx]
     if jobs > 1:  # the dearest chains first, so that the last to end are short ones
-        tree = options.get("packet", {}).get("path") is not None and options["packet"]["path"].object_engine_only
+        pk = options.get("packet", {})
+        tree = "config" in pk or (pk.get("path") is not None and pk["path"].object_engine_only)
         series.sort(key=lambda s: -_chain_seconds(s[0], [groups[i] for i in s[1]], max_packets, tree))
     _Calls(jobs, timeout_s).run([chain(m, idx) for m, idx in series])
     return out, counts["computed"], counts["cached"], failures

@@ -65,10 +65,12 @@ def packet_path(config):
 
 
 def packet_options(config) -> dict:
-    """Keyword options of the packet model's ``predict`` that make it follow ``config``'s
-    link and timers: ``{"path": PathConfig}``, or ``{}`` where they are the model's
-    defaults (the ``rfc`` profile's), so that cached results and table keys of the
-    default set-up stay as they were.
+    """Keyword options of the packet model's ``predict`` that make it follow ``config``:
+    for the SACK sender (the ``linux`` profile's), ``{"config": config}``, the model on the
+    simulator's own transitions (:mod:`latency_model.model._packet_sim`), which follows all
+    of it; otherwise its link and timers, ``{"path": PathConfig}``, or ``{}`` where they are
+    the model's defaults (the ``rfc`` profile's), so that cached results and table keys of
+    the default set-up stay as they were.
 
     Parameters
     ----------
@@ -83,6 +85,9 @@ def packet_options(config) -> dict:
 
     if config is None:
         return {}
+    _check(config)
+    if config.sender == "sack":
+        return {"config": config}
     path = packet_path(config)
     return {} if path == PathConfig() else {"path": path}
 
@@ -130,6 +135,8 @@ def packet_differences(config) -> list[str]:
     list of str
     """
     _check(config)
+    if config.sender == "sack":  # the model runs the simulator's own transitions
+        return ([f"its ACK losses (p_ack = {config.p_ack:g}), which the model refuses"] if config.p_ack else [])
     out = []
     if config.lt_mode != "rfc3042":
         out.append(f"its Limited Transmit mode {config.lt_mode}, where the model sends on duplicate ACKs "

@@ -468,15 +468,17 @@ def estimate_sweep(spec: SweepSpec) -> SweepCost:
 def _tree_dp(config, spec) -> bool:
     """Whether the sweep's packet model runs on the tree DP: beside the simulator it runs
     the simulated sender (:func:`~latency_model.studies.packet_setup.packet_options`), and
-    the SACK sender and timestamps run there only (``PathConfig.object_engine_only``)."""
+    timestamps run there only (``PathConfig.object_engine_only``); the SACK sender runs on the
+    simulator's transitions (``config``), whose cost grows with the size much as the tree's."""
     if "simulation" not in spec.sources and not (spec.sim_config is not None or spec.sim_overrides
                                                  or any(a.name == "stack" for a in spec.grid.axes)):
         return False
     try:
-        path = packet_options(config).get("path")
+        opts = packet_options(config)
     except ValueError:  # a set-up the model does not follow: the plan reports it
         return False
-    return path is not None and path.object_engine_only
+    path = opts.get("path")
+    return "config" in opts or (path is not None and path.object_engine_only)
 
 
 def _rows_desc(spec, models) -> str:

@@ -1,0 +1,840 @@
+"""The packet model on the simulator's own transitions (private; docs/packet-model.md).
+
+The expectation of the latency over the Bernoulli tree of data losses, taken by running
+the simulator's flat engine (:mod:`latency_model.sim.flat` and the senders of
+:mod:`latency_model.sim.kernel`, their compiled code when numba is there): the same
+sender, receiver, link, drop-tail buffer, timers and growth rule as a simulated transfer,
+for every stack profile (``expected_latency(config=...)``). The engine runs with ``p = 0``;
+the model decides each data arrival itself (delivered with probability 1 - p, lost with p;
+a bare FIN is never lost), which is the simulator's law: one independent draw per data
+transmission, made when it is sent, which nothing reads before the arrival. ACK losses are
+not modelled (refused).
+
+Level states. The unbounded transfer (no file end in sight: a virtual file far beyond the
+window) is cut *before every event that sends new data*: a level state is the engine's
+whole state just before such an event, its level L the segments sent so far
+(``snd_max``), and J(s), the segments that event sends, a function of the state. A level
+state is stored relative to itself (:func:`pack_state`): times from its event's instant
+(plus :data:`T0`, so that every kept time of the past stays positive), segment numbers
+shifted so that ``snd_max`` sits at a fixed column once past it (a number below the
+window compares like any other there: it becomes 0), the scheduling numbers ranked,
+unset timers and the counters that never act (losses, retransmissions) cleared. Its
+kernel K(s) (:meth:`Solver.expand`), the distribution of the next level state (all at
+level L + J(s)) with the probability-weighted elapsed time, per loss count added, does not
+depend on L, so it is computed once per distinct state. ``scripted_latency`` runs one loss
+pattern through the stored form: the simulator's latency to 1e-9 s is the check that it
+keeps everything that acts.
+
+The file's end. A size-N transfer is the unbounded one as long as no decision has looked
+at the file end: up to the level state s with L(s) + m0 < N <= L(s) + J(s) + m0 (exactly
+one on each path; m0 the rules' look-ahead, :func:`._packet_levels.handoff_margin`), or
+the first state for every size whose set-up differs beyond its length (a bare FIN). From
+there the remaining time is the finite transfer's, computed by a tree over loss patterns
+memoised per node (:meth:`Solver.tail`). So one forward pass gives every size:
+``E[T(N)] = sum_s PT(s) + P(s) tau(s, N - L(s))`` over the hand-off states of N.
+
+Truncation (as the relative-state method, :mod:`._packet_relative`): a branch point of a
+kernel below ``eps`` in probability conditional on the kernel's state, a level state
+below ``eps_state`` and a node of a file's end below ``tail_eps`` (absolute probability)
+go on with no further loss; each books the probability that a loss it leaves out occurs
+(:attr:`SizeResult.truncated`, a union bound), so E[T] is low by at most that mass times
+the cost of the losses left out.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+
+import numpy as np
+
+from ..sim import kernel as K
+from ..sim.flat import on_delack_timer, on_segment, pop_ack, pop_data
+from ..sim.kernel import on_ack, on_rto, start
+from ..sim.kernel_sack import rk_on_timer
+from ..sim.flat import (
+    ABUSY, AQH, AQN, BLH, BLN, BUSY, COMPL, CRNXT, CWUSEQ, DELIV, DL_ON, DL_SEQ, DL_T, DONE,
+    DQH, DQN, EV_ACK, EV_DATA, EV_DELACK, EV_NONE, EV_RACK, EV_RTO, FAIL, FDROP, FIRSTL, FRX, HH,
+    HRXT, HSACK, HT, LASTACK, LOSTA, LOSTD, MAX, MAXBO, N_FS, N_IS, N_QF, N_QI, N_S, N_SF, NBLK,
+    NSAMP, NXT, P_LTHI, P_N, P_NDATA, P_SIZE, P_MSS, Q_P, Q_PACK, QF_AE, QF_AT, QF_BL, QF_DT,
+    QF_DTS, QI_AA, QI_AN, QI_AS, QI_B0, QI_DG, QI_DS, RECOVER, RESCUE, RETX, RK_END, RK_FACK, RK_ON,
+    RK_SEQ, RK_T, RK_XTS, RNXT, RTO_ON, RTO_SEQ, RTO_T, SAMP_PROBE, SEQ, SF_HTIME, SF_SENT, S_HCNT,
+    S_HRETX, S_HSEQ, S_DECIDED, S_NEW, TLP_END, TLPN, TOUT, TSREC, UI, UNA, next_event)
+
+T0 = 1024.0
+"""The instant of a stored state's own event, seconds: times are stored from it plus T0, so
+that every time of the past that the engine keeps (send times, TS.Recent, RACK's
+transmission time, whose unset value is -1) stays positive."""
+
+_SEG = (UNA, NXT, MAX, RECOVER, HSACK, HRXT, RESCUE, RK_END, RK_FACK, TLP_END, RNXT, LASTACK, CRNXT,
+        CWUSEQ)
+"""Integer slots holding a segment number (-1: none, kept)."""
+_STATS = (RETX, TOUT, MAXBO, FRX, FIRSTL, LOSTD, LOSTA, FDROP, TLPN, UI)
+"""Integer slots that count and never act: zero in a stored state."""
+_SEG_ROWS = tuple(r for r in range(N_S) if r not in (S_HSEQ, S_HCNT, S_HRETX, S_DECIDED, S_NEW))
+"""Rows of S indexed by segment."""
+_HIST_ROWS = (S_HSEQ, S_HCNT, S_HRETX)
+"""The ns3 sender's RTT history, indexed by entry (I[HH] .. I[HT])."""
+
+
+_SEG_A = np.array(_SEG, np.int64)
+_STATS_A = np.array(_STATS, np.int64)
+_ROWS_A = np.array(_SEG_ROWS, np.int64)
+_HEAD = 3
+"""Ints before the integer state in the stored form: segment columns, history entries, SACK
+blocks held by the receiver."""
+
+
+def pack_state(I, F, S, SF, RB, QI, QF, delta, tshift, canonical, now, OI, OF):
+    """Write the state into ``OI``, ``OF`` (:meth:`Engine.pack`); returns their lengths."""
+    cap = QI.shape[1]
+    una = I[UNA]
+    mx = I[MAX]
+    ncol = mx - una + 1
+    dqn = I[DQN]
+    aqn = I[AQN]
+    bln = I[BLN]
+    nh = I[HT] - I[HH]
+    nb = I[NBLK]
+    OI[0] = ncol
+    OI[1] = nh
+    OI[2] = nb
+    b = _HEAD
+    for k in range(N_IS):
+        OI[b + k] = I[k]
+    for j in range(_SEG_A.shape[0]):
+        k = _SEG_A[j]
+        v = I[k]
+        if v >= 0:
+            v -= delta
+            OI[b + k] = v if v > 0 else 0
+    for k in range(N_FS):
+        OF[k] = F[k]
+    # scheduling numbers: ranked (canonical)
+    nsq = 0
+    sq = np.empty(dqn + aqn + 3, np.int64)
+    if canonical:
+        for j in range(_STATS_A.shape[0]):
+            OI[b + _STATS_A[j]] = 0
+        OF[DELIV] = 0.0
+        OF[COMPL] = 0.0
+        for i in range(dqn):
+            sq[nsq] = QI[QI_DS, (I[DQH] + i) % cap]
+            nsq += 1
+        for i in range(aqn):
+            sq[nsq] = QI[QI_AS, (I[AQH] + i) % cap]
+            nsq += 1
+        if I[RTO_ON] != 0:
+            sq[nsq] = I[RTO_SEQ]
+            nsq += 1
+        if I[DL_ON] != 0:
+            sq[nsq] = I[DL_SEQ]
+            nsq += 1
+        if I[RK_ON] != 0:
+            sq[nsq] = I[RK_SEQ]
+            nsq += 1
+        order = np.sort(sq[:nsq])
+        OI[b + SEQ] = nsq
+        if I[RTO_ON] != 0:
+            OI[b + RTO_SEQ] = np.searchsorted(order, I[RTO_SEQ])
+        else:
+            OI[b + RTO_SEQ] = 0
+            OF[RTO_T] = tshift
+        if I[DL_ON] != 0:
+            OI[b + DL_SEQ] = np.searchsorted(order, I[DL_SEQ])
+        else:
+            OI[b + DL_SEQ] = 0
+            OF[DL_T] = tshift
+        if I[RK_ON] != 0:
+            OI[b + RK_SEQ] = np.searchsorted(order, I[RK_SEQ])
+        else:
+            OI[b + RK_SEQ] = 0
+            OF[RK_T] = tshift
+        if I[SAMP_PROBE] >= 0:  # only NSAMP > SAMP_PROBE is ever asked
+            OI[b + SAMP_PROBE] = 0
+            OI[b + NSAMP] = 1 if I[NSAMP] > I[SAMP_PROBE] else 0
+        else:
+            OI[b + NSAMP] = 0
+        if OF[BUSY] < now:
+            OF[BUSY] = now
+        if OF[ABUSY] < now:
+            OF[ABUSY] = now
+    else:
+        order = sq[:0]
+    OI[b + DQH] = 0
+    OI[b + AQH] = 0
+    OI[b + BLH] = 0
+    OI[b + HH] = 0
+    OI[b + HT] = nh
+    OF[RTO_T] -= tshift
+    OF[DL_T] -= tshift
+    OF[RK_T] -= tshift
+    OF[BUSY] -= tshift
+    OF[ABUSY] -= tshift
+    OF[TSREC] -= tshift
+    if F[RK_XTS] >= 0.0:
+        OF[RK_XTS] -= tshift
+    p = b + N_IS
+    for r in range(_ROWS_A.shape[0]):
+        row = _ROWS_A[r]
+        for c in range(ncol):
+            OI[p] = S[row, una + c]
+            p += 1
+    for r in range(2):
+        for i in range(nb):
+            v = RB[r, i] - delta
+            OI[p] = v if v > 0 else 0
+            p += 1
+    for i in range(dqn):
+        j = (I[DQH] + i) % cap
+        OI[p] = np.searchsorted(order, QI[QI_DS, j]) if canonical else QI[QI_DS, j]
+        v = QI[QI_DG, j] - delta
+        OI[p + 1] = v if v > 0 else 0
+        p += 2
+    for i in range(aqn):
+        j = (I[AQH] + i) % cap
+        OI[p] = np.searchsorted(order, QI[QI_AS, j]) if canonical else QI[QI_AS, j]
+        OI[p + 1] = QI[QI_AA, j] - delta
+        m = QI[QI_AN, j]
+        OI[p + 2] = m
+        for q in range(6):
+            if q < 2 * m:
+                v = QI[QI_B0 + q, j] - delta
+                OI[p + 3 + q] = v if v > 0 else 0
+            else:
+                OI[p + 3 + q] = 0
+        p += 9
+    for i in range(nh):
+        j = I[HH] + i
+        v = S[S_HSEQ, j] - delta
+        OI[p] = v if v > 0 else 0
+        OI[p + 1] = S[S_HCNT, j]
+        OI[p + 2] = S[S_HRETX, j]
+        p += 3
+    q = N_FS
+    for c in range(ncol):
+        OF[q] = SF[SF_SENT, una + c] - tshift
+        q += 1
+    for i in range(dqn):
+        j = (I[DQH] + i) % cap
+        OF[q] = QF[QF_DT, j] - tshift
+        OF[q + 1] = QF[QF_DTS, j] - tshift
+        q += 2
+    for i in range(aqn):
+        j = (I[AQH] + i) % cap
+        OF[q] = QF[QF_AT, j] - tshift
+        OF[q + 1] = QF[QF_AE, j] - tshift
+        q += 2
+    for i in range(bln):
+        OF[q] = QF[QF_BL, (I[BLH] + i) % cap] - tshift
+        q += 1
+    for i in range(nh):
+        OF[q] = SF[SF_HTIME, I[HH] + i] - tshift
+        q += 1
+    return p, q
+
+
+def unpack_state(OI, OF, I, F, S, SF, RB, QI, QF):
+    """Load a stored state (:func:`pack_state`'s inverse, heads of the queues at 0)."""
+    ncol = OI[0]
+    nh = OI[1]
+    nb = OI[2]
+    b = _HEAD
+    for k in range(N_IS):
+        I[k] = OI[b + k]
+    for k in range(N_FS):
+        F[k] = OF[k]
+    S[:, :] = 0
+    SF[:, :] = 0.0
+    RB[:, :] = 0
+    una = I[UNA]
+    p = b + N_IS
+    for r in range(_ROWS_A.shape[0]):
+        row = _ROWS_A[r]
+        for c in range(ncol):
+            S[row, una + c] = OI[p]
+            p += 1
+    for r in range(2):
+        for i in range(nb):
+            RB[r, i] = OI[p]
+            p += 1
+    for i in range(I[DQN]):
+        QI[QI_DS, i] = OI[p]
+        QI[QI_DG, i] = OI[p + 1]
+        p += 2
+    for i in range(I[AQN]):
+        QI[QI_AS, i] = OI[p]
+        QI[QI_AA, i] = OI[p + 1]
+        QI[QI_AN, i] = OI[p + 2]
+        for q in range(6):
+            QI[QI_B0 + q, i] = OI[p + 3 + q]
+        p += 9
+    for i in range(nh):
+        S[S_HSEQ, i] = OI[p]
+        S[S_HCNT, i] = OI[p + 1]
+        S[S_HRETX, i] = OI[p + 2]
+        p += 3
+    q = N_FS
+    for c in range(ncol):
+        SF[SF_SENT, una + c] = OF[q]
+        q += 1
+    for i in range(I[DQN]):
+        QF[QF_DT, i] = OF[q]
+        QF[QF_DTS, i] = OF[q + 1]
+        q += 2
+    for i in range(I[AQN]):
+        QF[QF_AT, i] = OF[q]
+        QF[QF_AE, i] = OF[q + 1]
+        q += 2
+    for i in range(I[BLN]):
+        QF[QF_BL, i] = OF[q]
+        q += 1
+    for i in range(nh):
+        SF[SF_HTIME, i] = OF[q]
+        q += 1
+
+
+def run_event(kind, now, I, F, S, SF, RB, blk, PI, PF, u, QI, QF):
+    """Run a timer or an ACK arrival (the dispatch of
+    :func:`latency_model.sim.kernel.run_one`, whose loop also takes the data arrivals)."""
+    if kind == EV_ACK:
+        ack, tsecr, nb = pop_ack(I, QI, QF, blk)
+        on_ack(ack, tsecr, now, blk, nb, I, F, S, SF, PI, PF, u, QI, QF)
+    elif kind == EV_RTO:
+        on_rto(now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif kind == EV_DELACK:
+        on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF)
+    elif kind == EV_RACK:
+        I[RK_ON] = 0
+        rk_on_timer(now, I, F, S, SF, PI, PF, u, QI, QF)
+
+
+def arrive(now, lost, I, F, S, SF, RB, PI, PF, u, QI, QF):
+    """The data segment at the head of the link arrives at ``now``, or is lost."""
+    seg, tsval = pop_data(I, QI, QF)
+    if not lost:
+        on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF)
+
+
+def first_event(initial, I, F, S, SF, RB, blk, PI, PF, u, QI, QF):
+    """Run a level state's own event (the initial state's: the first flight, at t = 0)."""
+    if initial:
+        start(I, F, S, SF, PI, PF, u, QI, QF)
+        return
+    kind, now = next_event(I, F, QI, QF)
+    run_event(kind, now, I, F, S, SF, RB, blk, PI, PF, u, QI, QF)
+
+
+def run_decision(cut, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL):
+    """Run events until the next data arrival the path may drop (a bare FIN it never drops,
+    as :func:`latency_model.sim.flat.transmit`), the end, or (``cut``) a sender event that
+    sends new data, which is not run: the state is left just before it. Returns ``(kind,
+    now)``: :data:`DECIDE`, :data:`CUT`, :data:`END`, or :data:`BROKEN` (the engine
+    stalled or failed)."""
+    while True:
+        if I[DONE] != 0:
+            return END, 0.0
+        kind, now = next_event(I, F, QI, QF)
+        if kind == EV_DATA:
+            if QI[QI_DG, I[DQH]] >= PI[P_NDATA]:
+                arrive(now, False, I, F, S, SF, RB, PI, PF, u, QI, QF)
+                continue
+            return DECIDE, now
+        if kind == EV_NONE:
+            return BROKEN, 0.0
+        if kind == EV_DELACK or not cut:
+            run_event(kind, now, I, F, S, SF, RB, blk, PI, PF, u, QI, QF)
+        else:
+            pack_state(I, F, S, SF, RB, QI, QF, 0, 0.0, False, 0.0, SI, SFL)
+            mx = I[MAX]
+            run_event(kind, now, I, F, S, SF, RB, blk, PI, PF, u, QI, QF)
+            if I[MAX] > mx and I[DONE] == 0 and I[FAIL] == 0:
+                unpack_state(SI, SFL, I, F, S, SF, RB, QI, QF)
+                return CUT, now
+        if I[FAIL] != 0:
+            return BROKEN, 0.0
+
+
+DECIDE, CUT, END, BROKEN = 0, -2, -3, -4
+_ENTRIES = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision")
+
+
+def kernels(compiled: bool = True):
+    """The functions above, compiled over the simulator's compiled engine (its functions
+    are called, not compiled again), or interpreted."""
+    import types
+
+    if compiled:
+        fns = _compiled()
+        if fns is not None:
+            return types.SimpleNamespace(**dict(zip(_ENTRIES, fns)))
+    return types.SimpleNamespace(**{name: globals()[name] for name in _ENTRIES})
+
+
+@functools.cache
+def _compiled():
+    from ..accel import compile_twins
+
+    sim = K.compiled_run_single()
+    if sim is None:
+        return None
+    ns = dict(sim.py_func.__globals__)  # the engine's compiled functions and its layout
+    mine = {k: v for k, v in globals().items() if not k.startswith("__")}
+    for name in ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "_SEG_A",
+                 "_STATS_A", "_ROWS_A", "_HEAD", "DECIDE", "CUT", "END", "BROKEN"):
+        ns[name] = mine[name]
+    ns["__file__"] = __file__
+    ns["__name__"] = __name__
+    return compile_twins(ns, ["pack_state", "unpack_state", "run_event", "arrive"], tuple(mine[n] for n in _ENTRIES))
+
+
+class Engine:
+    """The simulator's state arrays for one set of parameters, the stored form, and the
+    functions that run them (compiled or interpreted)."""
+
+    def __init__(self, PI, PF, width: int, cap: int, compiled: bool = True):
+        self.PI = PI
+        self.PF = PF
+        self.k = kernels(compiled)
+        self.I = np.zeros(N_IS, np.int64)
+        self.F = np.zeros(N_FS, np.float64)
+        self.S = np.zeros((N_S, width), np.int64)
+        self.SF = np.zeros((N_SF, width), np.float64)
+        self.RB = np.zeros((2, width + 1), np.int64)
+        self.blk = np.zeros(6, np.int64)
+        self.QI = np.zeros((N_QI, cap), np.int64)
+        self.QF = np.zeros((N_QF, cap), np.float64)
+        self.u = np.zeros(0)
+        ni = _HEAD + N_IS + len(_SEG_ROWS) * width + 2 * width + 9 * cap + 3 * width
+        nf = N_FS + width + 5 * cap + width
+        self.OI = np.zeros(ni, np.int64)
+        self.OF = np.zeros(nf, np.float64)
+        self.SI = np.zeros(ni, np.int64)
+        self.SFL = np.zeros(nf, np.float64)
+
+    def pack(self, delta: int, tshift: float, canonical: bool, now=None):
+        """The state as (ints, floats): segment numbers less ``delta`` (a value that would
+        fall below 0 is 0: below snd_una every number compares alike), times less
+        ``tshift``; ``canonical``: scheduling numbers ranked, counters and unset timers
+        cleared, so that equal futures compare equal (a link free before ``now``, by default
+        ``tshift + T0``, is free at ``now``)."""
+        if now is None:
+            now = tshift + T0
+        ni, nf = self.k.pack_state(self.I, self.F, self.S, self.SF, self.RB, self.QI, self.QF, delta, tshift,
+                                   canonical, now, self.OI, self.OF)
+        return self.OI[:ni].copy(), self.OF[:nf].copy()
+
+    def unpack(self, ints, floats) -> None:
+        """Load a stored state (:meth:`pack`'s inverse, heads of the queues at 0)."""
+        self.k.unpack_state(ints, floats, self.I, self.F, self.S, self.SF, self.RB, self.QI, self.QF)
+
+    def first(self, initial: bool) -> None:
+        self.k.first_event(initial, self.I, self.F, self.S, self.SF, self.RB, self.blk, self.PI, self.PF,
+                           self.u, self.QI, self.QF)
+
+    def arrive(self, now, lost: bool) -> None:
+        self.k.arrive(now, lost, self.I, self.F, self.S, self.SF, self.RB, self.PI, self.PF, self.u, self.QI,
+                      self.QF)
+
+    def decide(self, cut: bool):
+        kind, now = self.k.run_decision(cut, self.I, self.F, self.S, self.SF, self.RB, self.blk, self.PI,
+                                        self.PF, self.u, self.QI, self.QF, self.SI, self.SFL)
+        if kind == BROKEN:
+            raise RuntimeError(f"the engine stalled or failed ({self.I[FAIL]})")
+        return kind, now
+
+    def level_key(self, now, base):
+        """The stored form of the state as a level state at ``now`` (just before the event
+        at ``now`` that sends new data): ``(ints, floats)``, ``snd_max`` at ``base`` once
+        past it."""
+        mx = self.I[MAX]
+        delta = mx - base if mx > base else 0
+        return self.pack(delta, now - T0, True)
+
+
+def shifted_params(PI, delta: int):
+    """``PI`` in a frame whose segment numbers are ``delta`` lower."""
+    P = PI.copy()
+    P[P_N] -= delta
+    P[P_NDATA] -= delta
+    P[P_SIZE] -= delta * PI[P_MSS]
+    return P
+
+
+def scripted_latency(params, config, size_bytes: int, drops, *, base=None, compiled: bool = True) -> float:
+    """Latency (s) of one transfer whose losses are scripted (``drops``: segment -> its
+    first transmissions lost, as :func:`latency_model.sim.run_transfer` takes them), run
+    level by level through the stored form: every level state packed relative to itself
+    (segment numbers less ``snd_max - base`` once past ``base``, times from its event) and
+    loaded again. Equal to the simulator's latency for the same losses wherever the stored
+    form keeps all that acts (``tests/test_model_packet_engine.py``)."""
+    PI, PF = K.pack_params(params, size_bytes, config)
+    PF = PF.copy()
+    PF[Q_P] = PF[Q_PACK] = 0.0
+    rw = int(PF[K.Q_RWNDB] // params.mss_bytes) + 1
+    base = rw + 8 if base is None else base
+    width = int(PI[P_N]) + base + 4
+    eng = Engine(PI.copy(), PF, width, 4 * width + 64, compiled)
+    K.reset(eng.I, eng.F, eng.S, eng.PI, eng.PF)
+    eng.first(True)
+    arrived: dict = {}
+    shift, offset = 0, 0.0
+    while True:
+        kind, now = eng.decide(True)
+        if kind == END:
+            return float(eng.F[COMPL] + offset)
+        if kind == DECIDE:
+            seg = int(eng.QI[QI_DG, eng.I[DQH]]) + shift
+            arrived[seg] = arrived.get(seg, 0) + 1
+            eng.arrive(now, arrived[seg] <= drops.get(seg, 0))
+            continue
+        mx = eng.I[MAX]
+        delta = mx - base if mx > base else 0
+        ints, floats = eng.level_key(now, base)
+        eng.PI = shifted_params(eng.PI, delta)
+        eng.unpack(ints, floats)
+        shift += delta
+        offset += now - T0  # the new frame's clock reads T0 now
+        eng.first(False)
+
+
+def _digest(ints, floats, extra=None) -> bytes:
+    """A 128-bit key of a stored state: its integers, its floats to the nanosecond (times
+    reached by different sums of the same delays differ in their last bits), and ``extra``."""
+    h = hashlib.blake2b(ints.tobytes(), digest_size=16)
+    h.update(np.round(floats, 9).tobytes())
+    if extra is not None:
+        h.update(extra.tobytes())
+    return h.digest()
+
+
+def _conv(a, b):
+    """Loss-count convolution, the last bin holding K or more."""
+    k1 = a.shape[0]
+    out = np.zeros(k1)
+    for i in range(k1):
+        if a[i] != 0.0:
+            out[i:] += a[i] * b[:k1 - i]
+            out[k1 - 1] += a[i] * b[k1 - i:].sum()
+    return out
+
+
+def _shift_k(a, k):
+    if k == 0:
+        return a
+    out = np.zeros_like(a)
+    k1 = a.shape[0]
+    if k >= k1:
+        out[k1 - 1] = a.sum()
+        return out
+    out[k:] = a[:k1 - k]
+    out[k1 - 1] += a[k1 - k:].sum()
+    return out
+
+
+class Solver:
+    """The forward pass over level states and the memoised file ends (module docstring)."""
+
+    def __init__(self, params, config, p: float, eps: float, tail_eps: float, k_max: int, m0: int,
+                 compiled: bool = True):
+        self.p = p
+        self.eps, self.tail_eps, self.k1 = eps, tail_eps, k_max + 1
+        mss = params.mss_bytes
+        PI, PF = K.pack_params(params, mss, config)
+        rw = int(PF[K.Q_RWNDB] // mss) + 1
+        self.base = rw + 8
+        self.nv = self.base + rw + m0 + int(PI[K.P_DUPT]) + 16
+        self.width = self.nv + 2
+        PIu, PFu = K.pack_params(params, self.nv * mss, config)
+        PFu = PFu.copy()
+        PFu[Q_P] = PFu[Q_PACK] = 0.0
+        self.PIu, self.PFu = PIu, PFu
+        self.eng = Engine(PIu.copy(), PFu, self.width, 4 * self.width + 64, compiled)
+        self.ids: dict = {}  # digest of a level state -> its number
+        self.rows: list = []  # its stored form (ints, floats)
+        self.J: list = []  # the segments its event sends (-1: not run yet)
+        self.edges: dict = {}  # (state, light) -> its kernel
+        self.tails: dict = {}  # (state, file end) -> its file end's value
+        self.memo: dict = {}  # digest of a node of a file's end -> its value
+
+    # level states
+    def _intern(self, ints, floats):
+        key = _digest(ints, floats)
+        i = self.ids.get(key)
+        if i is None:
+            i = len(self.rows)
+            self.ids[key] = i
+            self.rows.append((ints, floats))
+            self.J.append(-1)
+        return i
+
+    def initial(self):
+        eng = self.eng
+        eng.PI = self.PIu.copy()
+        K.reset(eng.I, eng.F, eng.S, eng.PI, eng.PF)
+        ints, floats = eng.pack(0, 0.0, True, now=0.0)  # start() runs at t = 0: this state's clock is absolute
+        return self._intern(ints, floats)
+
+    def origin(self, s):
+        """The instant of state ``s``'s own event in its stored clock: T0, or 0 for the
+        initial state (:func:`latency_model.sim.kernel.start` sends at t = 0)."""
+        return 0.0 if s == 0 else T0
+
+    def _load(self, s, PI):
+        eng = self.eng
+        eng.PI = PI
+        eng.unpack(*self.rows[s])
+        mx = eng.I[MAX]
+        eng.first(s == 0)
+        return mx
+
+    def expand(self, s, light=False):
+        """K(s): edges (child, losses, probability, probability x elapsed time), and the
+        probability that a loss it leaves out occurs; ``light``: the loss-free kernel."""
+        key_s = (s, light)
+        if key_s in self.edges:
+            return self.edges[key_s]
+        eng, p = self.eng, self.p
+        mx = self._load(s, self.PIu)
+        self.J[s] = eng.I[MAX] - mx
+        o = self.origin(s)
+        out: dict = {}
+        stack = [(None, None, 1.0, 0)]
+        first = True
+        trunc = 0.0
+        while stack:
+            ints, floats, w, k = stack.pop()
+            if first:
+                first = False
+            else:
+                eng.unpack(ints, floats)
+                _, t = next_event(eng.I, eng.F, eng.QI, eng.QF)
+                eng.arrive(t, True)
+            arrivals = 0
+            while True:
+                kind, t = eng.decide(True)
+                if kind == DECIDE:
+                    if light or w < self.eps:
+                        arrivals += 1
+                        eng.arrive(t, False)
+                        continue
+                    li, lf = eng.pack(0, 0.0, False)
+                    stack.append((li, lf, w * p, k + 1))
+                    w *= 1.0 - p
+                    eng.arrive(t, False)
+                    continue
+                if kind == END:
+                    raise RuntimeError("an unbounded transfer ended")
+                ci, cf = eng.level_key(t, self.base)
+                c = self._intern(ci, cf)
+                key = (c, k)
+                a = out.get(key)
+                if a is None:
+                    out[key] = [w, w * (t - o)]
+                else:
+                    a[0] += w
+                    a[1] += w * (t - o)
+                if arrivals:
+                    trunc += w * (1.0 - (1.0 - p) ** arrivals)
+                break
+        edges = [(c, k, v[0], v[1]) for (c, k), v in out.items()]
+        self.edges[key_s] = (edges, trunc)
+        return self.edges[key_s]
+
+    # file ends
+    def tail(self, s, PI_t, mass):
+        """``(P[k], PT[k], Q)`` of the finite transfer (parameters ``PI_t`` in s's frame)
+        from s to its end: probability and probability x remaining time (seconds) by the
+        losses added, and the probability that a loss its truncation left out occurs.
+        ``mass``: s's probability (nodes below ``tail_eps`` in absolute probability finish
+        with no further loss)."""
+        key = (s, PI_t.tobytes())
+        v = self.tails.get(key)
+        if v is not None:
+            return v
+        self._load(s, PI_t)
+        kind, t = self.eng.decide(False)
+        v = self._tail_from(kind, t, PI_t, mass, self.origin(s))
+        self.tails[key] = v
+        return v
+
+    def _tail_from(self, kind, t, PI_t, mass, origin):
+        if kind == END:
+            P = np.zeros(self.k1)
+            PT = np.zeros(self.k1)
+            P[0] = 1.0
+            PT[0] = self.eng.F[COMPL] - origin
+            return P, PT, 0.0
+        nP, nT, q = self._node(t, PI_t, mass)  # a branch point at t, its clock from t
+        return nP, nT + nP * (t - origin), q
+
+    def _node(self, t, PI_t, mass):
+        eng, p = self.eng, self.p
+        ints, floats = eng.pack(0, t - T0, True)
+        key = _digest(ints, floats, PI_t)
+        v = self.memo.get(key)
+        if v is not None:
+            return v
+        P = np.zeros(self.k1)
+        PT = np.zeros(self.k1)
+        if mass < self.tail_eps:  # finish with no further loss
+            arrivals = 0
+            eng.unpack(ints, floats)
+            eng.PI = PI_t
+            while True:
+                kind, tt = eng.decide(False)
+                if kind == END:
+                    break
+                arrivals += 1
+                eng.arrive(tt, False)
+            P[0] = 1.0
+            PT[0] = eng.F[COMPL] - T0
+            return P, PT, 1.0 - (1.0 - p) ** arrivals
+        q = 0.0
+        for lost in (0, 1):
+            w = p if lost else 1.0 - p
+            if w == 0.0:
+                continue
+            eng.unpack(ints, floats)
+            eng.PI = PI_t
+            eng.arrive(T0, bool(lost))
+            kind, tt = eng.decide(False)
+            cP, cT, cq = self._tail_from(kind, tt, PI_t, mass * w, T0)
+            P += w * _shift_k(cP, lost)
+            PT += w * _shift_k(cT, lost)
+            q += w * cq
+        self.memo[key] = (P, PT, q)
+        return P, PT, q
+
+
+_BIG = 1 << 40
+
+
+def check_config(config) -> None:
+    """ValueError unless ``config`` is a :class:`~latency_model.sim.config.SimConfig` the
+    model can run: every setting but ACK losses."""
+    from ..sim.config import SimConfig
+
+    if not isinstance(config, SimConfig):
+        raise ValueError(f"config must be a SimConfig, got {config!r}")
+    if config.p_ack:
+        raise ValueError(f"the packet model takes no ACK losses (config.p_ack = {config.p_ack:g}); "
+                         "set p_ack = 0")
+
+
+def _guard(what: str) -> None:
+    """BudgetError (a ValueError) once this process holds more than the memory limit
+    (:func:`latency_model.checks.memory_limit_bytes`), rather than be killed by the system:
+    the memo of a file's ends grows with the sizes and p (measured: the RFC sender at p =
+    0.05 passed 20 GB before 40 packets)."""
+    from ..checks import check_memory
+    from ._packet_levels import resident_bytes
+
+    check_memory(what, resident_bytes())
+
+
+class SizeResult:
+    """One size's result (:func:`solve`): ``done_p[k]``, ``done_pt[k]`` the probability and
+    probability x latency (seconds) of k losses (last bin: K or more); ``truncated`` the
+    probability that a loss the truncation left out occurs (a union bound: E[T] is low by
+    at most that mass x the cost of the losses left out); ``states`` the level states
+    behind it."""
+
+    __slots__ = ("done_p", "done_pt", "truncated", "states")
+
+    def __init__(self, k1):
+        self.done_p = np.zeros(k1)
+        self.done_pt = np.zeros(k1)
+        self.truncated = 0.0
+        self.states = 0
+
+
+def solve(params, config, sizes_bytes, *, eps=1e-5, tail_eps=1e-8, eps_state=1e-5, k_max=4, compiled=True):
+    """Every size (bytes) of ``sizes_bytes`` by one forward pass (module docstring): a dict
+    size -> :class:`SizeResult`.
+
+    ``eps``: a branch point of a level kernel below this probability conditional on the
+    kernel's state goes on with no further loss in that level; ``eps_state``: a level state
+    below this probability takes the loss-free kernel; ``tail_eps``: a node of a file's end
+    below this probability finishes with no further loss. Each truncation books the
+    probability that a loss it leaves out occurs (:attr:`SizeResult.truncated`)."""
+    from ._packet_levels import handoff_margin
+
+    from ..sim.transfer import check_recovery
+
+    check_config(config)
+    check_recovery(params, config)  # Early Retransmit under RACK-TLP, refused as the simulator does
+    mss = params.mss_bytes
+    sizes = sorted(set(int(x) for x in sizes_bytes))
+    info = {}
+    for size in sizes:
+        n = -(-size // mss)
+        last = size - (n - 1) * mss
+        info[size] = (n, handoff_margin(params, last, mss))
+    m0max = max(m for _, m in info.values())
+    sv = Solver(params, config, params.p, eps, tail_eps, k_max, m0max, compiled)
+    PIu = sv.PIu
+    if config.implicit_lt:  # every duplicate ACK: lt_hi is the file's length, any bound past the window
+        PIu[P_LTHI] = _BIG
+    size_slots = (P_N, P_NDATA, P_SIZE, P_LTHI)
+    own = {}
+    for size in sizes:
+        PIn, PFn = K.pack_params(params, size, config)
+        PIn = PIn.copy()
+        if config.implicit_lt:
+            PIn[P_LTHI] = _BIG
+        a, b = PIn.copy(), PIu.copy()
+        for k in size_slots:
+            a[k] = b[k] = 0
+        PFn = PFn.copy()
+        PFn[Q_P] = PFn[Q_PACK] = 0.0
+        # a size whose set-up differs beyond its length (a bare FIN) starts from the first state
+        same = bool((a == b).all() and (PFn == sv.PFu).all()
+                    and PIn[P_N] - PIn[P_NDATA] == PIu[P_N] - PIu[P_NDATA])
+        own[size] = (PIn, same)
+    k1 = k_max + 1
+    res = {size: SizeResult(k1) for size in sizes}
+    s0 = sv.initial()
+    e0 = np.zeros(k1)
+    e0[0] = 1.0
+    levels = {0: {s0: [e0, np.zeros(k1), 0.0]}}
+    nmax = max(n for n, _ in info.values())
+    seen = 0
+    while levels:
+        L = min(levels)
+        cur = levels.pop(L)
+        seen += len(cur)
+        _guard(f"the packet model up to {nmax} packets at p = {params.p:g}")
+        for s, (Ps, PTs, Qs) in cur.items():
+            if sv.J[s] < 0:
+                mx = sv._load(s, sv.PIu)
+                sv.J[s] = sv.eng.I[MAX] - mx
+            J = sv.J[s]
+            maxc = sv.rows[s][0][_HEAD + MAX]
+            mass = Ps.sum()
+            for size in sizes:
+                n, m0 = info[size]
+                PIn, same = own[size]
+                if s == s0:
+                    hand = n <= J + m0 or not same
+                else:
+                    hand = same and L + m0 < n <= L + J + m0
+                if not hand:
+                    continue
+                tP, tT, tq = sv.tail(s, shifted_params(PIn, L - maxc), mass)
+                r = res[size]
+                r.done_p += _conv(Ps, tP)
+                r.done_pt += _conv(PTs, tP) + _conv(Ps, tT)
+                r.truncated += Qs + mass * tq
+                r.states = seen
+            if L + J + 1 < nmax:  # a size still to hand off beyond this state
+                edges, trunc = sv.expand(s, mass < eps_state)
+                nxt = levels.setdefault(L + J, {})
+                for c, dk, w, wt in edges:
+                    a = nxt.get(c)
+                    if a is None:
+                        a = nxt[c] = [np.zeros(k1), np.zeros(k1), 0.0]
+                    a[0] += w * _shift_k(Ps, dk)
+                    a[1] += w * _shift_k(PTs, dk) + wt * _shift_k(Ps, dk)
+                    a[2] += w * (Qs + mass * trunc)  # mass-weighted: Qs is a probability
+    return res
