@@ -32,6 +32,7 @@ from .kernel_rfc import rfc_on_ack, rfc_on_rto
 from .kernel_sack import rk_on_timer, rk_timers, sk_cwnd_validate, sk_on_ack, sk_on_rto, sk_send_allowed
 
 __all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS",
+           "flow_event", "compiled_flow_event",
            "N_OUT", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
 
 OUT_FIELDS = ("completion_s", "delivered_s", "lost_packets", "lost_acks",
@@ -360,6 +361,50 @@ def run_single(u, PI, PF, F, cap, out):
     return fail
 
 
+# Events of one flow of a multi-flow scenario (:func:`flow_event`, :mod:`.kernel_multi`).
+FLOW_SEND, FLOW_ACK, FLOW_WINDOW_ACK, FLOW_RTO, FLOW_SEGMENT, FLOW_DELACK = range(6)
+
+
+def flow_event(kind, value, now, seq, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, O):
+    """One event of one flow of a multi-flow scenario, on the flow's state, at ``now``
+    (seconds), the engine's ``seq`` counter starting at ``seq`` (the scenario's).
+
+    ``kind``: ``FLOW_SEND`` sends what the windows admit (the flow's start, a router signal);
+    ``FLOW_ACK`` a cumulative ACK for ``value`` segments (:func:`on_ack`); ``FLOW_WINDOW_ACK``
+    the same carrying a new receiver window (NGWA, already in ``PF[Q_RWNDB]``), after which the
+    sender sends what the window admits (RFC 793: a window update may open room on any ACK);
+    ``FLOW_RTO`` the retransmission timer (:func:`on_rto`); ``FLOW_SEGMENT`` data segment
+    ``value`` reaching the receiver (:func:`.flat.on_segment`); ``FLOW_DELACK`` the delayed-ACK
+    timer. The queues ``QI``, ``QF`` are empty when it starts (the caller took the last event's
+    packets) and hold the packets it sends, from position 0. ``O`` (int64, 8) gets what the
+    caller needs: the data segments and ACKs sent, the ``seq`` of the retransmission and
+    delayed-ACK timers if the event armed them (-1 otherwise), the transfer done (0/1), the
+    duplicate-ACK count before and after, the ``seq`` counter after. Returns ``I[FAIL]``."""
+    I[DQH] = I[DQN] = I[AQH] = I[AQN] = 0
+    O[5] = I[DUP]
+    I[SEQ] = seq
+    if kind == FLOW_ACK or kind == FLOW_WINDOW_ACK:
+        on_ack(value, 0.0, now, blk, 0, I, F, S, SF, PI, PF, u, QI, QF)
+        if kind == FLOW_WINDOW_ACK and I[DONE] == 0 and I[FAIL] == 0:
+            send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif kind == FLOW_SEGMENT:
+        on_segment(value, 0.0, now, I, F, S, PI, PF, u, RB, QI, QF)
+    elif kind == FLOW_RTO:
+        on_rto(now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif kind == FLOW_DELACK:
+        on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF)
+    else:
+        send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+    O[0] = I[DQN]
+    O[1] = I[AQN]
+    O[2] = I[RTO_SEQ] if I[RTO_ON] != 0 and I[RTO_SEQ] >= seq else -1
+    O[3] = I[DL_SEQ] if I[DL_ON] != 0 and I[DL_SEQ] >= seq else -1
+    O[4] = I[DONE]
+    O[6] = I[DUP]
+    O[7] = I[SEQ]
+    return I[FAIL]
+
+
 _MODULES = (engine, flat, kernel_rfc, kernel_ns3, kernel_sack)
 
 
@@ -395,7 +440,8 @@ def _compiled():
     laws = compiled_laws()
     if laws is None:
         return None
-    return compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch, run_single))
+    return compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()],
+                         (run_batch, run_single, flow_event))
 
 
 def compiled_run_batch():
@@ -408,3 +454,9 @@ def compiled_run_single():
     """The numba-compiled :func:`run_single`, or ``None`` when numba is unavailable."""
     fns = _compiled()
     return None if fns is None else fns[1]
+
+
+def compiled_flow_event():
+    """The numba-compiled :func:`flow_event`, or ``None`` when numba is unavailable."""
+    fns = _compiled()
+    return None if fns is None else fns[2]

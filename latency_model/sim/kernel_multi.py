@@ -80,7 +80,8 @@ class FlatFlow:
         From :func:`.kernel.pack_params`, e.g. for a rule of an unregistered class.
     """
 
-    __slots__ = ("PI", "PF", "I", "F", "S", "SF", "RB", "blk", "view", "rule")
+    __slots__ = ("PI", "PF", "I", "F", "S", "SF", "RB", "blk", "view", "rule", "mss", "size", "done",
+                 "out")
 
     def __init__(self, params, size_bytes: int, config, cwnd_on: bool = True,
                  window_bytes: float | None = None) -> None:
@@ -104,18 +105,17 @@ class FlatFlow:
         self.blk = np.zeros(6, np.int64)
         flat.reset(self.I, self.F, self.S, PI, PF)
         self.rule = params.rule
+        self.mss = params.mss_bytes
+        self.size = size_bytes
         self.view = None
+        self.done = False  # the ACK of the last byte has arrived
+        self.out = [0] * 8  # kernel.flow_event's O of the latest event, as ints
 
     # State read by the scenario -----------------------------------------------------------
     @property
-    def done(self) -> bool:
-        """The ACK of the last byte has arrived."""
-        return bool(self.I[DONE] != 0)
-
-    @property
-    def dupacks(self) -> int:
-        """Duplicate ACKs counted since the last new ACK."""
-        return int(self.I[DUP])
+    def dupacks(self) -> tuple[int, int]:
+        """Duplicate ACKs counted before and after the latest event."""
+        return self.out[5], self.out[6]
 
     @property
     def completion_s(self) -> float:
@@ -125,22 +125,17 @@ class FlatFlow:
     @property
     def acked_bytes(self) -> int:
         """Bytes cumulatively acknowledged (goodput of a censored flow)."""
-        return int(flat.seg_end(self.I[UNA], self.PI))
+        return min(int(self.I[UNA]) * self.mss, self.size)
 
     @property
     def cwnd(self) -> float:
         """Congestion window, bytes."""
-        return self.F[CWND]
+        return float(self.F[CWND])
 
     @property
     def ssthresh(self) -> float:
         """Slow-start threshold, bytes."""
-        return self.F[SSTH]
-
-    @property
-    def mss(self) -> int:
-        """Segment size, bytes."""
-        return int(self.PI[P_MSS])
+        return float(self.F[SSTH])
 
     def counters(self) -> tuple[int, int, int]:
         """Retransmissions, timeouts and fast retransmits so far."""
@@ -159,91 +154,53 @@ class FlatFlow:
         I = self.I
         if ack <= I[UNA] or not flat.karn_valid(ack, I, self.S):
             return None
-        return now - self.SF[SF_SENT, ack - 1]
+        return now - float(self.SF[SF_SENT, ack - 1])
 
     # Events --------------------------------------------------------------------------------
-    def _begin(self, seq: int) -> None:
-        self.I[SEQ] = seq
-
-    def send(self, now: float, seq: int) -> None:
-        """Send what the windows admit (the flow's start, a router signal, a window update)."""
-        self._begin(seq)
-        flat.send_new(now, self.I, self.F, self.S, self.SF, self.PI, self.PF, _NO_UNIFORMS, *_QUEUES)
-        self._check()
-
-    def ack(self, ack: int, now: float, seq: int, window: float | None = None) -> None:
-        """A cumulative ACK for ``ack`` segments reaches the sender at ``now`` (with NGWA the
-        advertised window ``window``, bytes: Eq. 1's ``W_a``)."""
+    def event(self, kind: int, value: int, now: float, seq: int, window: float | None = None) -> None:
+        """Run one event of :func:`.kernel.flow_event` (``kind``, ``value``) at ``now``
+        (seconds), the engine's ``seq`` counter starting at ``seq``; with ``window`` (bytes,
+        an ACK of NGWA) the ACK's advertised window ``W_a`` becomes the receiver window."""
         if window is not None:
             self.PF[Q_RWNDB] = window
-        self._begin(seq)
-        kernel.on_ack(ack, 0.0, now, self.blk, 0, self.I, self.F, self.S, self.SF, self.PI, self.PF,
-                      _NO_UNIFORMS, *_QUEUES)
-        if window is not None and self.I[DONE] == 0:  # a window update may open room on any ACK (RFC 793)
-            flat.send_new(now, self.I, self.F, self.S, self.SF, self.PI, self.PF, _NO_UNIFORMS, *_QUEUES)
-        self._check()
-
-    def rto(self, now: float, seq: int) -> None:
-        """The retransmission timer expires."""
-        self._begin(seq)
-        kernel.on_rto(now, self.I, self.F, self.S, self.SF, self.PI, self.PF, _NO_UNIFORMS, *_QUEUES)
-        self._check()
-
-    def segment(self, seg: int, now: float, seq: int) -> None:
-        """Data segment ``seg`` reaches the receiver."""
-        self._begin(seq)
-        flat.on_segment(seg, 0.0, now, self.I, self.F, self.S, self.PI, self.PF, _NO_UNIFORMS, self.RB,
-                        *_QUEUES)
-        self._check()
-
-    def delack(self, now: float, seq: int) -> None:
-        """The delayed-ACK timer expires."""
-        self._begin(seq)
-        flat.on_delack_timer(now, self.I, self.F, self.PI, self.PF, _NO_UNIFORMS, self.RB, *_QUEUES)
-        self._check()
-
-    def _check(self) -> None:
-        if self.I[FAIL] != 0:  # pragma: no cover - the queues hold a whole transfer
-            raise RuntimeError(f"flat engine failure {int(self.I[FAIL])} in a scenario flow")
+            kind = kernel.FLOW_WINDOW_ACK
+        fail = _flow_event()(kind, value, now, seq, self.I, self.F, self.S, self.SF, self.RB, self.blk,
+                             self.PI, self.PF, _NO_UNIFORMS, _QI, _QF, _O)
+        if fail != 0:  # pragma: no cover - the queues hold what one event sends
+            raise RuntimeError(f"flat engine failure {int(fail)} in a scenario flow")
+        self.out = out = _O.tolist()
+        self.done = out[4] != 0
 
     # What the event sent or armed ------------------------------------------------------------
     @property
     def seq(self) -> int:
-        """The engine's ``seq`` counter after the event."""
-        return int(self.I[SEQ])
+        """The engine's ``seq`` counter after the latest event."""
+        return self.out[7]
 
     def take_data(self):
-        """The data segments the event sent, ``[(seq, segment, payload bytes), ...]``, in order."""
-        I = self.I
-        cap = _QI.shape[1]
-        out = []
-        for k in range(I[DQN]):
-            j = (I[DQH] + k) % cap
-            seg = int(_QI[QI_DG, j])
-            out.append((int(_QI[QI_DS, j]), seg, int(flat.seg_len(seg, self.PI))))
-        I[DQH] = I[DQN] = 0
-        return out
+        """The data segments the latest event sent: ``(seqs, segments, payload bytes)``, in order."""
+        nd = self.out[0]
+        if nd == 0:
+            return ()
+        mss, size = self.mss, self.size
+        segs = _QI[QI_DG, :nd].tolist()
+        return zip(_QI[QI_DS, :nd].tolist(), segs, [min(mss, size - k * mss) for k in segs])
 
     def take_acks(self):
-        """The ACKs the event sent, ``[(seq, ack), ...]``, in order."""
-        I = self.I
-        cap = _QI.shape[1]
-        out = []
-        for k in range(I[AQN]):
-            j = (I[AQH] + k) % cap
-            out.append((int(_QI[QI_AS, j]), int(_QI[QI_AA, j])))
-        I[AQH] = I[AQN] = 0
-        return out
+        """The ACKs the latest event sent: ``(seq, ack)`` pairs, in order."""
+        na = self.out[1]
+        if na == 0:
+            return ()
+        return zip(_QI[QI_AS, :na].tolist(), _QI[QI_AA, :na].tolist())
 
-    def armed(self, since: int):
-        """Timers (re)armed by the event that began at ``seq`` = ``since``:
-        ``[(time_s, seq, kind), ...]`` with kind ``"rto"`` or ``"delack"``."""
-        I, F = self.I, self.F
+    def armed(self):
+        """Timers (re)armed by the latest event: ``[(time_s, seq, kind), ...]``, kind
+        ``"rto"`` or ``"delack"``."""
         out = []
-        if I[RTO_ON] != 0 and I[RTO_SEQ] >= since:
-            out.append((float(F[RTO_T]), int(I[RTO_SEQ]), "rto"))
-        if I[DL_ON] != 0 and I[DL_SEQ] >= since:
-            out.append((float(F[DL_T]), int(I[DL_SEQ]), "delack"))
+        if self.out[2] >= 0:
+            out.append((float(self.F[RTO_T]), self.out[2], "rto"))
+        if self.out[3] >= 0:
+            out.append((float(self.F[DL_T]), self.out[3], "delack"))
         return out
 
     def live(self, kind: str, seq: int) -> bool:
@@ -258,15 +215,19 @@ class FlatFlow:
 # every flow; grown to hold the largest transfer's window (ensure_queues).
 _QI = np.zeros((N_QI, 64), np.int64)
 _QF = np.zeros((N_QF, 64), np.float64)
-_QUEUES = (_QI, _QF)
+_O = np.zeros(8, np.int64)  # kernel.flow_event's summary of an event
+
+
+def _flow_event():
+    """:func:`.kernel.flow_event` compiled by numba, or itself when numba is unavailable."""
+    return kernel.compiled_flow_event() or kernel.flow_event
 
 
 def ensure_queues(n_segments: int, window_segments: int) -> None:
     """Make the shared queues hold what one event can send: every segment of a transfer of
     ``n_segments`` up to a window of ``window_segments``, or the ACKs of one event."""
-    global _QI, _QF, _QUEUES
+    global _QI, _QF
     cap = min(n_segments, window_segments) + 64
     if _QI.shape[1] < cap:
         _QI = np.zeros((N_QI, cap), np.int64)
         _QF = np.zeros((N_QF, cap), np.float64)
-        _QUEUES = (_QI, _QF)

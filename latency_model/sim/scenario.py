@@ -37,6 +37,7 @@ from ..params import TcpParams
 from .config import SimConfig
 from .dumbbell import Dumbbell, Port, QueueSeries
 from .engine import tick
+from .kernel import FLOW_ACK, FLOW_DELACK, FLOW_RTO, FLOW_SEGMENT, FLOW_SEND
 from .kernel_multi import FlatFlow, ensure_queues
 from .ngwa import NgwaMode, NgwaReceiver, lower_stamp, node_value
 from .onoff import OnOffSource
@@ -580,8 +581,10 @@ def run(scenario: Scenario) -> ScenarioResult:
     logs = [CwndLog() for _ in flows] if scenario.record_cwnd else None
     rtt_logs: list[list] = [[] for _ in flows]
 
-    def hand_on(fid: int, end: FlatFlow, since: int, now: float) -> None:
-        """What the flow's event sent and armed, to the path and the heap (engine seq order)."""
+    def event(fid: int, end: FlatFlow, kind: int, value: int, now: float, window=None) -> None:
+        """Run one event of a flow; what it sent and armed goes to the path and the heap, in
+        the engine's seq order."""
+        end.event(kind, value, now, clock.seq, window)
         node = flows[fid].node
         for seq, seg, payload_bytes in end.take_data():
             clock.slot = _SLOTS * seq
@@ -590,8 +593,8 @@ def run(scenario: Scenario) -> ScenarioResult:
             clock.slot = _SLOTS * seq
             net.send_ack(fid, ack, now, None if windows[fid] is None else windows[fid].window())
         clock.slot = -1
-        for t, seq, kind in end.armed(since):
-            clock.at(t, seq, kind, (fid, seq))
+        for t, seq, timer in end.armed():
+            clock.at(t, seq, timer, (fid, seq))
         clock.seq = end.seq
 
     def on_ack(fid: int, ack: int, now: float, window=None) -> None:
@@ -602,15 +605,12 @@ def run(scenario: Scenario) -> ScenarioResult:
             r = end.rtt_sample(ack, now)
             if r is not None:
                 rtt_logs[fid].append((now, r, end.cwnd, end.state().in_slow_start))
-        dup = end.dupacks
-        since = clock.seq
-        end.ack(ack, now, since, window)
-        if end.dupacks == 3 and dup == 2:
+        event(fid, end, FLOW_ACK, ack, now, window)
+        if end.dupacks == (2, 3):
             net.triple[fid] += 1
         if end.done:  # FIN: the flow leaves the routers' count n_f
             net.active -= 1
             net.node_active[flows[fid].node] -= 1
-        hand_on(fid, end, since, now)
 
     def on_data(fid: int, seg: int, marked: bool, now: float, stamp=None) -> None:
         net.delivered[fid] += 1
@@ -618,10 +618,7 @@ def run(scenario: Scenario) -> ScenarioResult:
             clock.push(now + net.ack_delay, "signal", fid)
         if windows[fid] is not None:
             windows[fid].on_segment(seg, now, stamp)
-        end = ends[fid]
-        since = clock.seq
-        end.segment(seg, now, since)
-        hand_on(fid, end, since, now)
+        event(fid, ends[fid], FLOW_SEGMENT, seg, now)
 
     end_s = 0.0
     while True:
@@ -642,21 +639,13 @@ def run(scenario: Scenario) -> ScenarioResult:
             on_ack(*payload, now)
         elif kind == "rto" or kind == "delack":
             fid = payload[0]
-            end = ends[fid]
-            since = clock.seq
-            if kind == "rto":
-                end.rto(now, since)
-            else:
-                end.delack(now, since)
-            hand_on(fid, end, since, now)
+            event(fid, ends[fid], FLOW_RTO if kind == "rto" else FLOW_DELACK, 0, now)
         elif kind == "signal":
             end = ends[payload]
             if not end.done:
                 net.signals_received[payload] += 1
                 flows[payload].params.rule.on_signal(end.state(), net.signal)
-                since = clock.seq
-                end.send(now, since)  # a rule may also open the window
-                hand_on(payload, end, since, now)
+                event(payload, end, FLOW_SEND, 0, now)  # a rule may also open the window
         elif kind == "ngwa_data":
             fid, seg, marked, stamp = payload
             on_data(fid, seg, marked, now, stamp)
@@ -685,9 +674,7 @@ def run(scenario: Scenario) -> ScenarioResult:
                     rcv.on_syn(net.syn_stamp(payload, f.node, f.params.mss_bytes, now))
                 end = FlatFlow(f.params, f.size_bytes, cfg, cwnd_on=f.ngwa.cw, window_bytes=rcv.window())
             ends[payload] = end
-            since = clock.seq
-            end.send(now, since)
-            hand_on(payload, end, since, now)
+            event(payload, end, FLOW_SEND, 0, now)
         if logs is not None and kind in _SENDER_EVENTS:
             fid = payload[0] if kind in ("ack", "ngwa_ack", "rto") else payload
             end = ends[fid]
