@@ -1,12 +1,13 @@
 """Multi-flow scenarios on a shared bottleneck: flows, the event loop, per-flow records.
 
-Each flow runs the single-flow simulator's own TCP ends, unchanged:
-:class:`~latency_model.sim.sender.Sender` (window growth through the flow's
-:class:`~latency_model.growth.GrowthRule`, NewReno, Limited Transmit, Early Retransmit,
-RFC 6298 timer with back-off) and :class:`~latency_model.sim.receiver.Receiver`
-(delayed ACKs). Only the path changes: the flows share the :class:`Dumbbell`'s router
-queue and bottleneck. All flows live in one event heap; timers are told apart by the
-flow index carried as the event payload.
+Each flow runs the single-flow simulator's own engine, unchanged: its sender and receiver are
+the flat engine's state (:class:`~latency_model.sim.kernel_multi.FlatFlow`), run by the
+functions the Monte Carlo runs (the rfc sender: window growth through the flow's
+:class:`~latency_model.growth.GrowthRule`, NewReno, Limited Transmit, Early Retransmit, RFC 6298
+timer with back-off; the delayed-ACK receiver), compiled with numba or interpreted. Only the
+path changes: the flows share the :class:`Dumbbell`'s router queue and bottleneck. All flows
+live in one event heap ordered as :class:`~latency_model.sim.engine.EventQueue` orders its
+events (nanosecond tick, then scheduling order), with the engine's ``seq`` counter shared.
 
 The run itself is deterministic (drop-tail drops, no random loss): randomness enters only
 through the scenario (start times, sizes), which :func:`random_flows` draws from an explicit
@@ -195,9 +196,9 @@ _DUMBBELL_RUNS = (
 
 _DUMBBELL_FIXED = ("link_rate_bps", "delay_s", "queue_packets", "sender", "rtt_sampling",
                    "quick_acks", "fin", "prr", "rack_tlp", "ack_serialisation")
-"""SimConfig fields the dumbbell run does not read (it builds :class:`Sender` and
-:class:`Receiver` with their defaults, and takes the path from the :class:`Dumbbell`): only
-their defaults are accepted. ``p_ack`` is refused separately; ``stack`` is a label."""
+"""SimConfig fields the dumbbell run does not read (its flows run the engine's rfc sender and
+receiver with these defaults, and take the path from the :class:`Dumbbell`): only their
+defaults are accepted. ``p_ack`` is refused separately; ``stack`` is a label."""
 
 
 def _check_dumbbell_config(config: SimConfig) -> None:
