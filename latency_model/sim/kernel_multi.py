@@ -30,10 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import flat, kernel
-from .flat import (CWND, DL_ON, DL_SEQ, DL_T, DQH, DQN, AQH, AQN, DONE, DUP, FAIL, N_FS, N_IS, N_S, N_SF,
-                   N_QI, N_QF, P_DUPT, P_ER, P_MSS, P_NOCWND, P_TAIL, Q_ACKSER, Q_DELAY, Q_P, Q_PACK,
-                   Q_RATE, Q_RWNDB, QF_DT, QI_AA, QI_AS, QI_DG, QI_DS, RTO_ON, RTO_SEQ, RTO_T, SEQ, SF_SENT,
-                   SSTH, UNA, N_STATE)
+from .flat import (CWND, DL_ON, DL_SEQ, DL_T, N_FS, N_IS, N_QF, N_QI, N_S, N_SF, N_STATE, P_DUPT, P_ER,
+                   P_NOCWND, P_TAIL, Q_ACKSER, Q_DELAY, Q_P, Q_PACK, Q_RATE, Q_RWNDB, QI_AA, QI_AS, QI_DG,
+                   QI_DS, RTO_ON, RTO_SEQ, RTO_T, SF_SENT, SSTH, UNA)
 
 __all__ = ["FlatFlow", "NO_DUPACK_THRESHOLD"]
 
@@ -41,18 +40,6 @@ NO_DUPACK_THRESHOLD = 1 << 62
 """DupThresh of a sender without fast retransmit (RFC 793): never reached."""
 
 _NO_UNIFORMS = np.zeros(0)  # p = 0 and p_ack = 0: the engine draws nothing
-
-
-class _StateView:
-    """The growth rule's state object over the engine's float state: the rule's own methods
-    (``on_signal``, ``in_slow_start``) read and write the engine's slots."""
-
-    __slots__ = ("st",)
-
-    def __init__(self, rule, F, mss: int) -> None:
-        st = rule.new_state(1.0, 1.0, mss)
-        st.v = F[:N_STATE]  # a view: writes go to the engine's state
-        self.st = st
 
 
 class FlatFlow:
@@ -143,10 +130,14 @@ class FlatFlow:
         return int(I[flat.RETX]), int(I[flat.TOUT]), int(I[flat.FRX])
 
     def state(self):
-        """The rule's state object over the engine's slots (built on first use)."""
+        """The rule's state object over the engine's float state (built on first use): its
+        ``v`` is a view of the engine's slots, so the rule's own methods (``on_signal``,
+        ``in_slow_start``) read and write them."""
         if self.view is None:
-            self.view = _StateView(self.rule, self.F, self.mss)
-        return self.view.st
+            st = self.rule.new_state(1.0, 1.0, self.mss)
+            st.v = self.F[:N_STATE]
+            self.view = st
+        return self.view
 
     def rtt_sample(self, ack: int, now: float):
         """The RTT sample (seconds) an ACK for ``ack`` segments arriving at ``now`` will give
