@@ -67,8 +67,8 @@ class FlatFlow:
         From :func:`.kernel.pack_params`, e.g. for a rule of an unregistered class.
     """
 
-    __slots__ = ("PI", "PF", "I", "F", "S", "SF", "RB", "blk", "view", "rule", "mss", "size", "done",
-                 "out")
+    __slots__ = ("PI", "PF", "I", "F", "S", "SF", "RB", "blk", "arrays", "view", "rule", "mss", "size",
+                 "done", "out")
 
     def __init__(self, params, size_bytes: int, config, cwnd_on: bool = True,
                  window_bytes: float | None = None) -> None:
@@ -94,6 +94,9 @@ class FlatFlow:
         self.rule = params.rule
         self.mss = params.mss_bytes
         self.size = size_bytes
+        self.arrays = (self.I, self.F, self.S, self.SF, self.RB, self.blk, PI, PF)
+        if _FN[0] is None:
+            _FN[0] = kernel.compiled_flow_event() or kernel.flow_event
         self.view = None
         self.done = False  # the ACK of the last byte has arrived
         self.out = [0] * 8  # kernel.flow_event's O of the latest event, as ints
@@ -155,8 +158,7 @@ class FlatFlow:
         if window is not None:
             self.PF[Q_RWNDB] = window
             kind = kernel.FLOW_WINDOW_ACK
-        fail = _flow_event()(kind, value, now, seq, self.I, self.F, self.S, self.SF, self.RB, self.blk,
-                             self.PI, self.PF, _NO_UNIFORMS, _QI, _QF, _O)
+        fail = _FN[0](kind, value, now, seq, *self.arrays, *_SHARED)
         if fail != 0:  # pragma: no cover - the queues hold what one event sends
             raise RuntimeError(f"flat engine failure {int(fail)} in a scenario flow")
         self.out = out = _O.tolist()
@@ -209,16 +211,16 @@ _QF = np.zeros((N_QF, 64), np.float64)
 _O = np.zeros(8, np.int64)  # kernel.flow_event's summary of an event
 
 
-def _flow_event():
-    """:func:`.kernel.flow_event` compiled by numba, or itself when numba is unavailable."""
-    return kernel.compiled_flow_event() or kernel.flow_event
+_SHARED = (_NO_UNIFORMS, _QI, _QF, _O)  # the arguments of flow_event after a flow's own arrays
+_FN = [None]  # kernel.flow_event compiled by numba, or itself when numba is unavailable (set once)
 
 
 def ensure_queues(n_segments: int, window_segments: int) -> None:
     """Make the shared queues hold what one event can send: every segment of a transfer of
     ``n_segments`` up to a window of ``window_segments``, or the ACKs of one event."""
-    global _QI, _QF
+    global _QI, _QF, _SHARED
     cap = min(n_segments, window_segments) + 64
     if _QI.shape[1] < cap:
         _QI = np.zeros((N_QI, cap), np.int64)
         _QF = np.zeros((N_QF, cap), np.float64)
+        _SHARED = (_NO_UNIFORMS, _QI, _QF, _O)
