@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from latency_model.growth import BtcpRule, StandardRule
+from latency_model.growth import BtcpRule, StandardRule, make_rule
 from latency_model.params import TcpParams
 from latency_model.sim import SimConfig, run_transfer
 from latency_model.sim.dumbbell import Dumbbell, Port, QueueSeries
@@ -279,15 +279,8 @@ def test_invalid_parameters_are_named(make, name):
 
 # Router signals (Source Quench / ECN above tau) ---------------------------------------------
 
-from dataclasses import dataclass  # noqa: E402
-
-
-@dataclass(frozen=True)
-class _HalvingRule(StandardRule):
-    """RFC 5681 growth that halves cwnd (>= 1 MSS) on every router signal (test rule)."""
-
-    def on_signal(self, st, signal):
-        st.cwnd = max(st.cwnd / 2.0, float(st.mss))
+# smooth-start restarts its smooth start and halves cwnd (>= 1 MSS) on every router signal.
+_HALVING = make_rule("smooth-start")
 
 
 def _signal_topology(signal, tau, queue=None):
@@ -301,7 +294,7 @@ def _signal_topology(signal, tau, queue=None):
 def test_source_quench_for_each_arrival_at_or_above_tau_by_hand():
     # A 4-packet file sent at once (W0 = 4): the arrivals find 0, 0, 1, 2 packets waiting;
     # with tau = 1 the 3rd and 4th arrivals each trigger a Source Quench.
-    params = TcpParams(mss_bytes=MSS, p=0.0, w0=4, w_ss=4, rwnd=4, rule=_HalvingRule())
+    params = TcpParams(mss_bytes=MSS, p=0.0, w0=4, w_ss=4, rwnd=4, rule=_HALVING)
     res = run(Scenario(flows=[Flow(0.0, 4 * MSS, params)], topology=_signal_topology("source_quench", 1)))
     assert res.queue.seen.tolist() == [0, 0, 1, 2]
     assert res.signals_sent == 2 and res.flows[0].signals == 2
@@ -332,7 +325,7 @@ def test_signals_change_nothing_for_a_rule_that_ignores_them(signal):
 
 @pytest.mark.parametrize("signal", ["source_quench", "ecn"])
 def test_a_rule_that_backs_off_on_signals_loses_fewer_packets(signal):
-    halving = TcpParams(mss_bytes=MSS, p=0.0, w0=1, w_ss=64, rwnd=64, rule=_HalvingRule())
+    halving = TcpParams(mss_bytes=MSS, p=0.0, w0=1, w_ss=64, rwnd=64, rule=_HALVING)
     topo = _signal_topology(None, None, queue=10)
     flows = [Flow(0.0, 200 * MSS, halving)]
     plain = run(Scenario(flows=flows, topology=topo)).flows[0]
@@ -360,3 +353,31 @@ def test_module_example_runs_as_documented():
     import latency_model.sim.scenario as mod
 
     assert doctest.testmod(mod).failed == 0
+
+
+def test_compiled_and_interpreted_flows_give_the_same_bits(monkeypatch):
+    # Every event of every flow runs kernel.flow_event, compiled by numba or interpreted from the
+    # same source: a busy scenario (drops, timeouts, signals, record_rtt / record_cwnd) must give
+    # the same records and series either way.
+    import latency_model.sim.kernel_multi as km
+    from latency_model.sim import kernel
+
+    compiled = kernel.compiled_flow_event()
+    if compiled is None:
+        pytest.skip("numba unavailable")
+    tcp = TcpParams(mss_bytes=MSS, p=0.0, w0=2, w_ss=16, rwnd=32, dup_lt=1, early_retransmit=True,
+                    rule=make_rule("smooth-start"))
+    flows = random_flows(30, ParetoSizes(4.0, 1.2), tcp, start_window_s=2.0, nodes=5, seed=11)
+    topo = Dumbbell(queue_packets=3, signal="ecn", signal_threshold_packets=2)
+    results = []
+    for fn in (compiled, kernel.flow_event):
+        monkeypatch.setattr(km, "_FN", [fn])
+        results.append(run(Scenario(flows=flows, topology=topo, record_rtt=True, record_cwnd=True)))
+    a, b = results
+    assert sum(r.timeouts for r in a.flows) > 0 and a.signals_sent > 0
+    assert [r.to_dict() for r in a.flows] == [r.to_dict() for r in b.flows]
+    assert np.array_equal(a.queue.arrival_s, b.queue.arrival_s)
+    for x, y in zip(a.rtt, b.rtt):
+        assert np.array_equal(x.rtt_s, y.rtt_s) and np.array_equal(x.cwnd_bytes, y.cwnd_bytes)
+    for x, y in zip(a.cwnd, b.cwnd):
+        assert np.array_equal(x.time_s, y.time_s) and np.array_equal(x.cwnd_packets, y.cwnd_packets)

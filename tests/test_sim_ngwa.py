@@ -12,8 +12,10 @@ import latency_model.sim.scenario as scenario_mod
 from latency_model.params import TcpParams
 from latency_model.sim import SimConfig
 from latency_model.sim.dumbbell import Dumbbell
-from latency_model.sim.engine import EventQueue
-from latency_model.sim.ngwa import (MODES, NgwaMode, NgwaReceiver, NgwaSender, advertised_window,
+from latency_model.sim.flat import P_DUPT
+from latency_model.sim.kernel import FLOW_ACK, FLOW_SEND
+from latency_model.sim.kernel_multi import FlatFlow, ensure_queues
+from latency_model.sim.ngwa import (MODES, NgwaMode, NgwaReceiver, advertised_window,
                                     lower_stamp, mode_names, ngwa_mode, node_value, send_limit, smooth)
 from latency_model.sim.onoff import OnOffSource
 from latency_model.sim.scenario import Flow, Scenario, random_flows, run
@@ -123,46 +125,34 @@ def test_smoothed_window_stays_within_its_samples(samples, alpha):
 
 # Receiver and sender ends -------------------------------------------------------------------
 
-class _AckLink:
-    def __init__(self):
-        self.acks = []
-        self.data = []
-
-    def send_ack(self, ack, now, window=None):
-        self.acks.append((ack, window))
-        return True
-
-    def send_data(self, seg, payload_bytes, now):
-        self.data.append(seg)
-        return True
-
-
 @pytest.mark.parametrize("name, expected", [
     ("mode1", [10000.0, 20000.0, 5000.0]),        # the latest stamp
     ("mode2", [10000.0, 13000.0, 10600.0]),       # Eq. (4), alpha = 0.3 (by hand above)
     ("newreno", [30000.0, 30000.0, 30000.0]),     # NGWA off: min(W_b, W_max)
 ])
 def test_receiver_advertises_equation_2(name, expected):
-    link = _AckLink()
-    rcv = NgwaReceiver(EventQueue(), link, 5, 1, 0.2, ngwa_mode(name), w_b_bytes=30000.0)
+    rcv = NgwaReceiver(ngwa_mode(name), w_b_bytes=30000.0)
+    windows = []
     for seg, stamp in enumerate([10000.0, 20000.0, 5000.0]):
         rcv.on_segment(seg, 0.01 * seg, stamp)
-    assert link.acks == [(1, expected[0]), (2, expected[1]), (3, expected[2])]
+        windows.append(rcv.window())
+    assert windows == expected
 
 
 @pytest.mark.parametrize("name", mode_names())
 def test_each_mode_sends_what_equation_1_allows(name):
     # cwnd = W0 = 2 segments, W_a = 5000 B (5 segments): min(W_a, W_c) = 2000 with CW, 5000 without.
     mode = ngwa_mode(name)
-    link = _AckLink()
-    snd = NgwaSender(EventQueue(), link, _tcp(w0=2.0), SimConfig(), 20 * MSS, mode)
-    snd.w_a = 5000.0
-    snd.send_allowed(0.0)
-    assert len(link.data) == (2 if mode.cw else 5)
+    ensure_queues(20, BIG)
+    snd = FlatFlow(_tcp(w0=2.0), 20 * MSS, SimConfig(), cwnd_on=mode.cw, window_bytes=5000.0)
+    snd.event(FLOW_SEND, 0, 0.0, 0)
+    sent = len(list(snd.take_data()))
+    assert sent == (2 if mode.cw else 5)
     # A window update alone (a duplicate ACK carrying W_a = 8000) opens room only without CW.
-    snd.on_ack(0, 0.1, 8000.0)
-    assert len(link.data) == (2 if mode.cw else 8)
-    assert snd.dup_t == (3 if mode.cw else 1 << 62)  # RFC 793: no fast retransmit
+    snd.event(FLOW_ACK, 0, 0.1, snd.seq, 8000.0)
+    sent += len(list(snd.take_data()))
+    assert sent == (2 if mode.cw else 8)
+    assert snd.PI[P_DUPT] == (3 if mode.cw else 1 << 62)  # RFC 793: no fast retransmit
 
 
 # Stamping on the dumbbell ----------------------------------------------------------------------
@@ -221,7 +211,8 @@ def test_flow_division_counts_active_flows_from_start_to_completion(recorded):
 
 def test_newreno_through_the_ngwa_ends_equals_the_plain_simulator():
     # NGWA off with W_max above the receiver buffer: Eq. (1) is the base sender's limit, so the
-    # NgwaSender/NgwaReceiver pair must reproduce every record of the plain ends (drops included).
+    # NGWA ends (Eq. 1 with W_a as the receiver window) must reproduce every record of the plain
+    # ends (drops included).
     tcp = TcpParams(mss_bytes=1024, p=0.0, w0=1.0, w_ss=64.0, rwnd=64.0, b=1)
     flows = random_flows(20, ParetoSizes(4.0, 1.2), tcp, start_window_s=3.0, nodes=5, seed=4)
     plain = run(Scenario(flows=flows, topology=Dumbbell(queue_packets=3)))

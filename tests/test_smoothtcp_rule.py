@@ -229,25 +229,19 @@ def test_window_stays_finite_and_at_least_one_packet_and_grows_without_signals(e
 
 # --- the sender's hook and the scenario's RTT log -------------------------------------------
 
-class SpyRule(StandardRule):
-    """Standard TCP that remembers every RTT sample the sender hands it."""
-
-    samples: list = []
-
-    def on_rtt_sample(self, st, rtt_s):
-        SpyRule.samples.append(rtt_s)
-
-
-def test_sender_feeds_rtt_samples_to_the_rule_and_the_scenario_log():
-    SpyRule.samples = []
-    tcp = TcpParams(mss_bytes=1000, p=0.0, w0=1, w_ss=64, rwnd=64, rule=SpyRule())
-    topo = Dumbbell(nodes=1, queue_packets=4)
+def test_the_scenario_log_holds_the_senders_rtt_samples():
+    # Unlimited buffer, b = 1: no loss, every segment ACKed at once, so every ACK is new and
+    # gives a Karn-valid sample: 60 samples. The first segment crosses an empty path: its
+    # sample is the propagation round trip plus one packet's serialisation on the three links.
+    tcp = TcpParams(mss_bytes=1000, p=0.0, w0=1, w_ss=64, rwnd=64)
+    topo = Dumbbell(nodes=1, queue_packets=None)
     res = run(Scenario(flows=[Flow(0.0, 60 * 1000, tcp)], topology=topo, record_rtt=True))
     log = res.rtt[0]
     assert res.flows[0].completed and res.flows[0].bytes_acked == 60 * 1000
-    assert list(log.rtt_s) == SpyRule.samples and len(SpyRule.samples) > 10
-    # Every sample spans at least the propagation round trip plus one packet's serialisation.
     ser = (1000 + 40) * 8 * (1 / 10e6 + 1 / 1.5e6 + 1 / 10e6)
+    assert log.rtt_s.size == 60
+    assert log.rtt_s[0] == pytest.approx(topo.round_trip_s + ser, abs=1e-12)
+    # Every sample spans at least the propagation round trip plus one packet's serialisation.
     assert log.rtt_s.min() >= topo.round_trip_s + ser - 1e-12
     assert (log.time_s[1:] >= log.time_s[:-1]).all() and log.slow_start[0]
     assert log.cwnd_bytes[0] == 1000.0
@@ -256,6 +250,15 @@ def test_sender_feeds_rtt_samples_to_the_rule_and_the_scenario_log():
     assert plain.rtt == () and plain.flows == res.flows
     with pytest.raises(ValueError, match="record_rtt must be True or False"):
         Scenario(flows=[Flow(0.0, 1000, tcp)], record_rtt=1)
+
+
+def test_a_scenario_refuses_a_rule_of_an_unregistered_class():
+    class Spy(StandardRule):
+        pass
+
+    tcp = TcpParams(mss_bytes=1000, p=0.0, w0=1, w_ss=64, rwnd=64, rule=Spy())
+    with pytest.raises(ValueError, match=r"flows\[0\]\.params\.rule must be an instance of a registered"):
+        run(Scenario(flows=[Flow(0.0, 1000, tcp)], topology=Dumbbell(nodes=1)))
 
 
 def test_bytes_acked_of_a_censored_flow_is_its_cumulative_ack():

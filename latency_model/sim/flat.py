@@ -100,7 +100,9 @@ P_QLIM = P_RULE_HOOKS + 1  # the drop-tail buffer's packets (SimConfig.queue_pac
 # sack_compression, quickack_on_data, tso_defer, rto_restart, grow_acked_sacked,
 # cwnd_limited_growth, linux_prr.
 P_COMPRESS, P_QKDATA, P_TSODEF, P_RTORST, P_ACKSACKED, P_CWLIM, P_LNXPRR = (P_QLIM + k for k in range(1, 8))
-N_PI = P_LNXPRR + 1
+# 1: no congestion window in the send loop (NGWA's RFC 793 modes, kernel_multi), 0 otherwise.
+P_NOCWND = P_LNXPRR + 1
+N_PI = P_NOCWND + 1
 # P_RULE: the growth rule's law (growth.laws.rule_index); P_RULE_HOOKS: bit 1 << h set for each
 # hook h besides ACK and LOSS that the law acts on (GrowthRule.law_hooks).
 # P_N counts the sequence slots: the P_NDATA data segments and, with a bare FIN, one more.
@@ -832,13 +834,14 @@ def send_next(now, I, F, S, SF, PI, PF, u, QI, QF):
 @inline
 def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
     """Send every new segment that cwnd (+ Limited Transmit credit) and the receiver window
-    admit; one may always leave when nothing is in flight."""
+    admit; one may always leave when nothing is in flight. Without a congestion window
+    (``PI[P_NOCWND]``, RFC 793 as NGWA's Eq. 1 runs it) the receiver window alone."""
     mss = PI[P_MSS]
     n = PI[P_N]
     while I[NXT] < n:
         fl = flight(I, PI)
         ln = seg_len(I[NXT], PI)
-        if fl > 0 and fl + ln > F[CWND] + I[LTC] * mss:
+        if fl > 0 and fl + ln > F[CWND] + I[LTC] * mss and PI[P_NOCWND] == 0:
             break
         if fl > 0 and fl + ln > PF[Q_RWNDB]:
             break

@@ -32,6 +32,7 @@ from .kernel_rfc import rfc_on_ack, rfc_on_rto
 from .kernel_sack import rk_on_timer, rk_timers, sk_cwnd_validate, sk_on_ack, sk_on_rto, sk_send_allowed
 
 __all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS",
+           "flow_event", "compiled_flow_event",
            "N_OUT", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
 
 OUT_FIELDS = ("completion_s", "delivered_s", "lost_packets", "lost_acks",
@@ -47,10 +48,10 @@ _PRR = {"ssrb": PRR_SSRB, "crb": PRR_CRB, "off": PRR_OFF}
 def pack_params(params, size_bytes: int, config):
     """Integer and float parameter arrays of :func:`run_batch` for one transfer size.
 
-    The sender's initial values (cwnd, ssthresh, receiver window, the first RTO and, with
-    ``handshake_rtt``, the handshake's SRTT and RTTVAR; the Limited Transmit window, the
-    timer bounds) are read from the event-driven :class:`~latency_model.sim.sender.Sender`
-    built for the same arguments, so they are its values to the last bit; ns-3's first
+    The sender's initial values: cwnd, ssthresh and the rule's state from the rule's own
+    ``new_state`` (W0 and W_SS segments of MSS bytes), the receiver window ``M * MSS``,
+    the Limited Transmit window (``SimConfig.limited_transmit_window``), the first RTO and,
+    with ``handshake_rtt``, the handshake's SRTT and RTTVAR (:func:`initial_rtt`); ns-3's first
     SRTT, RTTVAR and RTO come from its SYN-ACK (:func:`~latency_model.sim.ns3.ns3_initial_rtt`).
     The sack sender adds a bare FIN's sequence slot (``bare_fin``, when the whole write
     fits in the first flight), Linux's implicit Limited Transmit on every duplicate ACK
@@ -79,50 +80,56 @@ def pack_params(params, size_bytes: int, config):
         (:func:`~latency_model.sim.ns3.check_ns3_params`).
     """
     from ..growth.laws import rule_index  # noqa: PLC0415
-    from .engine import EventQueue  # noqa: PLC0415
     from .ns3 import check_ns3_params, ns3_initial_rtt  # noqa: PLC0415
-
-    from .sender import Sender  # noqa: PLC0415
 
     rule = rule_index(params.rule)
     if config.sender == "ns3":
         check_ns3_params(params, config)
-    snd = Sender(EventQueue(), None, params, config, size_bytes)
-    srtt, rttvar, rto = ns3_initial_rtt(params, config) if config.sender == "ns3" else (snd.srtt, snd.rttvar, snd.rto)
-    n, lt_lo, lt_hi, nsamp0, min_rtt0 = snd.n, snd.lt_lo, snd.lt_hi, 0, np.inf
+    mss = params.mss_bytes
+    n_data = -(-size_bytes // mss)
+    st = params.rule.new_state(params.w0 * mss, params.w_ss * mss, mss)
+    rwnd_bytes = params.rwnd * mss
+    fixed_rto = config.rto_rule == "paper"
+    handshake_rtt_s = config.handshake_rtt_s(params.rtt_s) if config.handshake_rtt and not fixed_rto else None
+    if config.sender == "ns3":
+        srtt, rttvar, rto = ns3_initial_rtt(params, config)
+    else:
+        srtt, rttvar, rto = initial_rtt(params.rto, fixed_rto, handshake_rtt_s, config)
+    n, nsamp0, min_rtt0 = n_data, 0, np.inf
+    lt_lo, lt_hi = config.limited_transmit_window(params.dup_lt, params.dup_t)
     if config.sender == "sack":
-        if config.bare_fin and size_bytes <= min(snd.st.cwnd, snd.rwnd_bytes):
+        if config.bare_fin and size_bytes <= min(st.cwnd, rwnd_bytes):
             # The whole write leaves in the first flight, so the FIN follows it as a bare
             # segment (sequence slot n_data; Linux tcp_send_fin), one segment against cwnd.
             n += 1
         if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
             lt_lo, lt_hi = 1, n
-        if config.rack_tlp and snd.handshake_rtt_s is not None:  # RFC 8985 6.2 step 1 on the handshake's sample
-            nsamp0, min_rtt0 = 1, snd.handshake_rtt_s
+        if config.rack_tlp and handshake_rtt_s is not None:  # RFC 8985 6.2 step 1 on the handshake's sample
+            nsamp0, min_rtt0 = 1, handshake_rtt_s
     PI = _filled(np.int64, N_PI, {
         P_SENDER: _SENDERS[config.sender],
         P_N: n,
-        P_SIZE: snd.size,
-        P_MSS: snd.mss,
+        P_SIZE: size_bytes,
+        P_MSS: mss,
         P_B: params.b,
-        P_DUPT: snd.dup_t,
+        P_DUPT: params.dup_t,
         P_LTLO: lt_lo,
         P_LTHI: lt_hi,
         P_LT: int(params.dup_lt is not None),
-        P_TAIL: int(snd.tail),
-        P_ER: int(snd.er),
-        P_FIXED: int(snd.fixed_rto),
+        P_TAIL: int(params.tail_retransmit),
+        P_ER: int(params.early_retransmit),
+        P_FIXED: int(fixed_rto),
         P_RULE: rule,
         P_RULE_HOOKS: sum(1 << h for h in params.rule.law_hooks),
         P_HDR: config.header_bytes,
         P_QUICK: config.quick_acks,
         P_FIN: int(config.fin),
-        P_TS: int(snd.timestamps),
+        P_TS: int(config.rtt_sampling == "timestamps"),
         P_SACK: int(config.sender == "sack"),
         P_PRR: _PRR[config.prr],
         P_RACK: int(config.sender == "sack" and config.rack_tlp),
         P_NSAMP0: nsamp0,
-        P_NDATA: snd.n,
+        P_NDATA: n_data,
         P_RKTS: int(config.rack_tsecr_test),
         P_LOSTONLY: int(config.rxt_lost_only),
         P_QLIM: -1 if config.queue_packets is None else config.queue_packets,
@@ -135,10 +142,10 @@ def pack_params(params, size_bytes: int, config):
         P_LNXPRR: int(config.linux_prr),
     })
     PF = _filled(np.float64, N_PF, {
-        Q_RWNDB: snd.rwnd_bytes,
-        Q_MINRTO: snd.min_rto,
-        Q_MAXRTO: snd.max_rto,
-        Q_G: snd.g,
+        Q_RWNDB: rwnd_bytes,
+        Q_MINRTO: config.min_rto_s,
+        Q_MAXRTO: config.max_rto_s,
+        Q_G: config.clock_granularity_s,
         Q_DELACK: config.delack_timeout_s,
         Q_RATE: config.link_rate_bps,
         Q_DELAY: config.one_way_delay(params.rtt_s),
@@ -152,15 +159,56 @@ def pack_params(params, size_bytes: int, config):
         Q_HZ: float(config.timer_hz),
     })
     # The rule's parameters and its initial state vector (cwnd, ssthresh, ...), as the
-    # event-driven sender's rule made them.
+    # rule's new_state made them.
     packed = params.rule.law_params
     if len(packed) > N_PARAMS:  # a rule's contract (growth.laws.N_PARAMS), not a user's input
         raise ValueError(f"rule {params.rule.name!r} packs {len(packed)} parameters, more than the "
                          f"engine's {N_PARAMS}")
     PF[:len(packed)] = packed
-    v = snd.st.v
+    v = st.v
     PF[Q_STATE0:Q_STATE0 + len(v)] = v
     return PI, PF
+
+
+def initial_rtt(rto_fixed_s: float, fixed_rto: bool, handshake_rtt_s, config) -> tuple[float, float, float]:
+    """SRTT, RTTVAR and RTO (seconds) of the rfc and sack senders before the first data segment.
+
+    RFC 6298 (2.1): no SRTT yet (-1) and the initial RTO (``config.initial_rto_s``, in
+    whole jiffies with ``config.timer_hz``: :func:`.flat.rto_jiffies`); the paper's fixed
+    RTO (``fixed_rto``) is ``rto_fixed_s`` and has no estimator. With the handshake's sample
+    ``handshake_rtt_s`` (seconds; ``SimConfig.handshake_rtt``, Linux ``tcp_ack_update_rtt``
+    on the SYN-ACK) the estimator takes it as its first measurement, (2.2), bounded by (2.4)
+    and (2.5): :func:`.flat.rtt_sample` itself, on a state that holds nothing else, so the
+    values are the engine's own to the last bit.
+
+    Parameters
+    ----------
+    rto_fixed_s : float
+        The paper's fixed RTO (``TcpParams.rto``), seconds.
+    fixed_rto : bool
+        ``SimConfig.rto_rule == "paper"``.
+    handshake_rtt_s : float or None
+        The SYN / SYN-ACK sample, seconds, or ``None``.
+    config : SimConfig
+        Timer constants.
+
+    Returns
+    -------
+    (float, float, float)
+        SRTT (-1.0 before any sample), RTTVAR and RTO, seconds.
+    """
+    if fixed_rto:
+        return -1.0, 0.0, rto_fixed_s
+    hz = float(config.timer_hz)
+    F = np.zeros(N_FS)
+    F[SRTT] = -1.0
+    F[RTO] = rto_jiffies(config.initial_rto_s, hz)
+    if handshake_rtt_s is not None:
+        PF = _filled(np.float64, N_PF, {Q_MINRTO: config.min_rto_s, Q_MAXRTO: config.max_rto_s,
+                                        Q_G: config.clock_granularity_s, Q_HZ: hz})
+        # no rule hook, no RACK, the RFC 6298 estimator: what the handshake's sample feeds
+        flat.rtt_sample(handshake_rtt_s, np.zeros(N_IS, np.int64), F, np.zeros(N_PI, np.int64), PF)
+    return F[SRTT], F[RTTVAR], F[RTO]
 
 
 def scripted(PI, PF, counts):
@@ -313,6 +361,50 @@ def run_single(u, PI, PF, F, cap, out):
     return fail
 
 
+# Events of one flow of a multi-flow scenario (:func:`flow_event`, :mod:`.kernel_multi`).
+FLOW_SEND, FLOW_ACK, FLOW_WINDOW_ACK, FLOW_RTO, FLOW_SEGMENT, FLOW_DELACK = range(6)
+
+
+def flow_event(kind, value, now, seq, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, O):
+    """One event of one flow of a multi-flow scenario, on the flow's state, at ``now``
+    (seconds), the engine's ``seq`` counter starting at ``seq`` (the scenario's).
+
+    ``kind``: ``FLOW_SEND`` sends what the windows admit (the flow's start, a router signal);
+    ``FLOW_ACK`` a cumulative ACK for ``value`` segments (:func:`on_ack`); ``FLOW_WINDOW_ACK``
+    the same carrying a new receiver window (NGWA, already in ``PF[Q_RWNDB]``), after which the
+    sender sends what the window admits (RFC 793: a window update may open room on any ACK);
+    ``FLOW_RTO`` the retransmission timer (:func:`on_rto`); ``FLOW_SEGMENT`` data segment
+    ``value`` reaching the receiver (:func:`.flat.on_segment`); ``FLOW_DELACK`` the delayed-ACK
+    timer. The queues ``QI``, ``QF`` are empty when it starts (the caller took the last event's
+    packets) and hold the packets it sends, from position 0. ``O`` (int64, 8) gets what the
+    caller needs: the data segments and ACKs sent, the ``seq`` of the retransmission and
+    delayed-ACK timers if the event armed them (-1 otherwise), the transfer done (0/1), the
+    duplicate-ACK count before and after, the ``seq`` counter after. Returns ``I[FAIL]``."""
+    I[DQH] = I[DQN] = I[AQH] = I[AQN] = 0
+    O[5] = I[DUP]
+    I[SEQ] = seq
+    if kind == FLOW_ACK or kind == FLOW_WINDOW_ACK:
+        on_ack(value, 0.0, now, blk, 0, I, F, S, SF, PI, PF, u, QI, QF)
+        if kind == FLOW_WINDOW_ACK and I[DONE] == 0 and I[FAIL] == 0:
+            send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif kind == FLOW_SEGMENT:
+        on_segment(value, 0.0, now, I, F, S, PI, PF, u, RB, QI, QF)
+    elif kind == FLOW_RTO:
+        on_rto(now, I, F, S, SF, PI, PF, u, QI, QF)
+    elif kind == FLOW_DELACK:
+        on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF)
+    else:
+        send_new(now, I, F, S, SF, PI, PF, u, QI, QF)
+    O[0] = I[DQN]
+    O[1] = I[AQN]
+    O[2] = I[RTO_SEQ] if I[RTO_ON] != 0 and I[RTO_SEQ] >= seq else -1
+    O[3] = I[DL_SEQ] if I[DL_ON] != 0 and I[DL_SEQ] >= seq else -1
+    O[4] = I[DONE]
+    O[6] = I[DUP]
+    O[7] = I[SEQ]
+    return I[FAIL]
+
+
 _MODULES = (engine, flat, kernel_rfc, kernel_ns3, kernel_sack)
 
 
@@ -348,7 +440,8 @@ def _compiled():
     laws = compiled_laws()
     if laws is None:
         return None
-    return compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()], (run_batch, run_single))
+    return compile_twins(compile_namespace(laws), ["rule_law", *_kernel_functions()],
+                         (run_batch, run_single, flow_event))
 
 
 def compiled_run_batch():
@@ -361,3 +454,9 @@ def compiled_run_single():
     """The numba-compiled :func:`run_single`, or ``None`` when numba is unavailable."""
     fns = _compiled()
     return None if fns is None else fns[1]
+
+
+def compiled_flow_event():
+    """The numba-compiled :func:`flow_event`, or ``None`` when numba is unavailable."""
+    fns = _compiled()
+    return None if fns is None else fns[2]

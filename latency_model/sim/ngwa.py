@@ -27,11 +27,9 @@ import math
 from dataclasses import dataclass
 
 from ..checks import check_int, check_real
-from .receiver import Receiver
-from .sender import Sender
 
 __all__ = ["NgwaMode", "MODES", "BASELINES", "FD_FACTOR", "ngwa_mode", "mode_names", "node_value",
-           "lower_stamp", "smooth", "advertised_window", "send_limit", "NgwaSender", "NgwaReceiver"]
+           "lower_stamp", "smooth", "advertised_window", "send_limit", "NgwaReceiver"]
 
 FD_FACTOR = 0.98
 """Eq. (3): the share of the free buffer given to data ("space in the queue for ACKs")."""
@@ -179,72 +177,28 @@ def send_limit(w_a: float, w_c: float, w_u: float, cw: bool) -> float:
     return (min(w_a, w_c) if cw else w_a) - w_u
 
 
-class NgwaSender(Sender):
-    """:class:`~latency_model.sim.sender.Sender` whose send limit is Eq. (1) with the last
-    advertised window ``W_a``.
-
-    Every other mechanism is the base sender's. With CW off there is no fast retransmit
-    (RFC 793): ``dup_t``, tail and early retransmit are disabled. As in the base sender, one
-    segment may leave when nothing is in flight (it stands in for the zero-window probe, so
-    a window stamped to 0 cannot stall the flow). Before the first ACK, ``W_a`` is the
-    handshake's ``min(W_b, W_max)``; the scenario lowers it to ``W_a`` computed from the SYN's
-    stamp for a stamping flow.
-
-    Parameters
-    ----------
-    queue, link, params, config, size_bytes
-        As :class:`~latency_model.sim.sender.Sender`.
-    mode : NgwaMode
-        The flow's NGWA options.
-    """
-
-    def __init__(self, queue, link, params, config, size_bytes: int, mode: NgwaMode) -> None:
-        super().__init__(queue, link, params, config, size_bytes)
-        self.cw = mode.cw
-        self.w_a = advertised_window(self.rwnd_bytes, mode.w_max_bytes, None)
-        if not self.cw:
-            self.dup_t = 1 << 62
-            self.tail = False
-            self.er = False
-
-    def _receiver_window(self) -> float:
-        return self.w_a
-
-    def _send_limit(self) -> float:
-        """Eq. (1): ``min(W_a, W_c)`` with the congestion window, ``W_a`` without (bytes)."""
-        return send_limit(self.w_a, self.st.cwnd + self.lt_credit * self.mss, 0.0, self.cw)
-
-    def on_ack(self, ack: int, now: float, window: float | None = None) -> None:
-        """An ACK for ``ack`` segments carrying the advertised window ``window`` (bytes)."""
-        if window is not None:
-            self.w_a = window
-        super().on_ack(ack, now)
-        if self.completion_s is None:
-            self.send_allowed(now)  # a window update may open room on any ACK (RFC 793)
-
-
-class NgwaReceiver(Receiver):
-    """:class:`~latency_model.sim.receiver.Receiver` that advertises Eq. (2) in every ACK.
+class NgwaReceiver:
+    """What an NGWA receiver adds to the flat engine's receiver: the stamps it has seen and
+    the window it advertises in every ACK, Eq. (2) (with SE, Eq. 4's smoothed stamp).
 
     ``W_b`` (free receiver memory) is the flow's receiver window ``rwnd`` in bytes, constant:
-    the application reads in-order data at once, and the base receiver's out-of-order buffer
-    is not charged (the existing simulator's receiver window is constant too).
+    the application reads in-order data at once, and the out-of-order buffer is not charged
+    (the simulator's receiver window is constant too). The ACKs themselves (delayed ACKs,
+    immediate ACKs out of order) are the engine's (:func:`~latency_model.sim.flat.on_segment`);
+    the sender's Eq. (1) is the engine's send loop with ``W_a`` as its receiver window and,
+    without CW, no congestion window (:class:`~latency_model.sim.kernel_multi.FlatFlow`).
 
     Parameters
     ----------
-    queue, link, n_segments, b, delack_timeout_s
-        As :class:`~latency_model.sim.receiver.Receiver`.
     mode : NgwaMode
         The flow's NGWA options.
     w_b_bytes : float
         ``W_b``, bytes (> 0).
     """
 
-    __slots__ = ("mode", "w_b", "w_ngwa")
-
-    def __init__(self, queue, link, n_segments: int, b: int, delack_timeout_s: float,
-                 mode: NgwaMode, w_b_bytes: float) -> None:
-        super().__init__(queue, link, n_segments, b, delack_timeout_s)
+    def __init__(self, mode: NgwaMode, w_b_bytes: float) -> None:
+        if not isinstance(mode, NgwaMode):
+            raise ValueError(f"mode must be an NgwaMode, got {mode!r}")
         self.mode = mode
         self.w_b = check_real("w_b_bytes", w_b_bytes, low=0.0, low_open=True)
         self.w_ngwa: float | None = None  # last stamp, or its smoothed value with SE
@@ -260,14 +214,7 @@ class NgwaReceiver(Receiver):
             self.w_ngwa = smooth(self.w_ngwa, stamp, self.mode.alpha) if self.mode.se else stamp
 
     def on_segment(self, seg: int, now: float, stamp: float | None = None) -> None:
-        """A data segment arriving at ``now`` with the path's stamp ``stamp`` (bytes)."""
+        """Data segment ``seg`` arriving at ``now`` (seconds) with the path's stamp ``stamp``
+        (bytes; ``None`` for a flow that does not stamp): Eq. (4) with SE, else the latest."""
         if stamp is not None and self.mode.stamping:
             self.w_ngwa = smooth(self.w_ngwa, stamp, self.mode.alpha) if self.mode.se else stamp
-        super().on_segment(seg, now)
-
-    def _ack_now(self, now: float) -> None:
-        self.pending = 0
-        self.timer.cancel()
-        self.link.send_ack(self.rcv_nxt, now, self.window())
-        if self.trace is not None:
-            self.trace("ack_sent", now, self.rcv_nxt)

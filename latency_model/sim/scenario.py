@@ -1,12 +1,13 @@
 """Multi-flow scenarios on a shared bottleneck: flows, the event loop, per-flow records.
 
-Each flow runs the single-flow simulator's own TCP ends, unchanged:
-:class:`~latency_model.sim.sender.Sender` (window growth through the flow's
-:class:`~latency_model.growth.GrowthRule`, NewReno, Limited Transmit, Early Retransmit,
-RFC 6298 timer with back-off) and :class:`~latency_model.sim.receiver.Receiver`
-(delayed ACKs). Only the path changes: the flows share the :class:`Dumbbell`'s router
-queue and bottleneck. All flows live in one event heap; timers are told apart by the
-flow index carried as the event payload.
+Each flow runs the single-flow simulator's own engine, unchanged: its sender and receiver are
+the flat engine's state (:class:`~latency_model.sim.kernel_multi.FlatFlow`), run by the
+functions the Monte Carlo runs (the rfc sender: window growth through the flow's
+:class:`~latency_model.growth.GrowthRule`, NewReno, Limited Transmit, Early Retransmit, RFC 6298
+timer with back-off; the delayed-ACK receiver), compiled with numba or interpreted. Only the
+path changes: the flows share the :class:`Dumbbell`'s router queue and bottleneck. All flows
+live in one event heap ordered as :class:`~latency_model.sim.engine.EventQueue` orders its
+events (nanosecond tick, then scheduling order), with the engine's ``seq`` counter shared.
 
 The run itself is deterministic (drop-tail drops, no random loss): randomness enters only
 through the scenario (start times, sizes), which :func:`random_flows` draws from an explicit
@@ -25,20 +26,22 @@ Example
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..checks import check_flag, check_int, check_real
+from ..growth.laws import rule_index
 from ..params import TcpParams
 from .config import SimConfig
 from .dumbbell import Dumbbell, Port, QueueSeries
-from .engine import EventQueue
-from .ngwa import NgwaMode, NgwaReceiver, NgwaSender, lower_stamp, node_value
+from .engine import tick
+from .kernel import FLOW_ACK, FLOW_DELACK, FLOW_RTO, FLOW_SEGMENT, FLOW_SEND
+from .kernel_multi import FlatFlow, ensure_queues
+from .ngwa import NgwaMode, NgwaReceiver, lower_stamp, node_value
 from .onoff import OnOffSource
-from .receiver import Receiver
-from .sender import Sender
 from .sizes import SizeGenerator
 from .traces import CwndLog
 
@@ -193,9 +196,9 @@ _DUMBBELL_RUNS = (
 
 _DUMBBELL_FIXED = ("link_rate_bps", "delay_s", "queue_packets", "sender", "rtt_sampling",
                    "quick_acks", "fin", "prr", "rack_tlp", "ack_serialisation")
-"""SimConfig fields the dumbbell run does not read (it builds :class:`Sender` and
-:class:`Receiver` with their defaults, and takes the path from the :class:`Dumbbell`): only
-their defaults are accepted. ``p_ack`` is refused separately; ``stack`` is a label."""
+"""SimConfig fields the dumbbell run does not read (its flows run the engine's rfc sender and
+receiver with these defaults, and take the path from the :class:`Dumbbell`): only their
+defaults are accepted. ``p_ack`` is refused separately; ``stack`` is a label."""
 
 
 def _check_dumbbell_config(config: SimConfig) -> None:
@@ -367,27 +370,50 @@ class RttLog:
 # Events after which a flow's sender may have changed its window (recorded with record_cwnd).
 _SENDER_EVENTS = frozenset(("start", "ack", "ngwa_ack", "rto", "signal"))
 
+_SLOTS = 4
+"""Heap keys per scheduling ``seq``: a flow's packet (engine ``seq`` s) becomes up to three
+events of the path (router arrival, or a Source Quench and a receiver arrival), keyed
+``4 s``, ``4 s + 1``, ``4 s + 2``, so they keep their place among the engine's timers."""
 
-class _FlowEvents:
-    """The shared event heap as seen by one flow's timers: the payload names the flow."""
 
-    __slots__ = ("q", "fid")
+class _Clock:
+    """The scenario's event heap, ordered by ``(tick, key)`` as :class:`.engine.EventQueue`
+    orders ``(tick, seq)``: ``key`` is ``_SLOTS`` times the scheduling ``seq`` (shared with the
+    flows' engines, :mod:`.kernel_multi`) plus the packet's slot."""
 
-    def __init__(self, q: EventQueue, fid: int) -> None:
-        self.q = q
-        self.fid = fid
+    __slots__ = ("heap", "seq", "slot")
 
-    def push(self, time_s, kind, payload):
-        return self.q.push(time_s, kind, self.fid)
+    def __init__(self) -> None:
+        self.heap: list = []
+        self.seq = 0  # the next scheduling seq
+        self.slot = -1  # >= 0: the key of the next push (a flow's packet being handed on)
 
-    def discard(self, token) -> None:
-        self.q.discard(token)
+    def push(self, time_s: float, kind: str, payload) -> None:
+        """Schedule ``kind`` at ``time_s`` (seconds): the next seq, or the packet's next slot."""
+        if self.slot < 0:
+            key = _SLOTS * self.seq
+            self.seq += 1
+        else:
+            key = self.slot
+            self.slot += 1
+        heapq.heappush(self.heap, (tick(time_s), key, time_s, kind, payload))
+
+    def at(self, time_s: float, seq: int, kind: str, payload) -> None:
+        """Schedule ``kind`` at ``time_s`` with the engine's ``seq`` (a timer it armed)."""
+        heapq.heappush(self.heap, (tick(time_s), _SLOTS * seq, time_s, kind, payload))
+
+    def pop(self):
+        """The next event ``(time_s, kind, payload)``, or None."""
+        if not self.heap:
+            return None
+        _, _, time_s, kind, payload = heapq.heappop(self.heap)
+        return time_s, kind, payload
 
 
 class _Network:
     """The dumbbell's ports and the per-flow counters; the ``link`` every flow's ends use."""
 
-    def __init__(self, q: EventQueue, topo: Dumbbell, header: int, n_flows: int, ngwa=None) -> None:
+    def __init__(self, q: _Clock, topo: Dumbbell, header: int, n_flows: int, ngwa=None) -> None:
         self.q = q
         self.header = header
         self.access_delay = topo.access_delay_s
@@ -498,34 +524,25 @@ class _Network:
             self.q.push(at, "ngwa_ack", (fid, ack, window))
         return True
 
-
-class _FlowLink:
-    """``Link`` interface of one flow (what Sender and Receiver call)."""
-
-    __slots__ = ("net", "fid", "node")
-
-    def __init__(self, net: _Network, fid: int, node: int) -> None:
-        self.net = net
-        self.fid = fid
-        self.node = node
-
-    def send_data(self, seg: int, payload_bytes: int, now: float) -> bool:
-        self.net.send(self.fid, self.node, seg, payload_bytes, now)
-        return True  # a queue drop happens later, at the router; counted there
-
-    def send_ack(self, ack: int, now: float, window: float | None = None) -> bool:
-        # window: the advertised window W_a an NGWA receiver puts in the ACK, bytes.
-        if self.net.reverse is not None:
-            return self.net.reverse_ack(self.fid, ack, now, window)
-        if window is None:
-            self.net.q.push(now + self.net.ack_delay, "ack", (self.fid, ack))
+    def send_ack(self, fid: int, ack: int, now: float, window: float | None = None) -> None:
+        """A flow's receiver sends a cumulative ACK for ``ack`` segments at ``now`` (with
+        ``window``, an NGWA receiver's advertised window, bytes): through the reverse port,
+        or ``ack_delay_s`` later at the sender."""
+        if self.reverse is not None:
+            self.reverse_ack(fid, ack, now, window)
+        elif window is None:
+            self.q.push(now + self.ack_delay, "ack", (fid, ack))
         else:
-            self.net.q.push(now + self.net.ack_delay, "ngwa_ack", (self.fid, ack, window))
-        return True
+            self.q.push(now + self.ack_delay, "ngwa_ack", (fid, ack, window))
 
 
 def run(scenario: Scenario) -> ScenarioResult:
     """Run every flow of ``scenario`` through the shared dumbbell.
+
+    Each flow's ends are the flat engine's (:class:`~latency_model.sim.kernel_multi.FlatFlow`);
+    the dumbbell's ports (:class:`_Network`) carry their packets. Events run in the order of
+    :class:`~latency_model.sim.engine.EventQueue`: the earliest nanosecond tick, then the
+    earliest scheduled.
 
     Parameters
     ----------
@@ -540,123 +557,137 @@ def run(scenario: Scenario) -> ScenarioResult:
     Raises
     ------
     ValueError
-        If ``scenario`` is not a :class:`Scenario`.
+        If ``scenario`` is not a :class:`Scenario`, or a flow's rule is not of a registered
+        class (:data:`~latency_model.growth.RULES`).
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {scenario!r}")
     flows = scenario.flows
     cfg = scenario.config
     horizon = scenario.horizon_s
-    q = EventQueue()
-    net = _Network(q, scenario.topology, cfg.header_bytes, len(flows), [f.ngwa for f in flows])
-    senders: list[Sender | None] = [None] * len(flows)
-    receivers: list[Receiver | None] = [None] * len(flows)
     for i, f in enumerate(flows):
-        q.push(f.start_s, "start", i)
+        try:
+            rule_index(f.params.rule)
+        except ValueError as e:
+            raise ValueError(f"flows[{i}].params.{e}") from None
+    clock = _Clock()
+    net = _Network(clock, scenario.topology, cfg.header_bytes, len(flows), [f.ngwa for f in flows])
+    ends: list[FlatFlow | None] = [None] * len(flows)
+    windows: list[NgwaReceiver | None] = [None] * len(flows)  # NGWA: the receivers' advertised windows
+    for i, f in enumerate(flows):
+        clock.push(f.start_s, "start", i)
     sources = scenario.sources
     for k, src in enumerate(sources):
-        q.push(src.start_s, "source", k)
+        clock.push(src.start_s, "source", k)
     logs = [CwndLog() for _ in flows] if scenario.record_cwnd else None
+    rtt_logs: list[list] = [[] for _ in flows]
 
-    end = 0.0
+    def event(fid: int, end: FlatFlow, kind: int, value: int, now: float, window=None) -> None:
+        """Run one event of a flow; what it sent and armed goes to the path and the heap, in
+        the engine's seq order."""
+        end.event(kind, value, now, clock.seq, window)
+        node = flows[fid].node
+        for seq, seg, payload_bytes in end.take_data():
+            clock.slot = _SLOTS * seq
+            net.send(fid, node, seg, payload_bytes, now)
+        for seq, ack in end.take_acks():
+            clock.slot = _SLOTS * seq
+            net.send_ack(fid, ack, now, None if windows[fid] is None else windows[fid].window())
+        clock.slot = -1
+        for t, seq, timer in end.armed():
+            clock.at(t, seq, timer, (fid, seq))
+        clock.seq = end.seq
+
+    def on_ack(fid: int, ack: int, now: float, window=None) -> None:
+        end = ends[fid]
+        if end.done:
+            return
+        if scenario.record_rtt:
+            r = end.rtt_sample(ack, now)
+            if r is not None:
+                rtt_logs[fid].append((now, r, end.cwnd, end.state().in_slow_start))
+        event(fid, end, FLOW_ACK, ack, now, window)
+        if end.dupacks == (2, 3):
+            net.triple[fid] += 1
+        if end.done:  # FIN: the flow leaves the routers' count n_f
+            net.active -= 1
+            net.node_active[flows[fid].node] -= 1
+
+    def on_data(fid: int, seg: int, marked: bool, now: float, stamp=None) -> None:
+        net.delivered[fid] += 1
+        if marked:  # ECN echo: reaches the sender one ACK path later
+            clock.push(now + net.ack_delay, "signal", fid)
+        if windows[fid] is not None:
+            windows[fid].on_segment(seg, now, stamp)
+        event(fid, ends[fid], FLOW_SEGMENT, seg, now)
+
+    end_s = 0.0
     while True:
-        ev = q.pop()
+        ev = clock.pop()
         if ev is None:
             break
-        now, token, kind, payload = ev
+        now, kind, payload = ev
+        if (kind == "rto" or kind == "delack") and not ends[payload[0]].live(kind, payload[1]):
+            continue  # cancelled or re-armed since (EventQueue drops such entries unseen)
         if horizon is not None and now > horizon:
             break
-        end = now
+        end_s = now
         if kind == "data":
-            fid, seg, marked = payload
-            net.delivered[fid] += 1
-            if marked:  # ECN echo: reaches the sender one ACK path later
-                q.push(now + net.ack_delay, "signal", fid)
-            receivers[fid].on_segment(seg, now)
+            on_data(*payload, now)
         elif kind == "router":
             net.router_arrival(*payload, now)
         elif kind == "ack":
-            fid, ack = payload
-            snd = senders[fid]
-            if snd.completion_s is None:
-                dup = snd.dupacks
-                snd.on_ack(ack, now)
-                if snd.dupacks == 3 and dup == 2:
-                    net.triple[fid] += 1
-                if snd.completion_s is not None:  # FIN: the flow leaves the routers' count n_f
-                    net.active -= 1
-                    net.node_active[flows[fid].node] -= 1
-        elif kind == "rto":
-            snd = senders[payload]
-            if snd.timer.fired(token):
-                snd.on_rto(now)
+            on_ack(*payload, now)
+        elif kind == "rto" or kind == "delack":
+            fid = payload[0]
+            event(fid, ends[fid], FLOW_RTO if kind == "rto" else FLOW_DELACK, 0, now)
         elif kind == "signal":
-            snd = senders[payload]
-            if snd.completion_s is None:
+            end = ends[payload]
+            if not end.done:
                 net.signals_received[payload] += 1
-                snd.rule.on_signal(snd.st, net.signal)
-                snd.send_allowed(now)  # a rule may also open the window
-        elif kind == "delack":
-            rcv = receivers[payload]
-            if rcv.timer.fired(token):
-                rcv.on_delack_timer(now)
+                flows[payload].params.rule.on_signal(end.state(), net.signal)
+                event(payload, end, FLOW_SEND, 0, now)  # a rule may also open the window
         elif kind == "ngwa_data":
             fid, seg, marked, stamp = payload
-            net.delivered[fid] += 1
-            if marked:
-                q.push(now + net.ack_delay, "signal", fid)
-            receivers[fid].on_segment(seg, now, stamp)
+            on_data(fid, seg, marked, now, stamp)
         elif kind == "ngwa_router":
             fid, node, seg, payload_bytes, stamp = payload
             net.router_arrival(fid, node, seg, payload_bytes, now, stamp)
         elif kind == "ngwa_ack":
             fid, ack, window = payload
-            snd = senders[fid]
-            if snd.completion_s is None:
-                dup = snd.dupacks
-                snd.on_ack(ack, now, window)
-                if snd.dupacks == 3 and dup == 2:
-                    net.triple[fid] += 1
-                if snd.completion_s is not None:
-                    net.active -= 1
-                    net.node_active[flows[fid].node] -= 1
+            on_ack(fid, ack, now, window)
         elif kind == "source":
             src = sources[payload]
             net.source_arrival(src.packet_bytes, now)
             nxt = src.next_send(now)
             if nxt is not None:
-                q.push(nxt, "source", payload)
+                clock.push(nxt, "source", payload)
         else:  # "start"
             f = flows[payload]
-            events = _FlowEvents(q, payload)
-            link = _FlowLink(net, payload, f.node)
             net.active += 1  # SYN: the flow enters the routers' count n_f
             net.node_active[f.node] += 1
+            ensure_queues(f.n_segments, int(f.params.rwnd))
             if f.ngwa is None:
-                snd = Sender(events, link, f.params, cfg, f.size_bytes)
-                rcv = Receiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s)
+                end = FlatFlow(f.params, f.size_bytes, cfg)
             else:
-                snd = NgwaSender(events, link, f.params, cfg, f.size_bytes, f.ngwa)
-                rcv = NgwaReceiver(events, link, f.n_segments, f.params.b, cfg.delack_timeout_s,
-                                   f.ngwa, f.params.rwnd * f.params.mss_bytes)
+                rcv = windows[payload] = NgwaReceiver(f.ngwa, f.params.rwnd * f.params.mss_bytes)
                 if f.ngwa.stamping:  # the SYN's stamp sets the first advertised window
                     rcv.on_syn(net.syn_stamp(payload, f.node, f.params.mss_bytes, now))
-                    snd.w_a = rcv.window()
-            senders[payload] = snd
-            if scenario.record_rtt:
-                snd.rtt_log = []
-            receivers[payload] = rcv
-            snd.send_allowed(now)
+                end = FlatFlow(f.params, f.size_bytes, cfg, cwnd_on=f.ngwa.cw, window_bytes=rcv.window())
+            ends[payload] = end
+            event(payload, end, FLOW_SEND, 0, now)
         if logs is not None and kind in _SENDER_EVENTS:
-            fid = payload[0] if kind in ("ack", "ngwa_ack") else payload
-            logs[fid].note(now, senders[fid])
+            fid = payload[0] if kind in ("ack", "ngwa_ack", "rto") else payload
+            end = ends[fid]
+            logs[fid].note(now, end.cwnd, end.ssthresh, end.acked_bytes, end.mss)
     if horizon is not None:
-        end = horizon
+        end_s = horizon
 
     records = []
     for i, f in enumerate(flows):
-        snd = senders[i]
-        done = snd is not None and snd.completion_s is not None
+        end = ends[i]
+        done = end is not None and end.done
+        retx, timeouts, frx = end.counters() if end is not None else (0, 0, 0)
         records.append(FlowRecord(
             index=i,
             node=f.node,
@@ -664,26 +695,25 @@ def run(scenario: Scenario) -> ScenarioResult:
             size_bytes=f.size_bytes,
             n_segments=f.n_segments,
             completed=done,
-            completion_s=snd.completion_s - f.start_s if done else math.nan,
+            completion_s=end.completion_s - f.start_s if done else math.nan,
             packets_sent=net.sent[i],
             packets_lost=net.lost[i],
             packets_delivered=net.delivered[i],
-            retransmissions=snd.retransmissions if snd is not None else 0,
-            timeouts=snd.timeouts if snd is not None else 0,
-            fast_retransmits=snd.fast_retransmits if snd is not None else 0,
+            retransmissions=retx,
+            timeouts=timeouts,
+            fast_retransmits=frx,
             signals=net.signals_received[i],
             triple_dupacks=net.triple[i],
-            bytes_acked=snd.acked_bytes if snd is not None else 0,
+            bytes_acked=end.acked_bytes if end is not None else 0,
             acks_lost=net.acks_lost[i],
         ))
     in_flight = sum(net.sent) - sum(net.lost) - sum(net.delivered)
-    rtt = tuple(RttLog.from_samples(s.rtt_log if s is not None else []) for s in senders) \
-        if scenario.record_rtt else ()
-    ack_queue = None if net.reverse is None else net.reverse.series(end, scenario.bin_s)
+    rtt = tuple(RttLog.from_samples(s) for s in rtt_logs) if scenario.record_rtt else ()
+    ack_queue = None if net.reverse is None else net.reverse.series(end_s, scenario.bin_s)
     cwnd = None if logs is None else tuple(
-        None if senders[i] is None else log.series() for i, log in enumerate(logs))
-    return ScenarioResult(flows=tuple(records), queue=net.router.series(end, scenario.bin_s),
-                          end_s=end, in_flight=in_flight, signals_sent=net.signals_sent,
+        None if ends[i] is None else log.series() for i, log in enumerate(logs))
+    return ScenarioResult(flows=tuple(records), queue=net.router.series(end_s, scenario.bin_s),
+                          end_s=end_s, in_flight=in_flight, signals_sent=net.signals_sent,
                           source_sent=net.source_sent, source_lost=net.source_lost, rtt=rtt,
                           ack_queue=ack_queue, cwnd=cwnd)
 

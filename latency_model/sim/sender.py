@@ -108,14 +108,9 @@ class Sender:
         self.first_lost = 0
         self.completion_s: float | None = None
         self.trace = None
-        # Optional log of (time_s, rtt_s, cwnd_bytes, in_slow_start) per RTT sample (scenario.record_rtt).
-        self.rtt_log: list | None = None
-        # The handshake's sample (SimConfig.handshake_rtt) feeds the RFC 6298 estimator (and,
-        # read by kernel.pack_params, RACK's min_RTT).
-        self.handshake_rtt_s: float | None = None
+        # The handshake's sample (SimConfig.handshake_rtt) feeds the RFC 6298 estimator.
         if config.handshake_rtt and not self.fixed_rto:
-            self.handshake_rtt_s = config.handshake_rtt_s(params.rtt_s)
-            Sender._rtt_sample(self, self.handshake_rtt_s)
+            self._rtt_sample(config.handshake_rtt_s(params.rtt_s))
 
     # Helpers -------------------------------------------------------------
     def _end(self, k: int) -> int:
@@ -123,30 +118,21 @@ class Sender:
         e = k * self.mss
         return e if e < self.size else self.size
 
-    @property
-    def acked_bytes(self) -> int:
-        """Bytes cumulatively acknowledged so far (goodput of a censored flow)."""
-        return self._end(self.snd_una)
-
     def _seg_len(self, k: int) -> int:
         return self._end(k + 1) - k * self.mss
 
     def _flight(self) -> int:
         return self._end(self.snd_nxt) - self._end(self.snd_una)
 
-    def _receiver_window(self) -> float:
-        """Bytes the receiver admits in flight (constant here; NGWA's sender overrides it)."""
-        return self.rwnd_bytes
-
     def _send_limit(self) -> float:
         """Bytes the flight may reach: cwnd (+ LT credit) and the receiver window."""
-        return min(self.st.cwnd + self.lt_credit * self.mss, self._receiver_window())
+        return min(self.st.cwnd + self.lt_credit * self.mss, self.rwnd_bytes)
 
     def _can_send_new(self) -> bool:
         """True if the receiver window admits the next segment (RFC 5827 'no new data' test)."""
         if self.snd_nxt >= self.n:
             return False
-        return self._flight() + self._seg_len(self.snd_nxt) <= self._receiver_window()
+        return self._flight() + self._seg_len(self.snd_nxt) <= self.rwnd_bytes
 
     def _note(self, event: str, now: float, value: int) -> None:
         if self.trace is not None:
@@ -256,8 +242,6 @@ class Sender:
         acked = self._end(ack) - self._end(self.snd_una)
         if self.timestamps or self._karn_valid(ack):
             r = now - (tsecr if self.timestamps else self.sent_at[ack - 1])
-            if self.rtt_log is not None:
-                self.rtt_log.append((now, r, st.cwnd, st.in_slow_start))
             self.rule.on_rtt_sample(st, r)
             self._rtt_sample(r)
         self.snd_una = ack

@@ -123,17 +123,16 @@ class CwndLog:
         self.acked: list[int] = []
         self.last = None
 
-    def note(self, now: float, sender) -> None:
-        """Append a sample at ``now`` (seconds) if ``sender``'s window or cumulative ACK moved."""
-        st = sender.st
-        acked = sender.acked_bytes
-        key = (st.cwnd, st.ssthresh, acked)
+    def note(self, now: float, cwnd: float, ssthresh: float, acked: int, mss: int) -> None:
+        """Append a sample at ``now`` (seconds) if the window or the cumulative ACK moved:
+        ``cwnd`` and ``ssthresh`` (bytes), ``acked`` (bytes acknowledged), ``mss`` (bytes)."""
+        key = (cwnd, ssthresh, acked)
         if key == self.last:
             return
         self.last = key
         self.time_s.append(now)
-        self.cwnd.append(st.cwnd / st.mss)
-        self.ssthresh.append(st.ssthresh / st.mss)
+        self.cwnd.append(cwnd / mss)
+        self.ssthresh.append(ssthresh / mss)
         self.acked.append(acked)
 
     def series(self) -> "CwndSeries":
