@@ -368,7 +368,10 @@ def sk_tso_defers(now, I, F, S, SF, PI, PF):
     2) x cwnd / SRTT) or a third of min(cwnd, receive window) (``tcp_tso_win_divisor`` = 3);
     not if the head's ACK is due more than min(SRTT/2, 1 ms) from now (its last transmission
     + SRTT). Otherwise nothing leaves until the next ACK. The "skb not the tail" test never
-    applies (the unsent data is one skb, the write being one)."""
+    applies (the unsent data is one skb, the write being one). Both 1 ms tests compare whole
+    nanoseconds (:func:`.engine.tick`), as the kernel's integer clock does: ACKs exactly 1 ms
+    apart (the SACK-compression delay) are common, and a difference of float seconds left
+    the tie to the last bit of the absolute times."""
     if PI[P_NDATA] - I[NXT] <= 1 or F[SRTT] <= 0.0:
         return False
     last = SF[SF_SENT, 0]
