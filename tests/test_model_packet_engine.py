@@ -73,7 +73,7 @@ def test_the_linux_profile_agrees_with_its_simulation(rule):
         se = (s.ci95_s[1] - s.ci95_s[0]) / (2 * 1.96)
         assert abs(r.expected_latency_s - s.mean_latency_s) < 3 * se, (r.size_bytes, r.expected_latency_s,
                                                                         s.mean_latency_s, se)
-        assert r.dropped_mass < 1e-3 and r.loss_count_pmf.sum() <= 1.0 + 1e-12
+        assert r.dropped_mass < 1e-3  # the truncation's bound, reported
 
 
 def test_what_the_engine_does_not_take_is_refused():

@@ -55,8 +55,8 @@ from ..sim.kernel_sack import rk_on_timer
 from ..sim.flat import (
     ABUSY, AQH, AQN, BLH, BLN, BUSY, COMPL, CRNXT, CWUSEQ, DELIV, DL_ON, DL_SEQ, DL_T, DONE,
     DQH, DQN, EV_ACK, EV_DATA, EV_DELACK, EV_NONE, EV_RACK, EV_RTO, FAIL, FDROP, FIRSTL, FRX, HH,
-    HRXT, HSACK, HT, LASTACK, LOSTA, LOSTD, MAX, MAXBO, N_FS, N_IS, N_QF, N_QI, N_S, N_SF, NBLK,
-    NSAMP, NXT, P_LTHI, P_N, P_NDATA, P_SIZE, P_MSS, Q_P, Q_PACK, QF_AE, QF_AT, QF_BL, QF_DT,
+    HRXT, HSACK, HT, LASTACK, LOSTA, LOSTD, MAX, MAXBO, N_FS, N_IS, N_S, NBLK,
+    NSAMP, NXT, P_N, P_NDATA, P_SIZE, P_MSS, Q_P, Q_PACK, QF_AE, QF_AT, QF_BL, QF_DT,
     QF_DTS, QI_AA, QI_AN, QI_AS, QI_B0, QI_DG, QI_DS, RECOVER, RESCUE, RETX, RK_END, RK_FACK, RK_ON,
     RK_SEQ, RK_T, RK_XTS, RNXT, RTO_ON, RTO_SEQ, RTO_T, SAMP_PROBE, SEQ, SF_HTIME, SF_SENT, S_HCNT,
     S_HRETX, S_HSEQ, S_DECIDED, S_NEW, TLP_END, TLPN, TOUT, TSREC, UI, UNA, next_event)
@@ -396,14 +396,7 @@ class Engine:
         self.PI = PI
         self.PF = PF
         self.k = kernels(compiled)
-        self.I = np.zeros(N_IS, np.int64)
-        self.F = np.zeros(N_FS, np.float64)
-        self.S = np.zeros((N_S, width), np.int64)
-        self.SF = np.zeros((N_SF, width), np.float64)
-        self.RB = np.zeros((2, width + 1), np.int64)
-        self.blk = np.zeros(6, np.int64)
-        self.QI = np.zeros((N_QI, cap), np.int64)
-        self.QF = np.zeros((N_QF, cap), np.float64)
+        self.I, self.F, self.S, self.SF, self.RB, self.blk, self.QI, self.QF = K.state_arrays(width, cap)
         self.u = np.zeros(0)
         ni = _HEAD + N_IS + len(_SEG_ROWS) * width + 2 * width + 9 * cap + 3 * width
         nf = N_FS + width + 5 * cap + width
@@ -445,11 +438,12 @@ class Engine:
 
     def level_key(self, now, base):
         """The stored form of the state as a level state at ``now`` (just before the event
-        at ``now`` that sends new data): ``(ints, floats)``, ``snd_max`` at ``base`` once
-        past it."""
+        at ``now`` that sends new data): ``(ints, floats, delta)``, segment numbers ``delta``
+        lower so that ``snd_max`` sits at ``base`` once past it."""
         mx = self.I[MAX]
         delta = mx - base if mx > base else 0
-        return self.pack(delta, now - T0, True)
+        ints, floats = self.pack(delta, now - T0, True)
+        return ints, floats, delta
 
 
 def shifted_params(PI, delta: int):
@@ -488,9 +482,7 @@ def scripted_latency(params, config, size_bytes: int, drops, *, base=None, compi
             arrived[seg] = arrived.get(seg, 0) + 1
             eng.arrive(now, arrived[seg] <= drops.get(seg, 0))
             continue
-        mx = eng.I[MAX]
-        delta = mx - base if mx > base else 0
-        ints, floats = eng.level_key(now, base)
+        ints, floats, delta = eng.level_key(now, base)
         eng.PI = shifted_params(eng.PI, delta)
         eng.unpack(ints, floats)
         shift += delta
@@ -599,14 +591,11 @@ class Solver:
         self.J[s] = eng.I[MAX] - mx
         o = self.origin(s)
         out: dict = {}
-        stack = [(None, None, 1.0, 0)]
-        first = True
+        stack = [(None, None, 1.0, 0)]  # the first path starts where _load left the engine
         trunc = 0.0
         while stack:
             ints, floats, w, k = stack.pop()
-            if first:
-                first = False
-            else:
+            if ints is not None:  # a branch's lost arrival, from its branch point
                 eng.unpack(ints, floats)
                 _, t = next_event(eng.I, eng.F, eng.QI, eng.QF)
                 eng.arrive(t, True)
@@ -625,7 +614,7 @@ class Solver:
                     continue
                 if kind == END:
                     raise RuntimeError("an unbounded transfer ended")
-                ci, cf = eng.level_key(t, self.base)
+                ci, cf, _ = eng.level_key(t, self.base)
                 c = self._intern(ci, cf)
                 key = (c, k)
                 a = out.get(key)
@@ -647,7 +636,7 @@ class Solver:
         from s to its end: probability and probability x remaining time (seconds) by the
         losses added, and the probability that a loss its truncation left out occurs.
         ``mass``: s's probability (nodes below ``tail_eps`` in absolute probability finish
-        with no further loss)."""
+        with no further loss; a memoised value keeps the truncation of its first visit)."""
         key = (s, PI_t.tobytes())
         v = self.tails.get(key)
         if v is not None:
@@ -705,9 +694,6 @@ class Solver:
             q += w * cq
         self.memo[key] = (P, PT, q)
         return P, PT, q
-
-
-_BIG = 1 << 40
 
 
 def check_config(config) -> None:
@@ -774,15 +760,10 @@ def solve(params, config, sizes_bytes, *, eps=1e-5, tail_eps=1e-8, eps_state=1e-
     m0max = max(m for _, m in info.values())
     sv = Solver(params, config, params.p, eps, tail_eps, k_max, m0max, compiled)
     PIu = sv.PIu
-    if config.implicit_lt:  # every duplicate ACK: lt_hi is the file's length, any bound past the window
-        PIu[P_LTHI] = _BIG
-    size_slots = (P_N, P_NDATA, P_SIZE, P_LTHI)
+    size_slots = (P_N, P_NDATA, P_SIZE)
     own = {}
     for size in sizes:
         PIn, PFn = K.pack_params(params, size, config)
-        PIn = PIn.copy()
-        if config.implicit_lt:
-            PIn[P_LTHI] = _BIG
         a, b = PIn.copy(), PIu.copy()
         for k in size_slots:
             a[k] = b[k] = 0

@@ -45,6 +45,19 @@ _SENDERS = {"rfc": SENDER_RFC, "ns3": SENDER_NS3, "sack": SENDER_SACK}
 _PRR = {"ssrb": PRR_SSRB, "crb": PRR_CRB, "off": PRR_OFF}
 
 
+EVERY_DUPACK = 1 << 62
+"""``P_LTHI`` of Linux's implicit Limited Transmit: no duplicate-ACK count bounds it
+(``tcp_packets_in_flight`` has none), and it does not depend on the transfer's size."""
+
+
+def state_arrays(n: int, cap: int) -> tuple:
+    """A transfer's state for the engine's functions: ``(I, F, S, SF, RB, blk, QI, QF)`` for
+    ``n`` sequence slots and link queues of ``cap`` packets (:mod:`.flat`'s layout)."""
+    return (np.zeros(N_IS, np.int64), np.zeros(N_FS, np.float64), np.zeros((N_S, n), np.int64),
+            np.zeros((N_SF, n), np.float64), np.zeros((2, n + 1), np.int64), np.zeros(6, np.int64),
+            np.zeros((N_QI, cap), np.int64), np.zeros((N_QF, cap), np.float64))
+
+
 def pack_params(params, size_bytes: int, config):
     """Integer and float parameter arrays of :func:`run_batch` for one transfer size.
 
@@ -103,7 +116,7 @@ def pack_params(params, size_bytes: int, config):
             # segment (sequence slot n_data; Linux tcp_send_fin), one segment against cwnd.
             n += 1
         if config.implicit_lt:  # Linux: new data on every duplicate ACK while cwnd - pipe >= 1 SMSS
-            lt_lo, lt_hi = 1, n
+            lt_lo, lt_hi = 1, EVERY_DUPACK
         if config.rack_tlp and handshake_rtt_s is not None:  # RFC 8985 6.2 step 1 on the handshake's sample
             nsamp0, min_rtt0 = 1, handshake_rtt_s
     PI = _filled(np.int64, N_PI, {

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import flat, kernel
-from .flat import (CWND, DL_ON, DL_SEQ, DL_T, N_FS, N_IS, N_QF, N_QI, N_S, N_SF, N_STATE, P_DUPT, P_ER,
+from .flat import (CWND, DL_ON, DL_SEQ, DL_T, N_QF, N_QI, N_STATE, P_DUPT, P_ER,
                    P_NOCWND, P_TAIL, Q_ACKSER, Q_DELAY, Q_P, Q_PACK, Q_RATE, Q_RWNDB, QI_AA, QI_AS, QI_DG,
                    QI_DS, RTO_ON, RTO_SEQ, RTO_T, SF_SENT, SSTH, UNA)
 
@@ -84,12 +84,7 @@ class FlatFlow:
             PI[P_TAIL] = PI[P_ER] = 0
         n = int(PI[flat.P_N])
         self.PI, self.PF = PI, PF
-        self.I = np.zeros(N_IS, np.int64)
-        self.F = np.zeros(N_FS, np.float64)
-        self.S = np.zeros((N_S, n), np.int64)
-        self.SF = np.zeros((N_SF, n), np.float64)
-        self.RB = np.zeros((2, n + 1), np.int64)
-        self.blk = np.zeros(6, np.int64)
+        self.I, self.F, self.S, self.SF, self.RB, self.blk, _, _ = kernel.state_arrays(n, 0)
         flat.reset(self.I, self.F, self.S, PI, PF)
         self.rule = params.rule
         self.mss = params.mss_bytes
