@@ -56,7 +56,7 @@ from ..sim.flat import (
     ABUSY, AQH, AQN, BLH, BLN, BUSY, COMPL, CRNXT, CWUSEQ, DELIV, DL_ON, DL_SEQ, DL_T, DONE,
     DQH, DQN, EV_ACK, EV_DATA, EV_DELACK, EV_NONE, EV_RACK, EV_RTO, FAIL, FDROP, FIRSTL, FRX, HH,
     HRXT, HSACK, HT, LASTACK, LOSTA, LOSTD, MAX, MAXBO, N_FS, N_IS, N_S, NBLK,
-    NSAMP, NXT, P_N, P_NDATA, P_SIZE, P_MSS, Q_P, Q_PACK, QF_AE, QF_AT, QF_BL, QF_DT,
+    NSAMP, NXT, P_N, P_NDATA, P_SIZE, P_MSS, P_TS, Q_P, Q_PACK, QF_AE, QF_AT, QF_BL, QF_DT,
     QF_DTS, QI_AA, QI_AN, QI_AS, QI_B0, QI_DG, QI_DS, RECOVER, RESCUE, RETX, RK_END, RK_FACK, RK_ON,
     RK_SEQ, RK_T, RK_XTS, RNXT, RTO_ON, RTO_SEQ, RTO_T, SAMP_PROBE, SEQ, SF_HTIME, SF_SENT, S_HCNT,
     S_HRETX, S_HSEQ, S_DECIDED, S_NEW, TLP_END, TLPN, TOUT, TSREC, UI, UNA, next_event)
@@ -85,8 +85,11 @@ _HEAD = 3
 blocks held by the receiver."""
 
 
-def pack_state(I, F, S, SF, RB, QI, QF, delta, tshift, canonical, now, OI, OF):
-    """Write the state into ``OI``, ``OF`` (:meth:`Engine.pack`); returns their lengths."""
+def pack_state(I, F, S, SF, RB, QI, QF, delta, tshift, canonical, ts_inert, now, OI, OF):
+    """Write the state into ``OI``, ``OF`` (:meth:`Engine.pack`); returns their lengths.
+    ``ts_inert`` (with ``canonical``): the path carries no timestamps (``PI[P_TS]`` 0), so
+    TS.Recent and the TSval/TSecr of the segments and ACKs in flight, which only RFC 7323's
+    sampling and RACK's TSecr test read, are cleared."""
     cap = QI.shape[1]
     una = I[UNA]
     mx = I[MAX]
@@ -159,6 +162,8 @@ def pack_state(I, F, S, SF, RB, QI, QF, delta, tshift, canonical, now, OI, OF):
             OF[BUSY] = now
         if OF[ABUSY] < now:
             OF[ABUSY] = now
+        if ts_inert:
+            OF[TSREC] = tshift
     else:
         order = sq[:0]
     OI[b + DQH] = 0
@@ -218,12 +223,12 @@ def pack_state(I, F, S, SF, RB, QI, QF, delta, tshift, canonical, now, OI, OF):
     for i in range(dqn):
         j = (I[DQH] + i) % cap
         OF[q] = QF[QF_DT, j] - tshift
-        OF[q + 1] = QF[QF_DTS, j] - tshift
+        OF[q + 1] = 0.0 if canonical and ts_inert else QF[QF_DTS, j] - tshift
         q += 2
     for i in range(aqn):
         j = (I[AQH] + i) % cap
         OF[q] = QF[QF_AT, j] - tshift
-        OF[q + 1] = QF[QF_AE, j] - tshift
+        OF[q + 1] = 0.0 if canonical and ts_inert else QF[QF_AE, j] - tshift
         q += 2
     for i in range(bln):
         OF[q] = QF[QF_BL, (I[BLH] + i) % cap] - tshift
@@ -345,7 +350,7 @@ def run_decision(cut, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL):
         if kind == EV_DELACK or not cut:
             run_event(kind, now, I, F, S, SF, RB, blk, PI, PF, u, QI, QF)
         else:
-            pack_state(I, F, S, SF, RB, QI, QF, 0, 0.0, False, 0.0, SI, SFL)
+            pack_state(I, F, S, SF, RB, QI, QF, 0, 0.0, False, False, 0.0, SI, SFL)
             mx = I[MAX]
             run_event(kind, now, I, F, S, SF, RB, blk, PI, PF, u, QI, QF)
             if I[MAX] > mx and I[DONE] == 0 and I[FAIL] == 0:
@@ -356,7 +361,213 @@ def run_decision(cut, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL):
 
 
 DECIDE, CUT, END, BROKEN = 0, -2, -3, -4
-_ENTRIES = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision")
+FULL = -5
+"""A status of :func:`tail_root`: the memo or the node stack is full (grow, run again)."""
+
+_M1 = np.int64(0x5851F42D4C957F2D)
+_M2 = np.int64(0x14057B7EF767814F)
+
+
+def _mix(h, x, m):
+    """One step of a multiply-xorshift hash (int64 arithmetic, wrapping)."""
+    h = (h ^ x) * m
+    return h ^ (h >> np.int64(29))
+
+
+def _fword(x):
+    """A float as an int64 word of the key: nanoseconds (times reached by different sums of
+    the same delays differ in their last bits), whole units beyond 4e9, a word of its own
+    for an infinity or NaN."""
+    if abs(x) < 4e9:
+        return np.int64(np.floor(x * 1e9 + 0.5))
+    if x != x:
+        return np.int64(0x7FF8000000000001)
+    if x > 9e18:
+        return np.int64(0x7FF0000000000001)
+    if x < -9e18:
+        return np.int64(-0x7FF0000000000001)
+    return np.int64(np.floor(x)) ^ np.int64(0x3C6EF372FE94F82B)
+
+
+def state_key(OI, ni, OF, nf, salt):
+    """Two 64-bit hashes of a stored state (``OI[:ni]``, ``OF[:nf]``) and ``salt``."""
+    h1 = salt ^ np.int64(0x2545F4914F6CDD1D)
+    h2 = salt ^ np.int64(0x1B873593CC9E2D51)
+    for i in range(ni):
+        h1 = _mix(h1, OI[i], _M1)
+        h2 = _mix(h2, OI[i], _M2)
+    for i in range(nf):
+        w = _fword(OF[i])
+        h1 = _mix(h1, w, _M1)
+        h2 = _mix(h2, w, _M2)
+    return h1, h2
+
+
+def memo_find(hk, hv, h1, h2):
+    """Slot of key ``(h1, h2)`` in the open-addressing table ``hk``/``hv`` (``hv`` -1:
+    empty), or the empty slot where it goes."""
+    mask = hv.shape[0] - 1
+    j = h1 & mask
+    while hv[j] >= 0 and (hk[j, 0] != h1 or hk[j, 1] != h2):
+        j = (j + 1) & mask
+    return j
+
+
+def _shift_add(acc, w, src, lost):
+    """``acc += w * src`` shifted by ``lost`` losses (the last bin holds K or more)."""
+    k1 = acc.shape[0]
+    if lost == 0:
+        for k in range(k1):
+            acc[k] += w * src[k]
+    else:
+        for k in range(1, k1):
+            acc[k] += w * src[k - 1]
+        acc[k1 - 1] += w * src[k1 - 1]
+
+
+def tail_root(ints, floats, initial, PI, mass, p, tail_eps, I, F, S, SF, RB, blk, PF, u, QI, QF, SI, SFL,
+              FI, FF, FLEN, FK, FST, FM, FW, FLOST, FT, FA, FQ, hk, hv, VP, VQ, cnt, out):
+    """The file end of level state (``ints``, ``floats``) with parameters ``PI`` (the file
+    end in its frame): ``out[0, k]``, ``out[1, k]`` its probability and probability x time
+    to completion (seconds from the state's own event; ``initial``: from t = 0) by the losses
+    added, ``out[2, 0]`` the probability that a loss its truncation left out occurs. The
+    tree over the data arrivals' fates (delivered 1 - p, lost p) is walked depth first on
+    the frame arrays ``F*`` (one row per depth), its nodes memoised in ``hk``/``hv``
+    (values ``VP[i] = (P, PT)`` and ``VQ[i]``; ``cnt[0]`` rows used) by their stored form;
+    a node below ``tail_eps`` in probability (``mass`` the state's) finishes with no further
+    loss, booking the probability of the losses left out, and is not memoised (a memoised
+    value keeps the truncation of its first visit). Returns 0, :data:`BROKEN`, or
+    :data:`FULL` (memo or stack full: grow them and call again; the values stored stay
+    valid)."""
+    k1 = out.shape[1]
+    unpack_state(ints, floats, I, F, S, SF, RB, QI, QF)
+    first_event(initial, I, F, S, SF, RB, blk, PI, PF, u, QI, QF)
+    kind, t = run_decision(False, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL)
+    origin = 0.0 if initial else T0
+    out[:, :] = 0.0
+    if kind == BROKEN:
+        return BROKEN
+    if kind == END:
+        out[0, 0] = 1.0
+        out[1, 0] = F[COMPL] - origin
+        return 0
+    salt = np.int64(0)
+    for i in range(PI.shape[0]):
+        salt = _mix(salt, PI[i], _M1)
+    res = np.zeros((2, k1))
+    rq = np.zeros(1)
+    depth = FI.shape[0]
+    r = _enter(0, t, mass, salt, p, tail_eps, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL,
+               FI, FF, FLEN, FK, FST, FM, FA, FQ, hk, hv, VP, VQ, res, rq)
+    d = 0 if r == 0 else -1
+    while d >= 0:
+        stage = FST[d]
+        if stage < 2:
+            FST[d] = stage + 1
+            lost = stage
+            w = p if lost else 1.0 - p
+            if w == 0.0:
+                continue
+            unpack_state(FI[d], FF[d], I, F, S, SF, RB, QI, QF)
+            arrive(T0, lost == 1, I, F, S, SF, RB, PI, PF, u, QI, QF)
+            kind, tt = run_decision(False, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL)
+            if kind == BROKEN:
+                return BROKEN
+            if kind == END:
+                res[:, :] = 0.0
+                res[0, 0] = 1.0
+                res[1, 0] = F[COMPL] - T0
+                _shift_add(FA[d, 0], w, res[0], lost)
+                _shift_add(FA[d, 1], w, res[1], lost)
+                continue
+            if d + 1 >= depth:
+                return FULL
+            FW[d] = w
+            FLOST[d] = lost
+            FT[d] = tt
+            r = _enter(d + 1, tt, FM[d] * w, salt, p, tail_eps, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI,
+                       SFL, FI, FF, FLEN, FK, FST, FM, FA, FQ, hk, hv, VP, VQ, res, rq)
+            if r == 0:
+                d += 1
+            else:
+                _fold(d, res, rq[0], FW, FLOST, FT, FA, FQ)
+            continue
+        # both branches done: memoise, hand the value to the parent
+        if cnt[0] >= VP.shape[0] or 2 * (cnt[0] + 1) > hv.shape[0]:
+            return FULL
+        j = memo_find(hk, hv, FK[d, 0], FK[d, 1])
+        i = cnt[0]
+        cnt[0] = i + 1
+        hk[j, 0] = FK[d, 0]
+        hk[j, 1] = FK[d, 1]
+        hv[j] = i
+        VP[i] = FA[d]
+        VQ[i] = FQ[d]
+        res[:, :] = FA[d]
+        rq[0] = FQ[d]
+        d -= 1
+        if d >= 0:
+            _fold(d, res, rq[0], FW, FLOST, FT, FA, FQ)
+    for k in range(k1):
+        out[0, k] = res[0, k]
+        out[1, k] = res[1, k] + res[0, k] * (t - origin)
+    out[2, 0] = rq[0]
+    return 0
+
+
+def _fold(d, res, q, FW, FLOST, FT, FA, FQ):
+    """A child node's value (``res``, ``q``; its clock from its own instant ``FT[d]``) into
+    frame ``d``'s sums, with the weight and losses of the branch that led to it."""
+    w = FW[d]
+    lost = FLOST[d]
+    dt = FT[d] - T0
+    for k in range(res.shape[1]):
+        res[1, k] += res[0, k] * dt
+    _shift_add(FA[d, 0], w, res[0], lost)
+    _shift_add(FA[d, 1], w, res[1], lost)
+    FQ[d] += w * q
+
+
+def _enter(d, t, mass, salt, p, tail_eps, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL,
+           FI, FF, FLEN, FK, FST, FM, FA, FQ, hk, hv, VP, VQ, res, rq):
+    """A node at ``t`` (the engine at a data arrival the path may drop) of probability
+    ``mass``: its value into ``res``/``rq`` (1: memoised, or finished loss-free below
+    ``tail_eps``), or a new frame at depth ``d`` (0)."""
+    ni, nf = pack_state(I, F, S, SF, RB, QI, QF, 0, t - T0, True, PI[P_TS] == 0, t, FI[d], FF[d])
+    FLEN[d, 0] = ni
+    FLEN[d, 1] = nf
+    h1, h2 = state_key(FI[d], ni, FF[d], nf, salt)
+    j = memo_find(hk, hv, h1, h2)
+    if hv[j] >= 0:
+        res[:, :] = VP[hv[j]]
+        rq[0] = VQ[hv[j]]
+        return 1
+    if mass < tail_eps:  # finish with no further loss
+        unpack_state(FI[d], FF[d], I, F, S, SF, RB, QI, QF)
+        arrivals = 0
+        while True:
+            kind, tt = run_decision(False, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL)
+            if kind != DECIDE:
+                break
+            arrivals += 1
+            arrive(tt, False, I, F, S, SF, RB, PI, PF, u, QI, QF)
+        res[:, :] = 0.0
+        res[0, 0] = 1.0
+        res[1, 0] = F[COMPL] - T0
+        rq[0] = 1.0 - (1.0 - p) ** arrivals
+        return 1
+    FK[d, 0] = h1
+    FK[d, 1] = h2
+    FST[d] = 0
+    FM[d] = mass
+    FA[d] = 0.0
+    FQ[d] = 0.0
+    return 0
+
+
+_ENTRIES = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "tail_root")
+_HELPERS = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "_mix", "_fword",
+            "state_key", "memo_find", "_shift_add", "_fold", "_enter")
 
 
 def kernels(compiled: bool = True):
@@ -380,12 +591,12 @@ def _compiled():
         return None
     ns = dict(sim.py_func.__globals__)  # the engine's compiled functions and its layout
     mine = {k: v for k, v in globals().items() if not k.startswith("__")}
-    for name in ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "_SEG_A",
-                 "_STATS_A", "_ROWS_A", "_HEAD", "DECIDE", "CUT", "END", "BROKEN"):
+    for name in _HELPERS + ("tail_root", "_SEG_A", "_STATS_A", "_ROWS_A", "_HEAD", "DECIDE", "CUT", "END",
+                                "BROKEN", "FULL", "T0", "_M1", "_M2"):
         ns[name] = mine[name]
     ns["__file__"] = __file__
     ns["__name__"] = __name__
-    return compile_twins(ns, ["pack_state", "unpack_state", "run_event", "arrive"], tuple(mine[n] for n in _ENTRIES))
+    return compile_twins(ns, list(_HELPERS), tuple(mine[n] for n in _ENTRIES))
 
 
 class Engine:
@@ -395,6 +606,7 @@ class Engine:
     def __init__(self, PI, PF, width: int, cap: int, compiled: bool = True):
         self.PI = PI
         self.PF = PF
+        self.ts_inert = bool(PI[P_TS] == 0)
         self.k = kernels(compiled)
         self.I, self.F, self.S, self.SF, self.RB, self.blk, self.QI, self.QF = K.state_arrays(width, cap)
         self.u = np.zeros(0)
@@ -414,7 +626,7 @@ class Engine:
         if now is None:
             now = tshift + T0
         ni, nf = self.k.pack_state(self.I, self.F, self.S, self.SF, self.RB, self.QI, self.QF, delta, tshift,
-                                   canonical, now, self.OI, self.OF)
+                                   canonical, self.ts_inert, now, self.OI, self.OF)
         return self.OI[:ni].copy(), self.OF[:nf].copy()
 
     def unpack(self, ints, floats) -> None:
@@ -547,7 +759,11 @@ class Solver:
         self.J: list = []  # the segments its event sends (-1: not run yet)
         self.edges: dict = {}  # (state, light) -> its kernel
         self.tails: dict = {}  # (state, file end) -> its file end's value
-        self.memo: dict = {}  # digest of a node of a file's end -> its value
+        size = 1 << 16  # the memo of the file ends' nodes (tail_root), doubled when full
+        self.memo = [np.zeros((size, 2), np.int64), np.full(size, -1, np.int64), np.zeros((size // 2, 2, self.k1)),
+                     np.zeros(size // 2), np.zeros(1, np.int64)]
+        self.frames = self._frames(128)
+        self.out = np.zeros((3, self.k1))
 
     # level states
     def _intern(self, ints, floats):
@@ -634,66 +850,58 @@ class Solver:
     def tail(self, s, PI_t, mass):
         """``(P[k], PT[k], Q)`` of the finite transfer (parameters ``PI_t`` in s's frame)
         from s to its end: probability and probability x remaining time (seconds) by the
-        losses added, and the probability that a loss its truncation left out occurs.
-        ``mass``: s's probability (nodes below ``tail_eps`` in absolute probability finish
-        with no further loss; a memoised value keeps the truncation of its first visit)."""
+        losses added, and the probability that a loss its truncation left out occurs
+        (:func:`tail_root`). ``mass``: s's probability."""
         key = (s, PI_t.tobytes())
         v = self.tails.get(key)
         if v is not None:
             return v
-        self._load(s, PI_t)
-        kind, t = self.eng.decide(False)
-        v = self._tail_from(kind, t, PI_t, mass, self.origin(s))
+        eng = self.eng
+        ints, floats = self.rows[s]
+        while True:
+            with np.errstate(over="ignore"):  # interpreted: the key's hash wraps as compiled
+                st = eng.k.tail_root(ints, floats, s == 0, PI_t, mass, self.p, self.tail_eps, eng.I, eng.F, eng.S,
+                                     eng.SF, eng.RB, eng.blk, eng.PF, eng.u, eng.QI, eng.QF, eng.SI, eng.SFL,
+                                     *self.frames, *self.memo, self.out)
+            if st == 0:
+                break
+            if st == BROKEN:
+                raise RuntimeError(f"the engine stalled or failed ({eng.I[FAIL]})")
+            self._grow()
+        v = (self.out[0].copy(), self.out[1].copy(), float(self.out[2, 0]))
         self.tails[key] = v
         return v
 
-    def _tail_from(self, kind, t, PI_t, mass, origin):
-        if kind == END:
-            P = np.zeros(self.k1)
-            PT = np.zeros(self.k1)
-            P[0] = 1.0
-            PT[0] = self.eng.F[COMPL] - origin
-            return P, PT, 0.0
-        nP, nT, q = self._node(t, PI_t, mass)  # a branch point at t, its clock from t
-        return nP, nT + nP * (t - origin), q
+    def _frames(self, depth: int):
+        """The node stack of :func:`tail_root`: ``depth`` rows."""
+        ni, nf, k1 = self.eng.OI.shape[0], self.eng.OF.shape[0], self.k1
+        return [np.zeros((depth, ni), np.int64), np.zeros((depth, nf)), np.zeros((depth, 2), np.int64),
+                np.zeros((depth, 2), np.int64), np.zeros(depth, np.int64), np.zeros(depth), np.zeros(depth),
+                np.zeros(depth, np.int64), np.zeros(depth), np.zeros((depth, 2, k1)), np.zeros(depth)]
 
-    def _node(self, t, PI_t, mass):
-        eng, p = self.eng, self.p
-        ints, floats = eng.pack(0, t - T0, True)
-        key = _digest(ints, floats, PI_t)
-        v = self.memo.get(key)
-        if v is not None:
-            return v
-        P = np.zeros(self.k1)
-        PT = np.zeros(self.k1)
-        if mass < self.tail_eps:  # finish with no further loss
-            arrivals = 0
-            eng.unpack(ints, floats)
-            eng.PI = PI_t
-            while True:
-                kind, tt = eng.decide(False)
-                if kind == END:
-                    break
-                arrivals += 1
-                eng.arrive(tt, False)
-            P[0] = 1.0
-            PT[0] = eng.F[COMPL] - T0
-            return P, PT, 1.0 - (1.0 - p) ** arrivals
-        q = 0.0
-        for lost in (0, 1):
-            w = p if lost else 1.0 - p
-            if w == 0.0:
-                continue
-            eng.unpack(ints, floats)
-            eng.PI = PI_t
-            eng.arrive(T0, bool(lost))
-            kind, tt = eng.decide(False)
-            cP, cT, cq = self._tail_from(kind, tt, PI_t, mass * w, T0)
-            P += w * _shift_k(cP, lost)
-            PT += w * _shift_k(cT, lost)
-            q += w * cq
-        self.memo[key] = (P, PT, q)
-        return P, PT, q
+    def _grow(self) -> None:
+        """Double the memo of the file ends' nodes when it is full, else the node stack."""
+        hk, hv, VP, VQ, cnt = self.memo
+        n = int(cnt[0])
+        if n >= VP.shape[0] or 2 * (n + 1) > hv.shape[0]:
+            _guard(f"the packet model's memo of the file ends ({n:,} nodes)")
+            size = 2 * hv.shape[0]
+            nhk = np.zeros((size, 2), np.int64)
+            nhv = np.full(size, -1, np.int64)
+            mask = size - 1
+            for j in np.flatnonzero(hv >= 0):  # rehash
+                i = (int(hk[j, 0]) & mask)
+                while nhv[i] >= 0:
+                    i = (i + 1) & mask
+                nhk[i] = hk[j]
+                nhv[i] = hv[j]
+            nVP = np.zeros((size // 2,) + VP.shape[1:])
+            nVP[:n] = VP[:n]
+            nVQ = np.zeros(size // 2)
+            nVQ[:n] = VQ[:n]
+            self.memo = [nhk, nhv, nVP, nVQ, cnt]
+        else:
+            self.frames = self._frames(2 * self.frames[0].shape[0])
 
 
 def check_config(config) -> None:
