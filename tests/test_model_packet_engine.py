@@ -115,3 +115,21 @@ def test_the_cli_runs_the_linux_profile_as_simulated(tmp_path):
     assert "simulator's transitions" in err  # the cost note under the per-call time limit
     rows = json.loads(out)["rows"]
     assert [r["model_s"] for r in rows] == pytest.approx([r.expected_latency_s for r in want], rel=1e-12)
+
+
+def test_the_file_ends_are_the_same_compiled_interpreted_and_after_growing(monkeypatch):
+    # the file ends' walk (tail_root) is one source, run compiled or interpreted, and a memo
+    # or node stack that fills up is grown and the walk run again on the values kept: the
+    # same numbers to 1e-12 either way
+    prm = TcpParams(p=0.1, b=2)
+    sizes = [n * 500 for n in (1, 4, 8)]
+    ref = PS.solve(prm, SimConfig(), sizes)
+    interp = PS.solve(prm, SimConfig(), sizes, compiled=False)
+    monkeypatch.setattr(PS, "MEMO0", 4)
+    monkeypatch.setattr(PS, "DEPTH0", 2)
+    grown = PS.solve(prm, SimConfig(), sizes)
+    for size in sizes:
+        for other in (interp[size], grown[size]):
+            assert other.done_pt == pytest.approx(ref[size].done_pt, rel=1e-12, abs=1e-15)
+            assert other.done_p == pytest.approx(ref[size].done_p, rel=1e-12, abs=1e-15)
+            assert other.truncated == pytest.approx(ref[size].truncated, rel=1e-9, abs=1e-15)

@@ -363,6 +363,10 @@ def run_decision(cut, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL):
 DECIDE, CUT, END, BROKEN = 0, -2, -3, -4
 FULL = -5
 """A status of :func:`tail_root`: the memo or the node stack is full (grow, run again)."""
+MEMO0 = 1 << 16
+"""Slots of the file ends' memo at first (a power of 2; doubled when half full)."""
+DEPTH0 = 128
+"""Rows of the file ends' node stack at first (doubled when a tree is deeper)."""
 
 _M1 = np.int64(0x5851F42D4C957F2D)
 _M2 = np.int64(0x14057B7EF767814F)
@@ -759,10 +763,10 @@ class Solver:
         self.J: list = []  # the segments its event sends (-1: not run yet)
         self.edges: dict = {}  # (state, light) -> its kernel
         self.tails: dict = {}  # (state, file end) -> its file end's value
-        size = 1 << 16  # the memo of the file ends' nodes (tail_root), doubled when full
+        size = MEMO0
         self.memo = [np.zeros((size, 2), np.int64), np.full(size, -1, np.int64), np.zeros((size // 2, 2, self.k1)),
                      np.zeros(size // 2), np.zeros(1, np.int64)]
-        self.frames = self._frames(128)
+        self.frames = self._frames(DEPTH0)
         self.out = np.zeros((3, self.k1))
 
     # level states
