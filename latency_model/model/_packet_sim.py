@@ -19,7 +19,7 @@ state is stored relative to itself (:func:`pack_state`): times from its event's 
 shifted so that ``snd_max`` sits at a fixed column once past it (a number below the
 window compares like any other there: it becomes 0), the scheduling numbers ranked,
 unset timers and the counters that never act (losses, retransmissions) cleared. Its
-kernel K(s) (:meth:`Solver.expand`), the distribution of the next level state (all at
+kernel K(s) (:func:`expand_root`), the distribution of the next level state (all at
 level L + J(s)) with the probability-weighted elapsed time, per loss count added, does not
 depend on L, so it is computed once per distinct state. ``scripted_latency`` runs one loss
 pattern through the stored form: the simulator's latency to 1e-9 s is the check that it
@@ -30,7 +30,7 @@ at the file end: up to the level state s with L(s) + m0 < N <= L(s) + J(s) + m0 
 one on each path; m0 the rules' look-ahead, :func:`._packet_levels.handoff_margin`), or
 the first state for every size whose set-up differs beyond its length (a bare FIN). From
 there the remaining time is the finite transfer's, computed by a tree over loss patterns
-memoised per node (:meth:`Solver.tail`). So one forward pass gives every size:
+memoised per node (:func:`tail_root`, compiled). So one forward pass gives every size:
 ``E[T(N)] = sum_s PT(s) + P(s) tau(s, N - L(s))`` over the hand-off states of N.
 
 Truncation (as the relative-state method, :mod:`._packet_relative`): a branch point of a
@@ -43,8 +43,8 @@ the cost of the losses left out.
 
 from __future__ import annotations
 
+import bisect
 import functools
-import hashlib
 
 import numpy as np
 
@@ -417,6 +417,16 @@ def memo_find(hk, hv, h1, h2):
     return j
 
 
+def memo_rehash(hk, hv, nhk, nhv):
+    """Every key of the table ``hk``/``hv`` into the empty, larger table ``nhk``/``nhv``."""
+    for j in range(hv.shape[0]):
+        if hv[j] >= 0:
+            i = memo_find(nhk, nhv, hk[j, 0], hk[j, 1])
+            nhk[i, 0] = hk[j, 0]
+            nhk[i, 1] = hk[j, 1]
+            nhv[i] = hv[j]
+
+
 def _shift_add(acc, w, src, lost):
     """``acc += w * src`` shifted by ``lost`` losses (the last bin holds K or more)."""
     k1 = acc.shape[0]
@@ -569,7 +579,82 @@ def _enter(d, t, mass, salt, p, tail_eps, I, F, S, SF, RB, blk, PI, PF, u, QI, Q
     return 0
 
 
-_ENTRIES = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "tail_root")
+def expand_root(ints, floats, initial, PI, p, eps, light, base, I, F, S, SF, RB, blk, PF, u, QI, QF, SI, SFL,
+                BI, BF, BW, BK, CI, CF, CLEN, CK, CW, CWT, CH, res):
+    """The level kernel K(s) of level state (``ints``, ``floats``; ``initial``: the first
+    flight): every path from s's own event to the next event that sends new data, the data
+    arrivals delivered with 1 - p or lost with p, depth first on the branch stack ``B*``
+    (the state at a branch point, exactly, with its weight and losses). A branch point whose
+    probability conditional on s is below ``eps``, and every one with ``light``, goes on
+    with no further loss, booking the probability of the losses left out (``res[1]``). Each
+    path's end, the next level state, is stored relative to itself in the pool ``C*``: row
+    ``c`` is ``CI[c, :CLEN[c, 0]]``, ``CF[c, :CLEN[c, 1]]``, its losses ``CK[c]``, weight
+    ``CW[c]``, weight x elapsed time ``CWT[c]`` (seconds from s's event) and key ``CH[c]``
+    (:func:`state_key`). Returns the rows written, or :data:`BROKEN` (the engine stalled or
+    ran to the end), or :data:`FULL` (a pool is full: grow it, call again); ``res[0]``: the
+    segments s's event sends."""
+    unpack_state(ints, floats, I, F, S, SF, RB, QI, QF)
+    mx = I[MAX]
+    first_event(initial, I, F, S, SF, RB, blk, PI, PF, u, QI, QF)
+    res[0] = I[MAX] - mx
+    res[1] = 0.0
+    o = 0.0 if initial else T0
+    nb = 0
+    nc = 0
+    w = 1.0
+    k = 0
+    fresh = True  # the first path goes on from where s's event left the engine
+    while True:
+        if not fresh:
+            if nb == 0:
+                return nc
+            nb -= 1
+            unpack_state(BI[nb], BF[nb], I, F, S, SF, RB, QI, QF)
+            w = BW[nb]
+            k = BK[nb]
+            _, t = next_event(I, F, QI, QF)
+            arrive(t, True, I, F, S, SF, RB, PI, PF, u, QI, QF)
+        fresh = False
+        arrivals = 0
+        while True:
+            kind, t = run_decision(True, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL)
+            if kind == DECIDE:
+                if light or w < eps:
+                    arrivals += 1
+                    arrive(t, False, I, F, S, SF, RB, PI, PF, u, QI, QF)
+                    continue
+                if nb >= BI.shape[0]:
+                    return FULL
+                pack_state(I, F, S, SF, RB, QI, QF, 0, 0.0, False, False, 0.0, BI[nb], BF[nb])
+                BW[nb] = w * p
+                BK[nb] = k + 1
+                nb += 1
+                w *= 1.0 - p
+                arrive(t, False, I, F, S, SF, RB, PI, PF, u, QI, QF)
+                continue
+            if kind != CUT:
+                return BROKEN
+            if nc >= CI.shape[0]:
+                return FULL
+            mxc = I[MAX]
+            delta = mxc - base if mxc > base else 0
+            ni, nf = pack_state(I, F, S, SF, RB, QI, QF, delta, t - T0, True, PI[P_TS] == 0, t, CI[nc], CF[nc])
+            CLEN[nc, 0] = ni
+            CLEN[nc, 1] = nf
+            h1, h2 = state_key(CI[nc], ni, CF[nc], nf, np.int64(0))
+            CH[nc, 0] = h1
+            CH[nc, 1] = h2
+            CK[nc] = k
+            CW[nc] = w
+            CWT[nc] = w * (t - o)
+            nc += 1
+            if arrivals:
+                res[1] += w * (1.0 - (1.0 - p) ** arrivals)
+            break
+
+
+_ENTRIES = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "tail_root",
+            "expand_root", "memo_rehash")
 _HELPERS = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "_mix", "_fword",
             "state_key", "memo_find", "_shift_add", "_fold", "_enter")
 
@@ -595,7 +680,7 @@ def _compiled():
         return None
     ns = dict(sim.py_func.__globals__)  # the engine's compiled functions and its layout
     mine = {k: v for k, v in globals().items() if not k.startswith("__")}
-    for name in _HELPERS + ("tail_root", "_SEG_A", "_STATS_A", "_ROWS_A", "_HEAD", "DECIDE", "CUT", "END",
+    for name in _HELPERS + ("tail_root", "expand_root", "memo_rehash", "_SEG_A", "_STATS_A", "_ROWS_A", "_HEAD", "DECIDE", "CUT", "END",
                                 "BROKEN", "FULL", "T0", "_M1", "_M2"):
         ns[name] = mine[name]
     ns["__file__"] = __file__
@@ -706,24 +791,12 @@ def scripted_latency(params, config, size_bytes: int, drops, *, base=None, compi
         eng.first(False)
 
 
-def _digest(ints, floats, extra=None) -> bytes:
-    """A 128-bit key of a stored state: its integers, its floats to the nanosecond (times
-    reached by different sums of the same delays differ in their last bits), and ``extra``."""
-    h = hashlib.blake2b(ints.tobytes(), digest_size=16)
-    h.update(np.round(floats, 9).tobytes())
-    if extra is not None:
-        h.update(extra.tobytes())
-    return h.digest()
-
-
 def _conv(a, b):
     """Loss-count convolution, the last bin holding K or more."""
     k1 = a.shape[0]
-    out = np.zeros(k1)
-    for i in range(k1):
-        if a[i] != 0.0:
-            out[i:] += a[i] * b[:k1 - i]
-            out[k1 - 1] += a[i] * b[k1 - i:].sum()
+    c = np.convolve(a, b)
+    out = c[:k1].copy()
+    out[k1 - 1] += c[k1:].sum()
     return out
 
 
@@ -758,11 +831,14 @@ class Solver:
         PFu[Q_P] = PFu[Q_PACK] = 0.0
         self.PIu, self.PFu = PIu, PFu
         self.eng = Engine(PIu.copy(), PFu, self.width, 4 * self.width + 64, compiled)
-        self.ids: dict = {}  # digest of a level state -> its number
+        self.ids: dict = {}  # key of a level state (state_key) -> its number
         self.rows: list = []  # its stored form (ints, floats)
         self.J: list = []  # the segments its event sends (-1: not run yet)
         self.edges: dict = {}  # (state, light) -> its kernel
         self.tails: dict = {}  # (state, file end) -> its file end's value
+        self.res = np.zeros(2)
+        self.branches = self._stack(64)
+        self.pool = self._pool(64)
         size = MEMO0
         self.memo = [np.zeros((size, 2), np.int64), np.full(size, -1, np.int64), np.zeros((size // 2, 2, self.k1)),
                      np.zeros(size // 2), np.zeros(1, np.int64)]
@@ -770,14 +846,12 @@ class Solver:
         self.out = np.zeros((3, self.k1))
 
     # level states
-    def _intern(self, ints, floats):
-        key = _digest(ints, floats)
-        i = self.ids.get(key)
-        if i is None:
-            i = len(self.rows)
-            self.ids[key] = i
-            self.rows.append((ints, floats))
-            self.J.append(-1)
+    def _add(self, key, ints, floats) -> int:
+        """A new level state: its number."""
+        i = len(self.rows)
+        self.ids[key] = i
+        self.rows.append((ints, floats))
+        self.J.append(-1)
         return i
 
     def initial(self):
@@ -785,7 +859,7 @@ class Solver:
         eng.PI = self.PIu.copy()
         K.reset(eng.I, eng.F, eng.S, eng.PI, eng.PF)
         ints, floats = eng.pack(0, 0.0, True, now=0.0)  # start() runs at t = 0: this state's clock is absolute
-        return self._intern(ints, floats)
+        return self._add(None, ints, floats)
 
     def origin(self, s):
         """The instant of state ``s``'s own event in its stored clock: T0, or 0 for the
@@ -802,53 +876,53 @@ class Solver:
 
     def expand(self, s, light=False):
         """K(s): edges (child, losses, probability, probability x elapsed time), and the
-        probability that a loss it leaves out occurs; ``light``: the loss-free kernel."""
+        probability that a loss it leaves out occurs; ``light``: the loss-free kernel
+        (:func:`expand_root`)."""
         key_s = (s, light)
         if key_s in self.edges:
             return self.edges[key_s]
-        eng, p = self.eng, self.p
-        mx = self._load(s, self.PIu)
-        self.J[s] = eng.I[MAX] - mx
-        o = self.origin(s)
-        out: dict = {}
-        stack = [(None, None, 1.0, 0)]  # the first path starts where _load left the engine
-        trunc = 0.0
-        while stack:
-            ints, floats, w, k = stack.pop()
-            if ints is not None:  # a branch's lost arrival, from its branch point
-                eng.unpack(ints, floats)
-                _, t = next_event(eng.I, eng.F, eng.QI, eng.QF)
-                eng.arrive(t, True)
-            arrivals = 0
-            while True:
-                kind, t = eng.decide(True)
-                if kind == DECIDE:
-                    if light or w < self.eps:
-                        arrivals += 1
-                        eng.arrive(t, False)
-                        continue
-                    li, lf = eng.pack(0, 0.0, False)
-                    stack.append((li, lf, w * p, k + 1))
-                    w *= 1.0 - p
-                    eng.arrive(t, False)
-                    continue
-                if kind == END:
-                    raise RuntimeError("an unbounded transfer ended")
-                ci, cf, _ = eng.level_key(t, self.base)
-                c = self._intern(ci, cf)
-                key = (c, k)
-                a = out.get(key)
-                if a is None:
-                    out[key] = [w, w * (t - o)]
-                else:
-                    a[0] += w
-                    a[1] += w * (t - o)
-                if arrivals:
-                    trunc += w * (1.0 - (1.0 - p) ** arrivals)
+        eng = self.eng
+        eng.PI = self.PIu
+        ints, floats = self.rows[s]
+        while True:
+            with np.errstate(over="ignore"):  # interpreted: the key's hash wraps as compiled
+                nc = eng.k.expand_root(ints, floats, s == 0, self.PIu, self.p, self.eps, light, self.base, eng.I,
+                                       eng.F, eng.S, eng.SF, eng.RB, eng.blk, eng.PF, eng.u, eng.QI, eng.QF, eng.SI,
+                                       eng.SFL, *self.branches, *self.pool, self.res)
+            if nc >= 0:
                 break
+            if nc == BROKEN:
+                raise RuntimeError(f"the engine stalled, failed or ended ({eng.I[FAIL]})")
+            self.branches = self._stack(2 * self.branches[0].shape[0])
+            self.pool = self._pool(2 * self.pool[0].shape[0])
+        self.J[s] = int(self.res[0])
+        CI, CF, CLEN, CK, CW, CWT, CH = self.pool
+        out: dict = {}
+        for r in range(nc):
+            key = (int(CH[r, 0]), int(CH[r, 1]))
+            c = self.ids.get(key)
+            if c is None:
+                c = self._add(key, CI[r, :CLEN[r, 0]].copy(), CF[r, :CLEN[r, 1]].copy())
+            a = out.get((c, int(CK[r])))
+            if a is None:
+                out[(c, int(CK[r]))] = [float(CW[r]), float(CWT[r])]
+            else:
+                a[0] += CW[r]
+                a[1] += CWT[r]
         edges = [(c, k, v[0], v[1]) for (c, k), v in out.items()]
-        self.edges[key_s] = (edges, trunc)
+        self.edges[key_s] = (edges, float(self.res[1]))
         return self.edges[key_s]
+
+    def _stack(self, depth: int):
+        """The branch stack of :func:`expand_root`: ``depth`` rows."""
+        ni, nf = self.eng.OI.shape[0], self.eng.OF.shape[0]
+        return [np.zeros((depth, ni), np.int64), np.zeros((depth, nf)), np.zeros(depth), np.zeros(depth, np.int64)]
+
+    def _pool(self, rows: int):
+        """The pool of next level states of :func:`expand_root`: ``rows`` rows."""
+        ni, nf = self.eng.OI.shape[0], self.eng.OF.shape[0]
+        return [np.zeros((rows, ni), np.int64), np.zeros((rows, nf)), np.zeros((rows, 2), np.int64),
+                np.zeros(rows, np.int64), np.zeros(rows), np.zeros(rows), np.zeros((rows, 2), np.int64)]
 
     # file ends
     def tail(self, s, PI_t, mass):
@@ -892,13 +966,7 @@ class Solver:
             size = 2 * hv.shape[0]
             nhk = np.zeros((size, 2), np.int64)
             nhv = np.full(size, -1, np.int64)
-            mask = size - 1
-            for j in np.flatnonzero(hv >= 0):  # rehash
-                i = (int(hk[j, 0]) & mask)
-                while nhv[i] >= 0:
-                    i = (i + 1) & mask
-                nhk[i] = hk[j]
-                nhv[i] = hv[j]
+            self.eng.k.memo_rehash(hk, hv, nhk, nhv)
             nVP = np.zeros((size // 2,) + VP.shape[1:])
             nVP[:n] = VP[:n]
             nVQ = np.zeros(size // 2)
@@ -985,6 +1053,13 @@ def solve(params, config, sizes_bytes, *, eps=1e-5, tail_eps=1e-8, eps_state=1e-
         same = bool((a == b).all() and (PFn == sv.PFu).all()
                     and PIn[P_N] - PIn[P_NDATA] == PIu[P_N] - PIu[P_NDATA])
         own[size] = (PIn, same)
+    groups: dict = {}  # margin m0 -> (sizes in packets, sizes) of the sizes handed off from a level state
+    for size in sizes:
+        n, m0 = info[size]
+        if own[size][1]:
+            g = groups.setdefault(m0, ([], []))
+            g[0].append(n)
+            g[1].append(size)
     k1 = k_max + 1
     res = {size: SizeResult(k1) for size in sizes}
     s0 = sv.initial()
@@ -1005,16 +1080,13 @@ def solve(params, config, sizes_bytes, *, eps=1e-5, tail_eps=1e-8, eps_state=1e-
             J = sv.J[s]
             maxc = sv.rows[s][0][_HEAD + MAX]
             mass = Ps.sum()
-            for size in sizes:
-                n, m0 = info[size]
-                PIn, same = own[size]
-                if s == s0:
-                    hand = n <= J + m0 or not same
-                else:
-                    hand = same and L + m0 < n <= L + J + m0
-                if not hand:
-                    continue
-                tP, tT, tq = sv.tail(s, shifted_params(PIn, L - maxc), mass)
+            if s == s0:
+                hand = [size for size in sizes if info[size][0] <= J + info[size][1] or not own[size][1]]
+            else:  # the sizes n with L + m0 < n <= L + J + m0, by bisection in each margin's group
+                hand = [size for m0, (ns, szs) in groups.items()
+                        for size in szs[bisect.bisect_right(ns, L + m0):bisect.bisect_right(ns, L + J + m0)]]
+            for size in hand:
+                tP, tT, tq = sv.tail(s, shifted_params(own[size][0], L - maxc), mass)
                 r = res[size]
                 r.done_p += _conv(Ps, tP)
                 r.done_pt += _conv(PTs, tP) + _conv(Ps, tT)
