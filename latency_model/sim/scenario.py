@@ -37,7 +37,7 @@ from ..growth.laws import rule_index
 from ..params import TcpParams
 from .config import SimConfig
 from .dumbbell import Dumbbell, Port, QueueSeries
-from .engine import tick
+from .flat import tick
 from .kernel import FLOW_ACK, FLOW_DELACK, FLOW_RTO, FLOW_SEGMENT, FLOW_SEND
 from .kernel_multi import FlatFlow, ensure_queues
 from .ngwa import NgwaMode, NgwaReceiver, lower_stamp, node_value
