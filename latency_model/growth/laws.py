@@ -49,9 +49,9 @@ def rule_index(rule: GrowthRule) -> int:
             return k
     cls = type(rule)
     raise ValueError(
-        f"rule {getattr(rule, 'name', cls.__name__)!r} ({cls.__module__}.{cls.__qualname__}) is not a registered "
-        f"growth rule class, so the simulator has no law of it to run (registered: {', '.join(RULES)}); "
-        "register it: give the class its law (GrowthRule.law) and add it to latency_model.growth.RULES "
+        f"rule {getattr(rule, 'name', cls.__name__)!r} of class {cls.__module__}.{cls.__qualname__} is not a "
+        f"registered growth rule class: the simulator runs only the laws of latency_model.growth.RULES "
+        f"({', '.join(RULES)}); to run it, give the class its law (GrowthRule.law) and add it to RULES "
         "(one line in latency_model/growth/__init__.py)")
 
 
