@@ -691,8 +691,8 @@ def rtt_to_rule(r, F, PI, PF):
 
 @inline
 def rtt_sample(r, I, F, PI, PF):
-    """An RTT sample of ``r`` seconds: the growth rule's ``on_rtt_sample`` (first, as the
-    event-driven sender calls it; only for a rule whose law reads RTT samples), RACK's
+    """An RTT sample of ``r`` seconds: the growth rule's ``on_rtt_sample`` (first, before the
+    ``on_ack`` of the same ACK; only for a rule whose law reads RTT samples), RACK's
     min_RTT (RFC 8985 6.2 step 1) and the RFC 6298 estimator (2.2)-(2.5); nothing more for
     the paper's fixed RTO."""
     if PI[P_RULE_HOOKS] & (1 << H_RTT) != 0:
