@@ -82,9 +82,9 @@ def test_run_many_engines_identical(variant):
 
 
 @pytest.mark.skipif(K.compiled_run_batch() is None, reason="numba not installed")
-def test_compiled_matches_reference_with_fallback_runs():
-    # p = 0.6 exhausts the first uniform block in some runs: those are redone on the
-    # reference path and still agree.
+def test_compiled_matches_python_with_fallback_runs():
+    # p = 0.6 exhausts the first uniform block in some runs: those are redone
+    # one at a time with more uniforms of the same stream and still agree.
     params = TcpParams(p=0.6)
     children = np.random.SeedSequence(3).spawn(150)
     a = run_many(params, 10 * 500, children, engine="python")
