@@ -815,7 +815,7 @@ of 20 such runs grew past 5 GB."""
 
 def uniform_batch(batch_size: int, block: float) -> int:
     """Runs per batch of the compiled simulator: ``batch_size``, fewer when their ``block``
-    uniforms each (``latency_model.sim.link.block_size``) would take more than
+    uniforms each (``latency_model.sim.kernel.block_size``) would take more than
     :data:`UNIFORM_BATCH_BYTES`, at least one (the batch size changes no result)."""
     return int(max(1, min(batch_size, UNIFORM_BATCH_BYTES // (8.0 * block))))
 
@@ -830,7 +830,7 @@ def simulation_work(params, config, runs: int, sizes_packets, *, batch_size: int
     (``1 / (1 - p)`` each, more with a round trip beyond ``config.max_rto_s``), each a few
     events: :func:`transfer_seconds` of them. Memory: :func:`simulation_cost`, plus the
     uniform variates drawn ahead, about two per expected transmission (twice that when
-    ACKs are lost: ``latency_model.sim.link.block_size``) for each run of a batch
+    ACKs are lost: ``latency_model.sim.kernel.block_size``) for each run of a batch
     (``min(batch_size, runs)`` with the compiled engine, one with the pure-Python one):
     at p = 0.999999 and 20 packets, 320 MB a run. The compiled kernels' event queues hold
     ``4 (N + rwnd) + 64`` entries of about 80 bytes (``run_batch`` in ``sim/kernel*.py``),

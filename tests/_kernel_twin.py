@@ -1,13 +1,13 @@
 """What the driver tests share: ``run_transfer``'s measures (one transfer at a time, on the
-flat engine's ``run_single``; the event-driven rfc sender for a rule of an unregistered
-class) and a Monte Carlo batch (``run_batch``) on the same uniforms (tests/test_sim_engines.py,
+flat engine's ``run_single``) and a Monte Carlo batch (``run_batch``) on the same uniforms,
+two drivers of one engine that must agree bit for bit (tests/test_sim_engines.py,
 test_sim_kernel_ns3.py, test_sim_kernel_sack.py, test_sim_linux_mechanisms.py,
 test_sim_rule_laws.py)."""
 
 import numpy as np
 
 from latency_model.sim import OUT_FIELDS, run_transfer
-from latency_model.sim.link import block_size
+from latency_model.sim.kernel import block_size
 
 MSS = 500
 
@@ -29,7 +29,7 @@ class KernelTwin:
         self.pack, self.K = pack, K
 
     def run_kernel(self, fn, params, size_bytes, config, children, width=None):
-        """The kernel on ``width`` uniforms per run (default: UniformStream's first block)."""
+        """The kernel on ``width`` uniforms per run (default: run_transfer's first block)."""
         K = self.K
         PI, PF = self.pack(params, size_bytes, config)
         k = block_size(int(PI[K.P_N]), params.p, config.p_ack) if width is None else width

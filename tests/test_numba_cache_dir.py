@@ -65,7 +65,7 @@ _SHARED_PROBE = textwrap.dedent(
     from latency_model.accel import numba_available
     assert numba_available()
     import numba
-    from latency_model.sim.engine import tick
+    from latency_model.sim.flat import tick
     compiled = numba.njit(cache=True)(tick)
     assert compiled(0.25) == 250_000_000
     print(sum(compiled.stats.cache_hits.values()))
@@ -88,8 +88,8 @@ def test_two_installed_copies_of_the_same_sources_share_the_compiled_code(tmp_pa
         root = tmp_path / name
         shutil.copytree(here, root / "latency_model", ignore=shutil.ignore_patterns("__pycache__"))
         copies.append(root)
-    engine = copies[2] / "latency_model" / "sim" / "engine.py"
-    engine.write_text(engine.read_text() + "\n# changed\n")
+    flat = copies[2] / "latency_model" / "sim" / "flat.py"
+    flat.write_text(flat.read_text() + "\n# changed\n")
     env = {k: v for k, v in os.environ.items() if k not in ("LATENCY_MODEL_NO_NUMBA",)}
     env.update(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH="")
 

@@ -1,6 +1,6 @@
-"""The array kernel (pure Python or numba-compiled) reproduces the reference
-event-driven path bit for bit, and the runner falls back for unregistered rules (every
-registered rule: tests/test_sim_rule_laws.py)."""
+"""The engine's drivers agree bit for bit: a Monte Carlo batch (``run_batch``, interpreted or
+numba-compiled) and ``run_transfer``'s one transfer (``run_single``); a rule of an
+unregistered class is refused everywhere (every registered rule: tests/test_sim_rule_laws.py)."""
 
 import numpy as np
 import pytest
@@ -8,9 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 from latency_model import TcpParams, apply_variant
 from latency_model.growth import StandardRule
-from latency_model.sim import SimConfig, run_many
+from latency_model.sim import SimConfig, run_many, run_transfer, simulate
 from latency_model.sim import kernel as K
-from latency_model.sim.link import block_size
+from latency_model.sim.kernel import block_size
 from latency_model.sim.runner import fast_path_supported, pack_params
 
 from _kernel_twin import reference
@@ -82,9 +82,9 @@ def test_run_many_engines_identical(variant):
 
 
 @pytest.mark.skipif(K.compiled_run_batch() is None, reason="numba not installed")
-def test_compiled_matches_reference_with_fallback_runs():
-    # p = 0.6 exhausts the first uniform block in some runs: those are redone on the
-    # reference path and still agree.
+def test_compiled_matches_python_with_fallback_runs():
+    # p = 0.6 exhausts the first uniform block in some runs: those are redone
+    # one at a time with more uniforms of the same stream and still agree.
     params = TcpParams(p=0.6)
     children = np.random.SeedSequence(3).spawn(150)
     a = run_many(params, 10 * 500, children, engine="python")
@@ -93,17 +93,22 @@ def test_compiled_matches_reference_with_fallback_runs():
 
 
 class _HalfRule(StandardRule):
-    """Subclass: not a registered rule class, so no law in the kernel's dispatch."""
+    """Subclass: not a registered rule class, so no law in the engine's dispatch."""
 
     name = "half"
 
 
-def test_unregistered_rules_fall_back_to_python():
+@pytest.mark.parametrize("engine", ["auto", "python", "compiled"])
+def test_unregistered_rules_are_refused_naming_the_rule(engine):
     params = TcpParams(p=0.1, rule=_HalfRule())
     assert not fast_path_supported(params)
-    children = np.random.SeedSequence(1).spawn(30)
-    a = run_many(params, 5000, children, engine="auto")
-    b = reference(params, 5000, SimConfig(), children)
-    assert np.array_equal(a, b)
-    with pytest.raises(ValueError, match="registered growth rules"):
-        run_many(params, 5000, children, engine="compiled")
+    message = r"rule 'half' of class .*_HalfRule is not a registered growth rule class.*add it to RULES"
+    with pytest.raises(ValueError, match=message):
+        run_many(params, 5000, np.random.SeedSequence(1).spawn(3), engine=engine)
+    with pytest.raises(ValueError, match=message):
+        simulate(params, size_packets=10, runs=3, engine=engine)
+    for stack in ("rfc", "ns3", "linux"):  # the rfc, ns3 and sack senders
+        with pytest.raises(ValueError, match=message):
+            run_transfer(params, size_packets=10, config=SimConfig.profile(stack), rng=1)
+        with pytest.raises(ValueError, match=message):  # scripted losses too
+            run_transfer(params, size_packets=10, config=SimConfig.profile(stack), drops=[2], trace=True)

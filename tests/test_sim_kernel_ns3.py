@@ -13,7 +13,6 @@ from latency_model import TcpParams
 from latency_model.growth import make_rule
 from latency_model.sim import OUT_FIELDS, SimConfig, run_transfer
 from latency_model.sim import kernel as N
-from latency_model.sim.link import block_size
 
 from _kernel_twin import KernelTwin, reference
 
@@ -114,12 +113,12 @@ def test_ns3_kernel_reports_exhausted_uniforms():
         assert np.array_equal(status != 0, sent > width)
         assert (status[sent > width] == N.FAIL_UNIFORMS).all()
         assert np.array_equal(out[status == 0], ref[status == 0])
-    # A run that exhausts UniformStream's real first block (p = 0.7, 2 segments, 27
+    # A run that exhausts run_transfer's real first block (p = 0.7, 2 segments, 27
     # timeouts: 30 transmissions > 29 uniforms).
     params = TcpParams(p=0.7, w0=2)
     children = [np.random.SeedSequence(3).spawn(400)[104]]
     ref = reference(params, 2 * MSS, config, children)
-    assert ref[0, OUT_FIELDS.index("data_packets_sent")] > block_size(2, 0.7, 0.0)
+    assert ref[0, OUT_FIELDS.index("data_packets_sent")] > N.block_size(2, 0.7, 0.0)
     for fn in KERNELS:
         status = check_identical(fn, params, 2 * MSS, config, children, ref)
         assert status[0] == N.FAIL_UNIFORMS
@@ -166,28 +165,18 @@ def test_ns3_ack_serialisation_hand_derived(n):
 def test_ack_serialisation_queues_acks_fifo():
     # Two ACKs handed to the return link at the same instant: the second starts when the
     # first has left (a FIFO device, as ns-3's queue in PointToPointNetDevice::Send), and a
-    # lost ACK still occupies the link.
-    from latency_model.sim.engine import EventQueue
-    from latency_model.sim.link import Link, ScriptedLoss
+    # lost ACK still occupies the link (flat.send_ack).
+    from latency_model.sim import flat as FL
 
-    class LoseFirstAck(ScriptedLoss):
-        def __init__(self):
-            super().__init__([], 1)
-            self.acks = 0
-
-        def drop_ack(self):
-            self.acks += 1
-            return self.acks == 1
-
-    config = SimConfig.profile("ns3", link_rate_bps=1e6)  # 42 B: 336 us
-    for loss, arrivals in [(ScriptedLoss([], 1), [0.01 + 336e-6, 0.01 + 672e-6]),
-                           (LoseFirstAck(), [0.01 + 672e-6])]:
-        q = EventQueue()
-        link = Link(q, config, 0.01, loss)
-        assert link.busy_until == pytest.approx(336e-6, abs=1e-15)  # the handshake's ACK
-        link.send_ack(1, 0.0)
-        link.send_ack(2, 0.0)
-        got = []
-        while (ev := q.pop()) is not None:
-            got.append(ev[0])
-        assert got == pytest.approx(arrivals, abs=1e-15)
+    config = SimConfig.profile("ns3", link_rate_bps=1e6)  # 42 B: 336 us; d = rtt_s / 2
+    params = TcpParams(p=0.0, rtt_s=0.02)
+    for p_ack, u, arrivals in [(0.0, [], [0.01 + 336e-6, 0.01 + 672e-6]),
+                               (0.5, [0.1, 0.9], [0.01 + 672e-6])]:  # the first uniform loses the first ACK
+        PI, PF = N.pack_params(params, 500, config.replace(p_ack=p_ack))
+        I, F, S, _, RB, _, QI, QF = N.state_arrays(1, 8)
+        FL.reset(I, F, S, PI, PF)
+        assert F[FL.BUSY] == pytest.approx(336e-6, abs=1e-15)  # the handshake's ACK on the forward link
+        for _ in range(2):
+            FL.send_ack(0.0, I, F, PI, PF, np.array(u), RB, QI, QF)
+        assert I[FL.FAIL] == 0 and I[FL.LOSTA] == (p_ack > 0)
+        assert QF[FL.QF_AT, :I[FL.AQN]].tolist() == pytest.approx(arrivals, abs=1e-15)

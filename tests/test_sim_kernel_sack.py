@@ -12,9 +12,9 @@ from hypothesis import assume, given, settings, strategies as st
 from latency_model import TcpParams
 from latency_model.growth import StandardRule
 from latency_model.params import apply_variant
-from latency_model.sim import OUT_FIELDS, SimConfig, run_transfer
+from latency_model.sim import OUT_FIELDS, SimConfig
 from latency_model.sim import kernel as K
-from latency_model.sim.link import block_size
+from latency_model.sim.kernel import block_size
 
 from _kernel_twin import KernelTwin, reference
 
@@ -130,7 +130,7 @@ def test_sack_kernel_reports_exhausted_uniforms():
         assert np.array_equal(status != 0, sent > width)
         assert (status[sent > width] == K.FAIL_UNIFORMS).all()
         assert np.array_equal(out[status == 0], ref[status == 0])
-    # A run that exhausts UniformStream's real first block: non-zero status with the first
+    # A run that exhausts run_transfer's real first block: non-zero status with the first
     # block, the reference's result with more of the same stream.
     params = TcpParams(p=0.7, w0=2)
     k0 = block_size(2, 0.7, 0.0)
@@ -172,16 +172,3 @@ def test_sack_kernel_linux_profile(variant, rack_tlp):
         ref = reference(params, 30 * MSS + 1, config, children)
         for fn in KERNELS:
             check_identical(fn, params, 30 * MSS + 1, config, children, ref)
-
-
-def test_an_unregistered_rule_is_refused():
-    from latency_model.growth import AssRule
-
-    class Unregistered(AssRule):  # a subclass: its law is not in the engine's dispatch
-        name = "unregistered"
-
-    params = TcpParams(p=0.1)
-    with pytest.raises(ValueError, match="registered rule class"):
-        K.pack_params(params.replace(rule=Unregistered()), 5000, SimConfig(sender="sack"))
-    with pytest.raises(ValueError, match="registered rule class"):  # the sack sender is the flat engine's only
-        run_transfer(params.replace(rule=Unregistered()), size_packets=5, config=SimConfig(sender="sack"), rng=1)

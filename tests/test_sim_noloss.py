@@ -10,26 +10,27 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 from latency_model import TcpParams
-from latency_model.growth import GrowthRule
+from latency_model.growth import make_rule
 from latency_model.sim import SimConfig, run_transfer
 
 R = 0.1
 S = (500 + 40) * 8 / 100e6  # 43.2 us
 
 
-def staircase_b1(n, w0, rtt, s):
-    """b = 1 slow start: round r carries w0 * 2**(r-1) packets (each ACK releases two).
+def staircase_b1(n, w0, rtt, s, growth=2):
+    """b = 1 slow start: round r carries w0 * growth**(r-1) packets (each ACK releases
+    ``growth``: the one it frees and ``growth - 1`` of window growth, 2 for RFC 5681).
 
     The first packet of round r leaves when the first ACK of round r-1 arrives, i.e.
     start_r = start_{r-1} + s + R with start_1 = 0, so start_r = (r-1)(s + R). From then
-    on the link never idles (ACKs arrive every s and each releases 2 packets), so the
-    k-th packet of round r (1-based) has left at start_r + k s. The last packet carries
+    on the link never idles (ACKs arrive every s and each releases ``growth`` packets), so
+    the k-th packet of round r (1-based) has left at start_r + k s. The last packet carries
     FIN and is ACKed at once: T = start_r + k s + R = r R + (r - 1 + k) s.
     """
     r, sent, w = 1, 0, w0
     while sent + w < n:
         sent += w
-        w *= 2
+        w *= growth
         r += 1
     k = n - sent
     return r * rtt + (r - 1 + k) * s
@@ -102,23 +103,10 @@ def test_no_loss_b2_hand_derived(w0, n):
     assert r.completion_s == pytest.approx(rr * R + ss * S + dd * 0.2, abs=1e-12)
 
 
-class _FrozenWindow(GrowthRule):
-    """A rule that never grows the window: proves growth goes through the interface."""
-
-    name = "frozen"
-
-    def slow_start_round(self, w, b):
-        return w
-
-    def on_ack(self, st, acked_bytes):
-        pass
-
-
-@pytest.mark.parametrize("n", range(1, 13))
-def test_growth_goes_through_rule_interface(n):
-    # Window stays 2: each ACK releases one packet. Packet j of round r = ceil((j+1)/2)
-    # (i = its index in the round) leaves at (r-1) R + (i + r) s; T adds R.
-    r_ = math.ceil(n / 2)
-    i = (n - 1) - 2 * (r_ - 1)
-    p = TcpParams(p=0.0, w0=2, b=1, rule=_FrozenWindow())
-    assert run_transfer(p, size_packets=n).completion_s == pytest.approx(r_ * R + (i + r_) * S, abs=1e-12)
+@pytest.mark.parametrize("w0", [1, 2])
+@pytest.mark.parametrize("n", range(1, 41))
+def test_growth_goes_through_the_rule(w0, n):
+    # Generalized slow start, beta = 3 (Burst TCP): each ACK adds 2 MSS, so releases three
+    # packets and the rounds carry w0 * 3**(r-1) (cwnd stays below W_SS = M = 200).
+    p = TcpParams(p=0.0, w0=w0, w_ss=200, rwnd=200, b=1, rule=make_rule("generalized", beta=3.0))
+    assert run_transfer(p, size_packets=n).completion_s == pytest.approx(staircase_b1(n, w0, R, S, 3), abs=1e-12)

@@ -168,21 +168,11 @@ def test_timestamps_echo_the_earliest_held_segment():
     # 0 is held (TS.Recent = 1); 1 completes the pair: ACK 2 echoes 1, not 2; 3 arrives out of
     # order (3 > Last.ACK.sent = 2): ACK 2 again, echo still 1; 2 fills the gap (2 <= 2):
     # TS.Recent = 4, ACK 4 echoes 4; a duplicate of 0 (0 <= 4) updates it to 5.
-    from latency_model.sim.engine import EventQueue
-    from latency_model.sim.receiver import Receiver
+    from test_sim_sack import receiver_acks
 
-    class _Acks:
-        def __init__(self):
-            self.sent = []
-
-        def send_ack(self, ack, now, tsecr=None):
-            self.sent.append((ack, tsecr))
-
-    link = _Acks()
-    rcv = Receiver(EventQueue(), link, 5, b=2, delack_timeout_s=0.2, timestamps=True)
-    for seg, tsval in ((0, 1.0), (1, 2.0), (3, 3.0), (2, 4.0), (0, 5.0)):
-        rcv.on_segment(seg, 10.0, tsval)
-    assert link.sent == [(2, 1.0), (2, 1.0), (4, 4.0), (4, 5.0)]
+    arrivals = ((0, 1.0), (1, 2.0), (3, 3.0), (2, 4.0), (0, 5.0))
+    acks = receiver_acks(5, arrivals, SimConfig(rtt_sampling="timestamps"), b=2)
+    assert [(ack, tsecr) for ack, _, tsecr in acks] == [(2, 1.0), (2, 1.0), (4, 4.0), (4, 5.0)]
 
 
 # The ns3 profile against ns-3.37 ------------------------------------------------------------

@@ -1,6 +1,7 @@
-"""Every registered growth rule runs on the flat-array engine (interpreted and compiled)
-bit for bit as on the event-driven reference, for every sender that runs it; the rules'
-laws are one source for both engines and part of the compiled engine's cache key."""
+"""Every registered growth rule runs on the flat-array engine, interpreted and compiled, with
+the same bits from every driver (``run_transfer``'s one transfer, the Monte Carlo batch), for
+every sender that runs it; the rules' laws are one source, interpreted or compiled, and part
+of the compiled engine's cache key."""
 
 import os
 
@@ -56,7 +57,7 @@ def test_an_unregistered_rule_class_has_no_law_index():
     class Half(StandardRule):
         name = "half"
 
-    with pytest.raises(ValueError, match="registered rule class"):
+    with pytest.raises(ValueError, match=r"rule 'half' of class .*Half is not a registered growth rule class"):
         laws.rule_index(Half())
 
 
@@ -81,7 +82,7 @@ def test_laws_by_hand():
 @pytest.mark.parametrize("sender", list(SENDERS))
 @pytest.mark.parametrize("name,kw", RULE_CASES, ids=[f"{n}-{'-'.join(map(str, kw.values())) or 'default'}"
                                                      for n, kw in RULE_CASES])
-def test_interpreted_engine_matches_reference_for_every_rule(name, kw, sender):
+def test_interpreted_drivers_agree_for_every_rule(name, kw, sender):
     config = SENDERS[sender]
     for p, size, seed in ((0.1, 40 * 500 + 77, 1), (0.03, 90 * 500, 2), (0.25, 12 * 500 - 9, 3)):
         params = _params(name, kw, p)
@@ -133,8 +134,9 @@ def test_the_rules_sources_are_part_of_the_compiled_engines_cache_key():
 
 @pytest.mark.parametrize("name,kw", RULE_CASES)
 def test_a_law_changes_nothing_on_the_hooks_it_does_not_declare(name, kw):
-    # The compiled engine skips the calls a rule's law_hooks leaves out; the event engine
-    # makes them all. So a law must leave its state alone on any other hook.
+    # The engine skips the calls a rule's law_hooks leaves out; the rule's methods (on_ack,
+    # on_congestion_event, ...: growth.flow's per-round law, the scenarios' signals) make
+    # them all. So a law must leave its state alone on any other hook.
     from latency_model.growth.base import FAST_RETRANSMIT, RTT, TIMEOUT
 
     rule = make_rule(name, **kw)

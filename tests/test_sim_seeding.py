@@ -17,7 +17,7 @@ from latency_model import TcpParams
 from latency_model.sim import SimConfig, run_many
 from latency_model.sim import _seeding as S
 from latency_model.sim import kernel as K
-from latency_model.sim.link import block_size
+from latency_model.sim.kernel import block_size
 from latency_model.sim.runner import _python_row, pack_params
 
 needs_numba = pytest.mark.skipif(S.compiled_fill() is None, reason="numba not installed")
@@ -187,7 +187,7 @@ def test_run_many_compiled_outputs_unchanged(stack, p, p_ack):
                    engine="compiled", batch_size=128)
     old = old_run_many(params, 40 * 500, children, config, batch_size=128)
     assert np.array_equal(new, old)
-    # ... and both equal the reference event-driven path (a subset: it is slower).
+    # ... and both equal the engine interpreted (a subset: it is slower).
     ref = run_many(params, size_bytes=40 * 500, children=children[:40], config=config,
                    engine="python")
     assert np.array_equal(new[:40], ref)

@@ -7,7 +7,6 @@ import pytest
 
 from latency_model import TcpParams
 from latency_model.sim import SimConfig, run_many, run_transfer, simulate, single_loss, y_to_packets
-from latency_model.sim.link import UniformStream
 
 P = TcpParams(p=0.1)
 
@@ -112,8 +111,3 @@ def test_single_loss_rejects():
         single_loss(P, size_packets=0)
     with pytest.raises(ValueError, match="horizon_packets"):
         y_to_packets(P, horizon_packets=5)
-
-
-def test_uniform_stream_rejects():
-    with pytest.raises(ValueError, match="block"):
-        UniformStream(np.random.default_rng(0), 0)

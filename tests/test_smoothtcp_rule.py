@@ -257,7 +257,8 @@ def test_a_scenario_refuses_a_rule_of_an_unregistered_class():
         pass
 
     tcp = TcpParams(mss_bytes=1000, p=0.0, w0=1, w_ss=64, rwnd=64, rule=Spy())
-    with pytest.raises(ValueError, match=r"flows\[0\]\.params\.rule must be an instance of a registered"):
+    with pytest.raises(ValueError, match=r"flows\[0\]\.params\.rule 'standard' of class .*Spy is not a registered "
+                                         "growth rule class"):
         run(Scenario(flows=[Flow(0.0, 1000, tcp)], topology=Dumbbell(nodes=1)))
 
 

@@ -1,15 +1,25 @@
 """The window-growth rule interface, shared by the fluid model and the simulator.
 
 In the spirit of ns-3's ``TcpCongestionOps``: a rule is a small frozen
-object holding its parameters. The packet-level simulator drives it ack by ack
-through :meth:`GrowthRule.on_ack`, :meth:`GrowthRule.ssthresh_after_loss`,
-:meth:`GrowthRule.on_congestion_event` and the optional hooks :meth:`GrowthRule.on_signal`
-and :meth:`GrowthRule.on_rtt_sample`, with per-flow mutable state in a
-:class:`CongestionState` that the rule creates. Each rule writes its packet-level behaviour
-once, as a law function over a state vector (:attr:`GrowthRule.law`), which the event-driven
-simulator runs interpreted and the compiled Monte Carlo engine runs compiled. The fluid model reads its
-flow-level law: :meth:`GrowthRule.next_round_window` (per-round time model) and,
-where the rule has one, the closed-form :meth:`GrowthRule.continuous_law`.
+object holding its parameters. Each rule writes its packet-level behaviour
+once, as a law function over a state vector (:attr:`GrowthRule.law`): the hooks ACK, LOSS,
+fast retransmit, timeout, RTT sample and the router's signals, on per-flow state in a
+:class:`CongestionState` that the rule creates. The packet-level simulator runs every rule
+of the registry (:data:`latency_model.growth.RULES`) through that law, compiled by numba or
+interpreted from the same source (:mod:`latency_model.growth.laws`); the methods
+:meth:`GrowthRule.on_ack`, :meth:`GrowthRule.ssthresh_after_loss`,
+:meth:`GrowthRule.on_congestion_event`, :meth:`GrowthRule.on_signal` and
+:meth:`GrowthRule.on_rtt_sample` call it on a :class:`CongestionState` (the flow-level round
+law of :mod:`latency_model.growth.flow`, the multi-flow scenarios' router signals).
+The fluid model reads its flow-level law: :meth:`GrowthRule.next_round_window` (per-round
+time model) and, where the rule has one, the closed-form :meth:`GrowthRule.continuous_law`.
+
+Adding a rule: one module in this package with one frozen-dataclass subclass of
+:class:`GrowthRule` (``name``, ``source``, :meth:`GrowthRule.slow_start_round`, ``law``,
+``_pack`` and, for state beyond cwnd, ssthresh and bytes_acked, a ``state_class``), and one
+line in :data:`latency_model.growth.RULES`. The simulator refuses a rule whose class is not
+registered (a subclass of a registered rule included): its law is not in the engine's
+dispatch (:func:`latency_model.growth.laws.rule_index`).
 
 Loss recovery (NewReno, Limited Transmit, the paper's proposal, Early
 Retransmit) is not part of a rule: any rule combines with any recovery variant.
@@ -209,11 +219,12 @@ class GrowthRule(abc.ABC):
     whose ``N_SLOTS`` named slots follow :data:`FIRST_SLOT`. The hooks are :data:`ACK`,
     :data:`LOSS` (returns the new ssthresh), :data:`FAST_RETRANSMIT`, :data:`TIMEOUT`,
     :data:`RTT`, :data:`ECN` and
-    :data:`SOURCE_QUENCH`; ``law_hooks`` names those of the last five the law acts on. The methods :meth:`on_ack`,
+    :data:`SOURCE_QUENCH`; ``law_hooks`` names those of the last five the law acts on. The
+    simulator's engine calls the law, compiled or interpreted, on its float state
+    (:mod:`latency_model.growth.laws`); the methods :meth:`on_ack`,
     :meth:`ssthresh_after_loss`, :meth:`on_congestion_event`, :meth:`on_signal` and
-    :meth:`on_rtt_sample` call the law interpreted (the event-driven simulator); the
-    compiled Monte Carlo engine calls it compiled, on the same vector
-    (:mod:`latency_model.growth.laws`).
+    :meth:`on_rtt_sample` call it on a :class:`CongestionState`'s vector. A subclass runs in
+    the simulator once its class is in :data:`latency_model.growth.RULES` (one line).
     """
 
     name: ClassVar[str] = "abstract"
@@ -289,8 +300,9 @@ class GrowthRule(abc.ABC):
     def on_ack(self, st: CongestionState, acked_bytes: int) -> None:
         """Grow ``st.cwnd`` for one ACK that newly acknowledges ``acked_bytes`` (> 0) bytes.
 
-        Not called for duplicate ACKs or during fast recovery. A rule without a law (one
-        outside the registry, run by the event-driven simulator only) overrides this.
+        Not called for duplicate ACKs or during fast recovery. A rule without a law (which
+        the simulator cannot run) overrides this for the flow-level round law
+        (:mod:`latency_model.growth.flow`).
         """
         if self.law is None:
             raise TypeError(f"{type(self).__name__} has no law: it must override on_ack")

@@ -34,17 +34,25 @@ has the most bands)."""
 def rule_index(rule: GrowthRule) -> int:
     """Number of ``rule``'s law in :func:`rule_law`: its class's position in ``RULES``.
 
+    The simulator runs a rule only through this dispatch (compiled or interpreted), so this
+    is where every simulation refuses a rule it cannot run.
+
     Raises
     ------
     ValueError
-        For a rule whose class is not registered (e.g. a subclass): its law is not in the
-        dispatch.
+        For a rule whose class is not registered (a subclass of a registered rule
+        included): its law is not in the dispatch. The message names the rule and how to
+        register it.
     """
     for k, cls in enumerate(RULES.values()):
         if type(rule) is cls:
             return k
-    raise ValueError(f"rule must be an instance of a registered rule class ({', '.join(RULES)}), "
-                     f"got {type(rule).__name__}")
+    cls = type(rule)
+    raise ValueError(
+        f"rule {getattr(rule, 'name', cls.__name__)!r} of class {cls.__module__}.{cls.__qualname__} is not a "
+        f"registered growth rule class: the simulator runs only the laws of latency_model.growth.RULES "
+        f"({', '.join(RULES)}); to run it, give the class its law (GrowthRule.law) and add it to RULES "
+        "(one line in latency_model/growth/__init__.py)")
 
 
 def _dispatch_source() -> str:

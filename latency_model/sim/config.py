@@ -35,8 +35,8 @@ until fast retransmit (the paper's Section 2.1 reading)."""
 
 
 SENDERS = ("rfc", "ns3", "sack")
-"""Sender machinery. ``"rfc"``: :class:`~latency_model.sim.sender.Sender` (RFC 5681, 6582,
-3042, 5827, 6298 strictly); ``"ns3"``: the flat engine's ns-3 sender (:mod:`~latency_model.sim.kernel_ns3`), ns-3.37's
+"""Sender machinery. ``"rfc"``: the flat engine's RFC sender (:mod:`~latency_model.sim.kernel_rfc`;
+RFC 5681, 6582, 3042, 5827, 6298 strictly); ``"ns3"``: the flat engine's ns-3 sender (:mod:`~latency_model.sim.kernel_ns3`), ns-3.37's
 ``TcpSocketBase`` with ``TcpNewReno`` and ``TcpClassicRecovery`` (docs/simulator.md lists
 every difference with its source); ``"sack"``: the flat engine's SACK sender
 (:mod:`~latency_model.sim.kernel_sack`), the receiver sends SACK blocks (RFC 2018) and the
@@ -93,7 +93,7 @@ class SimConfig:
         Drop-tail buffer of the bottleneck link, packets waiting for the link (the
         one being serialised not counted), >= 0 [ns-2 ``DropTail`` limit]. ``None``
         (default): unlimited, no queue drops. A packet that finds the buffer full is
-        dropped before it uses the link (see :class:`~latency_model.sim.link.Link`).
+        dropped before it uses the link (:func:`~latency_model.sim.flat.transmit`).
     sender : {"rfc", "ns3"}
         Sender machinery, see :data:`SENDERS`. Default ``"rfc"``.
     rtt_sampling : {"karn", "timestamps", "ns3"}

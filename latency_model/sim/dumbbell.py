@@ -8,8 +8,8 @@ front of the bottleneck has a finite buffer (ns-2 ``DropTail``, Burst TCP Sectio
 "the queues sizes on each router were set ... to 7 packets"); the sender access ports are
 unlimited unless ``access_queue_packets`` is set, the receiver access ports always (fed
 by the slower bottleneck, they never hold more than one packet). A packet that finds ``B`` packets waiting behind the one being serialised is
-dropped at once and uses no link time, exactly as the single-flow
-:class:`~latency_model.sim.link.Link` does.
+dropped at once and uses no link time, exactly as the single-flow link does
+(:func:`~latency_model.sim.flat.transmit`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ interpreted. This module holds what every sender of that engine shares, written 
 * event selection (:func:`next_event`): data and ACK arrivals are FIFO queues (a FIFO link
   and a constant delay keep each stream in time order) and the timers are scalars, each
   carrying the ``seq`` it was given when armed; the earliest ``(tick, seq)`` runs first
-  (:func:`.engine.before`), the order of :class:`.engine.EventQueue`.
+  (:func:`before`: a clock of whole nanoseconds, FIFO among equal ticks, as ns-3 orders its events).
 
 The senders' own mechanisms are in :mod:`.kernel_rfc` (RFC 5681/6582/3042/5827),
 :mod:`.kernel_ns3` (ns-3.37's TcpNewReno) and :mod:`.kernel_sack` (RFC 6675, PRR, RACK-TLP).
@@ -29,7 +29,7 @@ The senders' own mechanisms are in :mod:`.kernel_rfc` (RFC 5681/6582/3042/5827),
 The Monte Carlo batch (:func:`.kernel.run_batch`) and one transfer of
 :func:`~latency_model.sim.run_transfer` (:func:`.kernel.run_single`) run these same
 functions, compiled or interpreted, and give the same bits: the uniforms are the first block
-of ``Generator(PCG64(child))`` (drawn as :class:`.link.UniformStream` draws them), consumed
+of ``Generator(PCG64(child))`` (:func:`~._seeding.block_size` of them), consumed
 in sending order (one per data transmission when p > 0, one per ACK when the ACK loss
 probability is > 0); numba compiles without fast-math, so every floating-point expression
 is evaluated as written. A run that needs more uniforms than its block or more queue space
@@ -47,7 +47,6 @@ from ..accel import inline
 from ..growth.base import ACK as H_ACK, FAST_RETRANSMIT as H_FAST_RETRANSMIT, LOSS as H_LOSS, RTT as H_RTT
 from ..growth.base import TIMEOUT as H_TIMEOUT
 from ..growth.laws import N_PARAMS, N_STATE, rule_law
-from .engine import before, tick  # noqa: F401 (tick: a helper of before, compiled with it)
 
 
 def _slots(names: str) -> tuple[int, ...]:
@@ -594,7 +593,7 @@ def ofo_ack(now, compress, I, F, PI, PF, u, RB, QI, QF):
 @inline
 def on_segment(seg, tsval, now, I, F, S, PI, PF, u, RB, QI, QF):
     """Data segment ``seg`` (sent at ``tsval``) arrives at the receiver at ``now``: the rules
-    of :class:`.receiver.Receiver` (delayed ACK, quick ACKs, FIN, RFC 7323 TS.Recent), and for
+    of RFC 5681 4.2 and RFC 1122 4.2.3.2 (delayed ACK, quick ACKs, FIN, RFC 7323 TS.Recent), and for
     the sack sender (``PI[P_SACK]``) SACK blocks and, with ``sack_compression``
     (``PI[P_COMPRESS]``), Linux's SACK compression.
 
@@ -692,8 +691,8 @@ def rtt_to_rule(r, F, PI, PF):
 
 @inline
 def rtt_sample(r, I, F, PI, PF):
-    """An RTT sample of ``r`` seconds: the growth rule's ``on_rtt_sample`` (first, as the
-    event-driven sender calls it; only for a rule whose law reads RTT samples), RACK's
+    """An RTT sample of ``r`` seconds: the growth rule's ``on_rtt_sample`` (first, before the
+    ``on_ack`` of the same ACK; only for a rule whose law reads RTT samples), RACK's
     min_RTT (RFC 8985 6.2 step 1) and the RFC 6298 estimator (2.2)-(2.5); nothing more for
     the paper's fixed RTO."""
     if PI[P_RULE_HOOKS] & (1 << H_RTT) != 0:
@@ -852,6 +851,26 @@ def send_new(now, I, F, S, SF, PI, PF, u, QI, QF):
 
 # Events --------------------------------------------------------------------------------
 
+def tick(time_s):
+    """``time_s`` (seconds, >= 0) on the event clock: whole nanoseconds, rounded to nearest.
+
+    Events due in the same nanosecond run in the order they were scheduled, as ns-3 runs its
+    events (an integer-nanosecond ``Time``, FIFO among equal times): two events due at the
+    same instant in exact arithmetic (a delayed-ACK timer and a data arrival, say) keep their
+    scheduling order however the floating-point sums that gave their times were rounded
+    (docs/packet-model.md, exact serialisation). The times themselves stay floats: only the
+    order uses ticks."""
+    return int(time_s * 1e9 + 0.5)
+
+
+def before(t, s, bt, bs):
+    """Event ``(t, s)`` (time in seconds, scheduling ``seq``) runs before event ``(bt, bs)``:
+    an earlier :func:`tick`, or the same tick and scheduled earlier."""
+    a = tick(t)
+    b = tick(bt)
+    return a < b or (a == b and s < bs)
+
+
 @inline
 def earlier(kind, t, s, best, bt, bs):
     """The event ``(t, s)`` of ``kind`` if it runs before the best so far ``(bt, bs)``."""
@@ -911,7 +930,7 @@ def on_delack_timer(now, I, F, PI, PF, u, RB, QI, QF):
 
 
 def reset(I, F, S, PI, PF):
-    """The state at the start of a transfer (:class:`.sender.Sender` ``__init__``)."""
+    """The state at the start of a transfer."""
     n = PI[P_N]
     I[:] = 0
     F[:] = 0.0

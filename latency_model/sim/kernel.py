@@ -13,8 +13,8 @@ functions themselves run interpreted (the same source, not a twin).
 
 It runs every growth rule of :data:`~latency_model.growth.RULES` (each rule's law, written
 once in its module, compiled: :mod:`latency_model.growth.laws`), random or scripted
-losses, the event trace and the drop-tail buffer; the rfc sender with a rule outside the
-registry runs event by event (:func:`~latency_model.sim.run_transfer`).
+losses, the event trace and the drop-tail buffer; a rule outside the registry is refused
+(:func:`~latency_model.growth.laws.rule_index`).
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ import types
 import numpy as np
 
 from ..accel import compile_twins, held, uncounted
-from . import engine, flat, kernel_ns3, kernel_rfc, kernel_sack
+from . import flat, kernel_ns3, kernel_rfc, kernel_sack
 from .flat import *  # noqa: F403 (the layout and the shared pieces)
 from .kernel_ns3 import n3_on_ack, n3_on_rto, n3_send_allowed, n3_start
 from .kernel_rfc import rfc_on_ack, rfc_on_rto
 from .kernel_sack import rk_on_timer, rk_timers, sk_cwnd_validate, sk_on_ack, sk_on_rto, sk_send_allowed
 
 __all__ = ["run_batch", "run_single", "compiled_run_batch", "compiled_run_single", "pack_params", "OUT_FIELDS",
-           "flow_event", "compiled_flow_event",
+           "block_size", "flow_event", "compiled_flow_event",
            "N_OUT", "FAIL_UNIFORMS", "FAIL_QUEUE", "FAIL_STALL"]
 
 OUT_FIELDS = ("completion_s", "delivered_s", "lost_packets", "lost_acks",
@@ -48,6 +48,14 @@ _PRR = {"ssrb": PRR_SSRB, "crb": PRR_CRB, "off": PRR_OFF}
 EVERY_DUPACK = 1 << 62
 """``P_LTHI`` of Linux's implicit Limited Transmit: no duplicate-ACK count bounds it
 (``tcp_packets_in_flight`` has none), and it does not depend on the transfer's size."""
+
+
+def block_size(n_segments: int, p: float, p_ack: float) -> int:
+    """Uniforms drawn per block of a run: about twice the expected draws of a transfer of
+    ``n_segments`` (one per data transmission, ~n/(1-p), and as many for ACKs if ACKs can
+    be lost), so that a second block is rarely needed."""
+    per_packet = 2.0 / (1.0 - p) * (2.0 if p_ack > 0.0 else 1.0)
+    return int(per_packet * n_segments) + 16
 
 
 def state_arrays(n: int, cap: int) -> tuple:
@@ -418,15 +426,14 @@ def flow_event(kind, value, now, seq, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, O
     return I[FAIL]
 
 
-_MODULES = (engine, flat, kernel_rfc, kernel_ns3, kernel_sack)
+_MODULES = (flat, kernel_rfc, kernel_ns3, kernel_sack)
 
 
 def _kernel_functions() -> list[str]:
     """Names of the functions the compiled :func:`run_batch` calls: every function of the
-    engine's modules (:func:`.engine.before` and ``tick``, :mod:`.flat`, the senders) and the
-    dispatch of this one."""
-    names = ["tick", "before"]
-    for m in _MODULES[1:]:
+    engine's modules (:mod:`.flat`, the senders) and the dispatch of this one."""
+    names = []
+    for m in _MODULES:
         names += [k for k, v in vars(m).items()
                   if isinstance(v, types.FunctionType) and v.__module__ == m.__name__ and not k.startswith("_")]
     return names + ["start", "on_ack", "on_rto", "run_one", "measures"]

@@ -15,9 +15,8 @@ the engine's FIFO queues at its sending time with the ``seq`` it was given; afte
 the driver takes them out (:meth:`FlatFlow.take_data`, :meth:`FlatFlow.take_acks`) and hands
 them to the shared dumbbell, and it schedules the timers the event armed
 (:meth:`FlatFlow.armed`). The flows share one event clock: before each event of a flow the
-engine's ``seq`` counter is set to the scenario's, so events run in the order of
-:class:`~latency_model.sim.engine.EventQueue` (the earliest tick, then the earliest
-scheduling).
+engine's ``seq`` counter is set to the scenario's, so events run in the engine's order
+(:func:`.flat.before`: the earliest tick, then the earliest scheduling).
 
 NGWA (Talau & Wille) is two switches of the same engine: the advertised window ``W_a``
 of each ACK is the engine's receiver window (``PF[Q_RWNDB]``), and without the congestion

@@ -1,12 +1,12 @@
 """Run many independent transfers, one ``SeedSequence`` child per run.
 
-For every registered growth rule without a drop-tail buffer, the flat-array engine
-(:mod:`~latency_model.sim.kernel`: every sender, rfc, ns3 and sack with PRR and RACK-TLP,
-over the shared pieces of :mod:`~latency_model.sim.flat`) runs batches of transfers
-compiled with numba, or one transfer at a time interpreted (``engine="python"``: the same
-functions, bit-identical measures). The event-driven path
-(:func:`~latency_model.sim.transfer.run_transfer`) runs the rest, and the rare run the batch
-cannot finish (more uniforms than one block) from the same child.
+The flat-array engine (:mod:`~latency_model.sim.kernel`: every sender, rfc, ns3 and sack
+with PRR and RACK-TLP, over the shared pieces of :mod:`~latency_model.sim.flat`, and every
+registered growth rule) runs batches of transfers compiled with numba, or one transfer at a
+time interpreted (``engine="python"``: the same functions, bit-identical measures); the rare
+run a batch cannot finish (more uniforms than one block) runs again alone from the same
+child. A rule of an unregistered class is refused
+(:func:`~latency_model.growth.laws.rule_index`).
 """
 
 from __future__ import annotations
@@ -17,21 +17,20 @@ import numpy as np
 
 from ..checks import check_choice, check_instance, check_int, check_work, checked_call, simulation_work, uniform_batch
 from ..growth import RULES
+from ..growth.laws import rule_index
 from ..params import TcpParams
 from . import kernel as K
 from ._seeding import root_seed
 from .config import SimConfig
-from .link import block_size
-from .transfer import check_recovery, flat_supported, run_flat, run_transfer
+from .transfer import check_recovery, run_flat
 
 __all__ = ["ENGINES", "run_many", "pack_params", "fast_path_supported", "runs_compiled", "OUT_FIELDS"]
 
 ENGINES = ("auto", "python", "compiled")
-"""``"python"``: one transfer at a time, the flat engine interpreted (the event-driven path
-for the sack sender, a drop-tail buffer or an unregistered rule); ``"compiled"``: numba kernel (error if unavailable or
-the run is not supported); ``"auto"``: the kernel when numba is installed, the rule's
-class is registered (:data:`~latency_model.growth.RULES`) and the link has no drop-tail
-buffer, else the reference path."""
+"""``"python"``: one transfer at a time, the flat engine interpreted; ``"compiled"``: the
+same engine compiled by numba (error if numba is unavailable or the run is not supported:
+:func:`fast_path_supported`); ``"auto"``: compiled when numba is installed and the run is
+supported, else interpreted."""
 
 OUT_FIELDS = K.OUT_FIELDS
 
@@ -69,7 +68,8 @@ def fast_path_supported(params: TcpParams, config: SimConfig | None = None) -> b
     -------
     bool
         True if :func:`run_many` with ``engine="compiled"`` can run it (numba permitting);
-        with ``engine="auto"`` it then takes the kernel.
+        with ``engine="auto"`` it then takes the kernel. False for a rule of an
+        unregistered class, which :func:`run_many` refuses on every engine.
 
     Raises
     ------
@@ -107,13 +107,10 @@ def pack_params(params: TcpParams, size_bytes: int, config: SimConfig):
 
 
 def _python_row(params, size_bytes, config, child, compiled=None) -> np.ndarray:
-    """One run's measures by :func:`~.transfer.run_transfer` (``compiled=False``: its flat
-    engine interpreted, as without numba)."""
+    """One run's measures by :func:`~.transfer.run_flat` (``compiled=False``: the flat
+    engine interpreted, as without numba; None: as :func:`~.transfer.run_transfer` runs it)."""
     rng = np.random.Generator(np.random.PCG64(child))
-    if compiled is False and flat_supported(params, config):
-        r = run_flat(params, size_bytes, -(-size_bytes // params.mss_bytes), config, rng, None, False, compiled=False)
-    else:
-        r = run_transfer(params, size_bytes=size_bytes, config=config, rng=rng)
+    r = run_flat(params, size_bytes, -(-size_bytes // params.mss_bytes), config, rng, None, False, compiled=compiled)
     return np.array([getattr(r, f) for f in OUT_FIELDS], dtype=float)
 
 
@@ -206,10 +203,13 @@ def run_many(
     ValueError
         For ``params`` not a TcpParams, ``config`` not a SimConfig, ``size_bytes`` not an
         integer >= 1, an invalid child, an unknown engine, ``batch_size`` < 1,
-        ``engine="compiled"`` for a run no kernel implements, or Early Retransmit with
-        RACK-TLP (:func:`~latency_model.sim.transfer.check_recovery`).
+        ``engine="compiled"`` for a run no kernel implements, Early Retransmit with
+        RACK-TLP (:func:`~latency_model.sim.transfer.check_recovery`), or a rule of an
+        unregistered class (:func:`~latency_model.growth.laws.rule_index`: the message
+        says how to register it).
     """
     config = _check_setup(params, config)
+    rule_index(params.rule)
     size_bytes = check_int("size_bytes", size_bytes, low=1)
     check_choice("engine", engine, ENGINES)
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
@@ -236,7 +236,7 @@ def run_many(
     n = int(PI[K.P_N])
     from ._seeding import fill_uniforms  # only the compiled engines need it
 
-    k0 = block_size(n, params.p, config.p_ack)
+    k0 = K.block_size(n, params.p, config.p_ack)
     batch_size = uniform_batch(batch_size, k0)  # a batch's uniforms within UNIFORM_BATCH_BYTES
     for lo in range(0, len(children), batch_size):
         chunk = children[lo:lo + batch_size]

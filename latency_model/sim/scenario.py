@@ -6,8 +6,8 @@ functions the Monte Carlo runs (the rfc sender: window growth through the flow's
 :class:`~latency_model.growth.GrowthRule`, NewReno, Limited Transmit, Early Retransmit, RFC 6298
 timer with back-off; the delayed-ACK receiver), compiled with numba or interpreted. Only the
 path changes: the flows share the :class:`Dumbbell`'s router queue and bottleneck. All flows
-live in one event heap ordered as :class:`~latency_model.sim.engine.EventQueue` orders its
-events (nanosecond tick, then scheduling order), with the engine's ``seq`` counter shared.
+live in one event heap ordered as the engine orders its events (:func:`~latency_model.sim.flat.before`:
+nanosecond tick, then scheduling order), with the engine's ``seq`` counter shared.
 
 The run itself is deterministic (drop-tail drops, no random loss): randomness enters only
 through the scenario (start times, sizes), which :func:`random_flows` draws from an explicit
@@ -37,7 +37,7 @@ from ..growth.laws import rule_index
 from ..params import TcpParams
 from .config import SimConfig
 from .dumbbell import Dumbbell, Port, QueueSeries
-from .engine import tick
+from .flat import tick
 from .kernel import FLOW_ACK, FLOW_DELACK, FLOW_RTO, FLOW_SEGMENT, FLOW_SEND
 from .kernel_multi import FlatFlow, ensure_queues
 from .ngwa import NgwaMode, NgwaReceiver, lower_stamp, node_value
@@ -377,8 +377,8 @@ events of the path (router arrival, or a Source Quench and a receiver arrival), 
 
 
 class _Clock:
-    """The scenario's event heap, ordered by ``(tick, key)`` as :class:`.engine.EventQueue`
-    orders ``(tick, seq)``: ``key`` is ``_SLOTS`` times the scheduling ``seq`` (shared with the
+    """The scenario's event heap, ordered by ``(tick, key)`` as the engine orders
+    ``(tick, seq)`` (:func:`.flat.before`): ``key`` is ``_SLOTS`` times the scheduling ``seq`` (shared with the
     flows' engines, :mod:`.kernel_multi`) plus the packet's slot."""
 
     __slots__ = ("heap", "seq", "slot")
@@ -540,8 +540,8 @@ def run(scenario: Scenario) -> ScenarioResult:
     """Run every flow of ``scenario`` through the shared dumbbell.
 
     Each flow's ends are the flat engine's (:class:`~latency_model.sim.kernel_multi.FlatFlow`);
-    the dumbbell's ports (:class:`_Network`) carry their packets. Events run in the order of
-    :class:`~latency_model.sim.engine.EventQueue`: the earliest nanosecond tick, then the
+    the dumbbell's ports (:class:`_Network`) carry their packets. Events run in the engine's
+    order (:func:`~latency_model.sim.flat.before`): the earliest nanosecond tick, then the
     earliest scheduled.
 
     Parameters
@@ -628,7 +628,7 @@ def run(scenario: Scenario) -> ScenarioResult:
             break
         now, kind, payload = ev
         if (kind == "rto" or kind == "delack") and not ends[payload[0]].live(kind, payload[1]):
-            continue  # cancelled or re-armed since (EventQueue drops such entries unseen)
+            continue  # cancelled or re-armed since: dropped unseen
         if horizon is not None and now > horizon:
             break
         end_s = now

@@ -37,7 +37,7 @@ def mark_drops(rows: list, size_bytes: int, mss_bytes: int, config, delay_s: flo
     """The trace ``rows`` with a ``drop`` row after each data transmission the path lost.
 
     The link is FIFO with a fixed delay, so each transmission's arrival time follows from
-    the send times alone; this replays :class:`~latency_model.sim.link.Link`'s timing
+    the send times alone; this replays the link's timing (:func:`~latency_model.sim.flat.transmit`)
     (serialisation at ``config.link_rate_bps`` with ``config.header_bytes`` of header, after
     the handshake's ACK with ``config.ack_serialisation``, the one-way delay, the drop-tail buffer ``config.queue_packets``) and marks a transmission
     dropped when no ``data_arrival`` of its segment comes at its arrival time. Random and

@@ -1,30 +1,26 @@
 """One transfer, with random or scripted losses and optionally its event trace.
 
-:func:`run_transfer` runs every sender (rfc, ns3, sack) on the flat-array engine of the
-Monte Carlo runs (:func:`.kernel.run_single`: compiled by numba, or the same functions
-interpreted), with a registered growth rule. The rfc sender with a rule outside
-:data:`~latency_model.growth.RULES` runs event by event: an :class:`EventQueue`, a
-:class:`Link`, a :class:`Receiver` and a :class:`Sender` wired together until the ACK
-covering the last byte reaches the sender.
+:func:`run_transfer` runs every sender (rfc, ns3, sack) with every registered growth rule
+(:data:`~latency_model.growth.RULES`) on the flat-array engine of the Monte Carlo runs
+(:func:`.kernel.run_single`: compiled by numba, or the same functions interpreted). A rule
+of an unregistered class is refused (:func:`~latency_model.growth.laws.rule_index`).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from ..checks import check_flag, check_instance, check_int, check_work, checked_call, simulation_work
+from ..growth.laws import rule_index
 from ..params import TcpParams
 from ..results import ResultData
 from .config import SimConfig
-from .engine import EventQueue
-from .link import Link, RandomLoss, ScriptedLoss, UniformStream, block_size
-from .receiver import Receiver
-from .sender import Sender
 
-__all__ = ["TransferResult", "TraceRow", "run_transfer", "segments_of", "check_recovery"]
+__all__ = ["TransferResult", "TraceRow", "run_transfer", "segments_of", "check_recovery", "drop_counts"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +134,46 @@ def check_recovery(params: TcpParams, config: SimConfig) -> None:
                          "lowers); turn it off (--no-rack-tlp) or use another variant")
 
 
+def drop_counts(drops, n_segments: int) -> np.ndarray:
+    """Scripted losses as the engine reads them: the number of first transmissions of each
+    segment the path drops.
+
+    Parameters
+    ----------
+    drops : mapping of int to int, or iterable of int
+        Segment index (0-based) -> number of its first transmissions to drop (>= 1); an
+        iterable drops the first transmission of each listed segment (a segment listed
+        twice loses its first two).
+    n_segments : int
+        Transfer length, segments; every index must be in [0, n_segments).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_segments,)
+
+    Raises
+    ------
+    ValueError
+        For ``drops`` neither a mapping nor an iterable of indices, an index outside
+        [0, n_segments), or a count < 1.
+    """
+    if isinstance(drops, Mapping):
+        items = list(drops.items())
+    else:
+        try:
+            if isinstance(drops, (str, bytes)):
+                raise TypeError
+            items = [(seg, 1) for seg in drops]
+        except TypeError:
+            raise ValueError("drops must be a mapping of segment index to count or an iterable "
+                             f"of segment indices (ints in [0, {n_segments - 1}]), got {drops!r}") from None
+    counts = np.zeros(n_segments, np.int64)
+    for seg, times in items:
+        counts[check_int("drops segment index", seg, low=0, high=n_segments - 1)] += check_int(
+            "drops count", times, low=1)
+    return counts
+
+
 @checked_call
 def run_transfer(
     params: TcpParams,
@@ -184,9 +220,9 @@ def run_transfer(
     ValueError
         For an invalid size, a missing or invalid ``rng``, ``drops`` not a mapping or
         iterable of segment indices (or an invalid entry), ``trace`` not a bool, Early
-        Retransmit with RACK-TLP (:func:`check_recovery`), or what the flat engine does not
-        run with the ns3 or sack sender (:func:`.kernel.pack_params`: a rule of an
-        unregistered class, ns-3 settings ns-3 does not run).
+        Retransmit with RACK-TLP (:func:`check_recovery`), a rule of an unregistered class
+        (:func:`~latency_model.growth.laws.rule_index`: the message says how to register
+        it), or ns-3 settings ns-3 does not run (:func:`.kernel.pack_params`).
     """
     if not isinstance(params, TcpParams):
         raise ValueError(f"params must be a TcpParams, got {params!r}")
@@ -194,6 +230,7 @@ def run_transfer(
     if not isinstance(config, SimConfig):
         raise ValueError(f"config must be a SimConfig, got {config!r}")
     check_recovery(params, config)
+    rule_index(params.rule)
     if positional:
         raise ValueError("run_transfer: a positional size is ambiguous; pass size_packets=... "
                          "(packets of mss_bytes) or size_bytes=... (bytes) by keyword")
@@ -215,21 +252,10 @@ def run_transfer(
                        "numpy.random.Generator, an integer >= 0, a numpy.random.SeedSequence or None")
 
     if drops is not None:
-        drops = ScriptedLoss(drops, n)
+        drops = drop_counts(drops, n)
     elif rng is None and (params.p > 0.0 or config.p_ack > 0.0):
         raise ValueError("rng (a numpy.random.Generator or a seed) is required for random losses")
-    if config.sender != "rfc" or flat_supported(params, config):  # ns3, sack: the flat engine only
-        return run_flat(params, size, n, config, rng, drops, trace)
-    return _run_events(params, size, n, config, rng, drops, trace)
-
-
-def flat_supported(params: TcpParams, config: SimConfig) -> bool:
-    """Whether the flat-array engine runs ``params``' rule: a rule of a registered class
-    (:data:`~latency_model.growth.RULES`). :func:`run_transfer` runs the rfc sender with
-    another rule event by event; the ns3 and sack senders exist on the flat engine only."""
-    from ..growth import RULES  # noqa: PLC0415
-
-    return type(params.rule) in RULES.values()
+    return run_flat(params, size, n, config, rng, drops, trace)
 
 
 def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
@@ -238,17 +264,19 @@ def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
     numba is loaded in this process (a Monte Carlo run ran before, say). One transfer
     interpreted takes about a millisecond, while importing numba and loading the compiled
     engine from its cache take a second or two, which a command that runs a few scripted
-    transfers (``tables``, ``trace``) would pay for nothing. Both give the same bits. The uniforms are drawn as :class:`.link.UniformStream`
-    draws them, a block at a time: a run that needs another block, more queue space or a
-    longer trace buffer runs again from the start, so the draws and results are the same."""
+    transfers (``tables``, ``trace``) would pay for nothing. Both give the same bits.
+    ``drops``: None (random losses from ``rng``) or :func:`drop_counts`. The uniforms are
+    drawn a block (:func:`.kernel.block_size`) at a time: a run that needs another block,
+    more queue space or a longer trace buffer runs again from the start, so the draws and
+    results are the same."""
     from . import kernel as K  # noqa: PLC0415
 
     PI, PF = K.pack_params(params, size, config)
     u = np.empty(0)
     if drops is not None:
-        PI, PF = K.scripted(PI, PF, drops.counts(n))
+        PI, PF = K.scripted(PI, PF, drops)
     elif params.p > 0.0 or config.p_ack > 0.0:
-        block = block_size(n, params.p, config.p_ack)
+        block = K.block_size(n, params.p, config.p_ack)
         u = rng.random(block)
     if compiled is None:
         compiled = "numba" in sys.modules
@@ -285,71 +313,3 @@ def run_flat(params, size, n, config, rng, drops, trace, compiled=None):
     return result, [TraceRow(t, K.TRACE_EVENTS[int(ev)], int(seg), cwnd, ssth, int(fl), rto)
                     for t, ev, seg, cwnd, ssth, fl, rto in table]
 
-
-def _run_events(params, size, n, config, rng, drops, trace):
-    """:func:`run_transfer` event by event: the rfc sender with a rule of an unregistered class."""
-    q = EventQueue()
-    if drops is not None:
-        loss = drops
-    else:
-        if params.p == 0.0 and config.p_ack == 0.0:
-            loss = ScriptedLoss((), n)  # lossless path: draw nothing
-        else:
-            loss = RandomLoss(params.p, config.p_ack,
-                              UniformStream(rng, block_size(n, params.p, config.p_ack)))
-    delay = config.one_way_delay(params.rtt_s)
-    link = Link(q, config, delay, loss)
-    timestamps = config.rtt_sampling == "timestamps"
-    snd = Sender(q, link, params, config, size)
-    rcv = Receiver(q, link, n, params.b, config.delack_timeout_s, quick_acks=config.quick_acks,
-                   fin=config.fin, timestamps=timestamps)
-
-    rows: list[TraceRow] | None = [] if trace else None
-    if trace:
-        def note(event, now, value):
-            st = snd.st
-            rows.append(TraceRow(now, event, value, st.cwnd, st.ssthresh, snd._flight(), snd.rto))
-        snd.trace = note
-        rcv.trace = note
-
-    snd.send_allowed(0.0)
-    while snd.completion_s is None:
-        ev = q.pop()
-        if ev is None:  # pragma: no cover - the RTO timer keeps the queue non-empty
-            raise RuntimeError("event queue ran dry before the transfer completed")
-        now, token, kind, payload = ev
-        if kind == "ack":
-            if timestamps:
-                snd.on_ack(payload[0], now, payload[1])
-            else:
-                snd.on_ack(payload, now)
-        elif kind == "data":
-            if timestamps:
-                seg, tsval = payload
-            else:
-                seg, tsval = payload, 0.0
-            if rows is not None:
-                note("data_arrival", now, seg)
-            rcv.on_segment(seg, now, tsval)
-        elif kind == "rto":
-            if snd.timer.fired(token):
-                snd.on_rto(now)
-        elif rcv.timer.fired(token):
-            rcv.on_delack_timer(now)
-
-    result = TransferResult(
-        size_bytes=size,
-        n_segments=n,
-        completion_s=snd.completion_s,
-        delivered_s=rcv.delivered_s,
-        lost_packets=link.lost_data,
-        lost_acks=link.lost_acks,
-        data_packets_sent=sum(snd.tx_count),
-        retransmissions=snd.retransmissions,
-        timeouts=snd.timeouts,
-        max_backoff=snd.max_backoff,
-        fast_retransmits=snd.fast_retransmits,
-        first_transmissions_lost=snd.first_lost,
-        first_drop_index=link.first_drop_index,
-    )
-    return (result, rows) if trace else result
