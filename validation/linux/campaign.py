@@ -361,6 +361,28 @@ def positions(args) -> int:
     return 0
 
 
+def _two_runs(first: dict, second: dict, agree_what: str) -> None:
+    """Two single-loss runs ({(cc, N, segment): row}) side by side, per cc: where the kernel's
+    times (``kernel_s``) agree within 3 ms, and where the simulator is within 3 ms of each."""
+    print(f"| cc | positions | {agree_what} within 3 ms | simulator within 3 ms of run 1 | of run 2 | "
+          "of both | outside in run 2 (N:segment, sim - kernel ms) |")
+    print("|---|---|---|---|---|---|---|")
+    for cc in sorted({k[0] for k in second}):
+        keys = sorted(k for k in second if k[0] == cc and k in first)
+        kk = sum(abs(float(second[k]["kernel_s"]) - float(first[k]["kernel_s"])) <= 3e-3 for k in keys)
+        s1 = [abs(float(first[k]["diff_ms"])) <= 3.0 for k in keys]
+        s2 = [abs(float(second[k]["diff_ms"])) <= 3.0 for k in keys]
+        out = " ".join(f"{k[1]}:{k[2]} ({float(second[k]['diff_ms']):+.0f})" for k, ok in zip(keys, s2) if not ok)
+        print(f"| {cc} | {len(keys)} | {kk} ({kk / len(keys):.0%}) | {sum(s1)} ({sum(s1) / len(keys):.0%}) | "
+              f"{sum(s2)} ({sum(s2) / len(keys):.0%}) | {sum(a and b for a, b in zip(s1, s2))} | {out} |")
+
+
+def _positions_of(path) -> dict:
+    """A single-loss CSV as {(cc, N, segment): row}."""
+    with open(path, newline="") as f:
+        return {(r["cc"], int(r["size_packets"]), int(r["segment"])): r for r in csv.DictReader(f)}
+
+
 def repeat(args) -> int:
     """How far the kernel repeats itself on a scripted single loss. First the two runs of one
     kernel transfer a position (``single_loss_first.csv``, ``single_loss_rerun.csv``): per cc,
@@ -372,24 +394,9 @@ def repeat(args) -> int:
     last, with ``single_loss_repeat2.csv`` (the repeated campaign run again), where the two
     medians agree within 3 ms and where the simulator is within 3 ms of each."""
     folder = Path(args.results)
-    runs = []
-    for name in ("single_loss_first.csv", "single_loss_rerun.csv"):
-        with open(folder / name, newline="") as f:
-            runs.append({(r["cc"], int(r["size_packets"]), int(r["segment"])): r for r in csv.DictReader(f)})
-    first, second = runs
-    print("| cc | positions | kernel run 2 within 3 ms of run 1 | simulator within 3 ms of run 1 | of run 2 | "
-          "of both | outside in run 2 (N:segment, sim - kernel ms) |")
-    print("|---|---|---|---|---|---|---|")
-    for cc in sorted({k[0] for k in second}):
-        keys = sorted(k for k in second if k[0] == cc and k in first)
-        kk = sum(abs(float(second[k]["kernel_s"]) - float(first[k]["kernel_s"])) <= 3e-3 for k in keys)
-        s1 = [abs(float(first[k]["diff_ms"])) <= 3.0 for k in keys]
-        s2 = [abs(float(second[k]["diff_ms"])) <= 3.0 for k in keys]
-        out = " ".join(f"{k[1]}:{k[2]} ({float(second[k]['diff_ms']):+.0f})" for k, ok in zip(keys, s2) if not ok)
-        print(f"| {cc} | {len(keys)} | {kk} ({kk / len(keys):.0%}) | {sum(s1)} ({sum(s1) / len(keys):.0%}) | "
-              f"{sum(s2)} ({sum(s2) / len(keys):.0%}) | {sum(a and b for a, b in zip(s1, s2))} | {out} |")
-    with open(folder / "single_loss.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r.get("kernel_runs_s")]
+    _two_runs(_positions_of(folder / "single_loss_first.csv"), _positions_of(folder / "single_loss_rerun.csv"),
+              "kernel run 2")
+    rows = [r for r in _positions_of(folder / "single_loss.csv").values() if r.get("kernel_runs_s")]
     if not rows:
         return 0
     print("\n| cc | positions | transfers a position | all within 3 ms of the median | transfers within 3 ms of "
@@ -409,22 +416,10 @@ def repeat(args) -> int:
         print(f"| {cc} | {len(mine)} | {', '.join(map(str, reps))} | {n_all} ({n_all / len(mine):.0%}) | {near} of "
               f"{total} ({near / total:.0%}) | {s_med} ({s_med / len(mine):.0%}) | {s_each} of {total} "
               f"({s_each / total:.0%}) |")
-    second = folder / "single_loss_repeat2.csv"
-    if second.exists():
-        with open(second, newline="") as f:
-            again = {(r["cc"], int(r["size_packets"]), int(r["segment"])): r for r in csv.DictReader(f)}
-        ref = {(r["cc"], int(r["size_packets"]), int(r["segment"])): r for r in rows}
-        print("\n| cc | positions | medians of the two repeated runs within 3 ms | simulator within 3 ms of run 1 | "
-              "of run 2 | of both | outside in run 2 (N:segment, sim - median ms) |")
-        print("|---|---|---|---|---|---|---|")
-        for cc in sorted({k[0] for k in again}):
-            keys = sorted(k for k in again if k[0] == cc and k in ref)
-            agree = sum(abs(float(again[k]["kernel_s"]) - float(ref[k]["kernel_s"])) <= 3e-3 for k in keys)
-            s1 = [abs(float(ref[k]["diff_ms"])) <= 3.0 for k in keys]
-            s2 = [abs(float(again[k]["diff_ms"])) <= 3.0 for k in keys]
-            out = " ".join(f"{k[1]}:{k[2]} ({float(again[k]['diff_ms']):+.0f})" for k, ok in zip(keys, s2) if not ok)
-            print(f"| {cc} | {len(keys)} | {agree} ({agree / len(keys):.0%}) | {sum(s1)} ({sum(s1) / len(keys):.0%}) | "
-                  f"{sum(s2)} ({sum(s2) / len(keys):.0%}) | {sum(a and b for a, b in zip(s1, s2))} | {out} |")
+    if (folder / "single_loss_repeat2.csv").exists():
+        print()
+        _two_runs(_positions_of(folder / "single_loss.csv"), _positions_of(folder / "single_loss_repeat2.csv"),
+                  "medians of the two repeated runs")
     return 0
 
 
