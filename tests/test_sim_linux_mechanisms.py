@@ -748,3 +748,16 @@ def test_linux_delack_replaces_b():
 def test_linux_delack_both_engines_agree(n):
     _both_engines(PARAMS, n, LINUX.replace(linux_delack=True))
     _both_engines(PARAMS, n, LINUX.replace(linux_delack=True, timer_hz=250, fin=False, bare_fin=False))
+
+
+def test_linux_delack_reads_the_delayed_ack_flags_whatever_b(capsys):
+    # With b = 1 the RFC receiver ACKs every segment and the delayed-ACK flags are refused;
+    # the linux profile's receiver delays a lone segment after quick-ack mode, so it reads
+    # them (and refuses them again with the rfc sender, whose receiver is RFC 5681's).
+    from _cli import refused, run
+
+    sim = ["simulate", "--size-packets", "30", "--runs", "20", "--seed", "1", "--stack", "linux"]
+    for flags in (["--delack-timeout-s", "0.05"], ["--quick-acks", "4"]):
+        code, out, err = run(capsys, *sim, *flags)
+        assert code == 0 and err == "", err
+        refused(capsys, [*sim, "--sender", "rfc", *flags], flags[0], "--b 1")
