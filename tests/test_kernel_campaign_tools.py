@@ -66,3 +66,27 @@ def test_timeline_without_a_retransmission_is_empty(timers):
 ])
 def test_sim_repair_path_of_single_losses(campaign, n, segment, path):
     assert campaign.sim_repair_path(n, segment) == path
+
+
+def test_single_row_takes_the_median_transfer(campaign):
+    """Three kernel transfers of one position: the row carries the median one's time and
+    columns (its timeouts, FIN, retransmissions), the spread and every time and port in the
+    order run, and sim - median in ms."""
+    from types import SimpleNamespace as NS
+
+    kernel = [NS(completion_s=0.2400, timeouts=1, fin_bare=0, retransmissions=2, port=10000),
+              NS(completion_s=0.2300, timeouts=0, fin_bare=1, retransmissions=1, port=10001),
+              NS(completion_s=0.2310, timeouts=0, fin_bare=1, retransmissions=3, port=10002)]
+    sim = NS(completion_s=0.2325, timeouts=0, tlp_probes=1)
+    line, diff = campaign.single_row("reno", 3, 1, kernel, sim)
+    row = dict(zip(campaign.SINGLE_COLUMNS, line.split(",")))
+    assert diff == pytest.approx(1.5, abs=1e-9)  # 0.2325 - 0.2310 s
+    assert row["kernel_s"] == "0.231000" and row["kernel_retransmissions"] == "3"
+    assert (row["kernel_min_s"], row["kernel_max_s"], row["kernel_repeats"]) == ("0.230000", "0.240000", "3")
+    assert row["kernel_runs_s"] == "0.240000 0.230000 0.231000" and row["kernel_ports"] == "10000 10001 10002"
+    assert (row["sim_s"], row["sim_tlp_probes"], row["diff_ms"]) == ("0.232500", "1", "1.500")
+
+
+def test_single_refuses_an_even_number_of_repeats(campaign, capsys):
+    assert campaign.main(["single", "--repeats", "4", "--results", "/nonexistent"]) == 2
+    assert "--repeats must be odd" in capsys.readouterr().err

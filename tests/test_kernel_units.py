@@ -81,6 +81,24 @@ def test_the_simulator_beside_the_kernel_is_the_linux_profile_with_the_matching_
     assert sim_setup("reno", 500, 0.05, 100e6, 0.0, stack="rfc")[0].rule.name == "standard"
 
 
+def test_the_simulator_beside_the_kernel_has_the_kernel_receivers_window():
+    """The receiver offers 65535 bytes (``tcp_select_initial_window``): 131 segments of 500
+    bytes, 44 of 1460. Scripted: segment 9 of 40 lost under cubic. Round 2 sends 10-27 (cwnd
+    19); RACK marks 9 lost on the first SACK, ssthresh = 19 x 717 / 1024 = 13, and PRR lets
+    ceil(18 x 13 / 19) = 13 segments leave in round 3: the retransmission and 28-39, the
+    last ACK one round later (0.30 s, the kernel: 0.3022 s in all 5 transfers,
+    single_loss.csv). Under the paper's 30-segment window only 30 segments from snd_una = 9
+    may be out (9..38) and segment 39 waits one more round (0.40 s)."""
+    from latency_model.sim import run_transfer
+
+    assert sim_setup("cubic", 500, 0.05, 100e6, 0.0)[0].rwnd == 131
+    assert sim_setup("cubic", 1460, 0.05, 100e6, 0.0)[0].rwnd == 44
+    params, config = sim_setup("cubic", 500, 0.05, 100e6, 0.0)
+    assert 0.300 < run_transfer(params, size_packets=40, config=config, drops=[9]).completion_s < 0.303
+    paper = run_transfer(params.replace(rwnd=30), size_packets=40, config=config, drops=[9]).completion_s
+    assert 0.400 < paper < 0.403
+
+
 @pytest.mark.parametrize("argv, needles", [
     (["--cc", "bbr"], ["--cc must be one of reno, cubic"]),
     (["--drop", "3", "--p", "0.1"], ["--drop", "--p 0.1"]),

@@ -26,10 +26,10 @@ from latency_model.studies.packet_setup import packet_path
 # bare FIN, tcp_rack_advance's test, retransmitting marked-lost segments only, implicit LT,
 # the RTO and RACK's reordering timer in jiffies, the RTO's restarts, SACK compression,
 # quick-ack mode from the first data, the deferred send, growth by acked_sacked and only while
-# cwnd-limited, Linux's PRR).
+# cwnd-limited, Linux's PRR, the delayed ACK after quick-ack mode).
 _MODELLED = dict(bare_fin=False, rack_tsecr_test=True, rxt_lost_only=False, implicit_lt=False, timer_hz=0,
                  rto_restart=False, sack_compression=False, quickack_on_data=False, tso_defer=False,
-                 grow_acked_sacked=False, cwnd_limited_growth=False, linux_prr=False)
+                 grow_acked_sacked=False, cwnd_limited_growth=False, linux_prr=False, linux_delack=False)
 SETUPS = {
     "linux": SimConfig.profile("linux", **_MODELLED),  # SACK, PRR-SSRB, RACK-TLP, timestamps
     "linux-rfc-sender": SimConfig.profile("linux", sender="rfc", timer_hz=0),  # timestamps, RFC sender

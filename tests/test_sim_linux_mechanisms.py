@@ -30,7 +30,7 @@ F = 52 * 8 / 100e6  # a bare FIN's serialisation (header only)
 # Exact timers and none of the receiver's and sender's Linux refinements below: each mechanism alone.
 LINUX = SimConfig.profile("linux", delay_s=0.05, timer_hz=0, sack_compression=False, quickack_on_data=False,
                           tso_defer=False, rto_restart=False, grow_acked_sacked=False, cwnd_limited_growth=False,
-                          linux_prr=False)
+                          linux_prr=False, linux_delack=False)
 LINUX_HZ = SimConfig.profile("linux", delay_s=0.05)  # the profile: RACK's timer in jiffies of 4 ms
 NO_BARE = LINUX.replace(bare_fin=False)  # the FIN on the last data segment
 PARAMS = TcpParams(p=0.0, w0=10, w_ss=30, rwnd=30, mss_bytes=MSS, rtt_s=0.1)
@@ -539,7 +539,7 @@ def test_tso_deferral_both_engines_agree(n):
 # The mechanisms' own switches ------------------------------------------------------------------
 
 _OWN = ("sack_compression", "quickack_on_data", "tso_defer", "rto_restart", "grow_acked_sacked",
-        "cwnd_limited_growth", "linux_prr")
+        "cwnd_limited_growth", "linux_prr", "linux_delack")
 
 
 @pytest.mark.parametrize("name", _OWN)
@@ -698,3 +698,66 @@ def test_linux_prr_both_engines_agree(n):
         _both_engines(PARAMS.replace(rule=make_rule(rule)), n, LINUX_HZ)
     _both_engines(PARAMS, n, LINUX.replace(linux_prr=True))
     _both_engines(PARAMS, n, LINUX.replace(linux_prr=True, rack_tlp=False))
+
+
+# The delayed ACK after quick-ack mode (linux_delack) ---------------------------------------------
+
+@pytest.mark.parametrize("hz, wait", [(250, 10.5 / 250), (0, 0.04)])
+def test_a_lone_segment_after_quick_ack_mode_waits_for_the_delayed_ack(hz, wait):
+    # No loss, no FIN on the data (fin=False), W0 = 10, 16 quick ACKs from the first data.
+    # Round 1: segments 0-9, ten quick ACKs (6 left); each releases two segments, so round 2
+    # is 10-28 for N = 29, back to back. 10-15 use up the quick ACKs; then the receiver ACKs
+    # at once only when two segments are unacknowledged (__tcp_ack_snd_check: rcv_nxt -
+    # rcv_wup > rcv_mss): 17, 19, ..., 27; 28 is alone and waits for the delayed-ACK timer,
+    # ato = 40 ms = 10 jiffies at 250 Hz, fired by the wheel at (10 + 1/2) jiffies on
+    # average (tcp_send_delayed_ack; 42 ms), exactly 40 ms with exact timers. Every earlier
+    # arrival is the same as with an ACK per segment, so the transfer ends that much later.
+    # N = 30: 28 and 29 leave as a pair, nothing waits.
+    cfg = LINUX.replace(timer_hz=hz, fin=False, bare_fin=False, quickack_on_data=True)
+    for n, extra in ((29, wait), (30, 0.0)):
+        on = run_transfer(PARAMS, size_packets=n, config=cfg.replace(linux_delack=True))
+        off = run_transfer(PARAMS, size_packets=n, config=cfg)
+        assert on.completion_s - off.completion_s == pytest.approx(extra, abs=1e-12)
+    # With the FIN on it (fin=True) the last segment is ACKed at once (tcp_fin: the receiver
+    # acknowledges and closes), so N = 29 ends as with an ACK per segment.
+    fin = LINUX.replace(timer_hz=hz, bare_fin=False, quickack_on_data=True)
+    assert (run_transfer(PARAMS, size_packets=29, config=fin.replace(linux_delack=True)).completion_s
+            == run_transfer(PARAMS, size_packets=29, config=fin).completion_s)
+
+
+def test_linux_delack_acks_every_second_segment_after_the_quick_acks():
+    # The same N = 30 transfer, traced: the receiver's ACKs after round 1's ten are 11-16
+    # (quick, one per segment), then 18, 20, ..., 30 (one per two segments).
+    cfg = LINUX.replace(fin=False, bare_fin=False, quickack_on_data=True, linux_delack=True)
+    _, rows = run_transfer(PARAMS, size_packets=30, config=cfg, trace=True)
+    sent = [r.segment for r in rows if r.event == "ack_sent"]
+    assert sent == list(range(1, 17)) + list(range(18, 31, 2))
+
+
+def test_linux_delack_replaces_b():
+    # Linux's rule is two segments whatever TcpParams.b says (pack_params).
+    cfg = SimConfig.profile("linux", delay_s=0.05)
+    for b in (1, 2, 3):
+        PI, PF = K.pack_params(PARAMS.replace(b=b), 30 * MSS, cfg)
+        assert PI[K.P_B] == 2 and PF[K.Q_DELACK] == pytest.approx(0.042, abs=1e-15)
+        PI, PF = K.pack_params(PARAMS.replace(b=b), 30 * MSS, cfg.replace(linux_delack=False))
+        assert PI[K.P_B] == b and PF[K.Q_DELACK] == 0.04
+
+
+@pytest.mark.parametrize("n", [8, 20, 40])
+def test_linux_delack_both_engines_agree(n):
+    _both_engines(PARAMS, n, LINUX.replace(linux_delack=True))
+    _both_engines(PARAMS, n, LINUX.replace(linux_delack=True, timer_hz=250, fin=False, bare_fin=False))
+
+
+def test_linux_delack_reads_the_delayed_ack_flags_whatever_b(capsys):
+    # With b = 1 the RFC receiver ACKs every segment and the delayed-ACK flags are refused;
+    # the linux profile's receiver delays a lone segment after quick-ack mode, so it reads
+    # them (and refuses them again with the rfc sender, whose receiver is RFC 5681's).
+    from _cli import refused, run
+
+    sim = ["simulate", "--size-packets", "30", "--runs", "20", "--seed", "1", "--stack", "linux"]
+    for flags in (["--delack-timeout-s", "0.05"], ["--quick-acks", "4"]):
+        code, out, err = run(capsys, *sim, *flags)
+        assert code == 0 and err == "", err
+        refused(capsys, [*sim, "--sender", "rfc", *flags], flags[0], "--b 1")

@@ -166,11 +166,11 @@ def test_rack_tlp_validation_and_engine():
 # The linux profile without the kernel mechanisms added since (the handshake's sample, the
 # bare FIN, marked-lost-only retransmissions, implicit Limited Transmit, timers in jiffies,
 # the receiver's SACK compression and quick-ack mode, the deferred send, the RTO's restarts,
-# growth by acked_sacked).
+# growth by acked_sacked, Linux's PRR, the delayed ACK after quick-ack mode).
 _LINUX_AS_BEFORE = {"handshake_rtt": False, "bare_fin": False, "rxt_lost_only": False, "implicit_lt": False,
                     "timer_hz": 0, "sack_compression": False, "quickack_on_data": False, "tso_defer": False,
                     "rto_restart": False, "grow_acked_sacked": False,
-                    "cwnd_limited_growth": False, "linux_prr": False}
+                    "cwnd_limited_growth": False, "linux_prr": False, "linux_delack": False}
 
 # rack_tlp=False: the SACK sender exactly as before RACK-TLP existed (values computed with the
 # sender of commit b0ffd19, float hex for bit equality).

@@ -926,7 +926,8 @@ def _check_unread(args, config) -> None:
                            "or drop --lt-mode")
     b = getattr(args, "b", None)
     bs = b if isinstance(b, (list, tuple)) else [b]
-    if b is not None and bs and all(isinstance(x, (int, float)) and x == 1 for x in bs):
+    # linux_delack: Linux's receiver delays a lone segment whatever b is (pack_params sets 2)
+    if b is not None and bs and all(isinstance(x, (int, float)) and x == 1 for x in bs) and not config.linux_delack:
         # ns-3's sender stops in FIN_WAIT_1 when --fin: there --fin / --no-fin is read even with b = 1
         fields = [f for f in _DELACK_FLAGS if getattr(args, f, None) is not None
                   and not (f == "fin" and config.sender == "ns3")]

@@ -76,9 +76,19 @@ def summarise(transfers: list[KernelTransfer], mss_bytes: int) -> dict:
     }
 
 
+RECEIVE_WINDOW_BYTES = 65535
+"""The receive window the testbed's receiver offers from its SYN-ACK on, bytes: Linux
+``net/ipv4/tcp_output.c`` ``tcp_select_initial_window`` offers the receive buffer's space
+(``tcp_rmem`` default 131072 bytes, half of it at ``tcp_adv_win_scale`` = 1: 65536) rounded
+down to a multiple of the MSS, and the SYN-ACK's unscaled 16-bit field carries at most
+65535; later ACKs offer no less while the receiving process reads (``tcp_select_window``).
+The simulator's receive window (``TcpParams.rwnd``) is set to its whole segments."""
+
+
 def sim_setup(cc: str, mss_bytes: int, delay_s: float, rate_bps: float, p: float, stack: str = "linux"):
     """The simulator's ``(TcpParams, SimConfig)`` for a kernel cell: ``--stack`` profile
-    ``stack`` on the same path, growth rule :data:`CC_RULES` ``[cc]`` (:data:`LINUX_CC_RULES` under ``linux``), and every other
+    ``stack`` on the same path, growth rule :data:`CC_RULES` ``[cc]`` (:data:`LINUX_CC_RULES` under ``linux``), the
+    receiver's window :data:`RECEIVE_WINDOW_BYTES` in whole segments, and every other
     parameter as ``simulate --stack STACK`` takes it by default (W0 from the profile)."""
     from ..growth import make_rule
     from ..params import TcpParams
@@ -86,7 +96,7 @@ def sim_setup(cc: str, mss_bytes: int, delay_s: float, rate_bps: float, p: float
     from ..sim.profiles import check_stack
 
     w0 = check_stack(stack).params.get("w0", (TcpParams.w0, ""))[0]
-    params = TcpParams(mss_bytes=mss_bytes, rtt_s=2.0 * delay_s, p=p, w0=w0,
+    params = TcpParams(mss_bytes=mss_bytes, rtt_s=2.0 * delay_s, p=p, w0=w0, rwnd=RECEIVE_WINDOW_BYTES // mss_bytes,
                        rule=make_rule((LINUX_CC_RULES if stack == "linux" else CC_RULES)[cc]))
     return params, SimConfig.profile(stack, delay_s=delay_s, link_rate_bps=rate_bps)
 

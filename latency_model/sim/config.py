@@ -223,6 +223,21 @@ class SimConfig:
         ``snd_una`` and marks nothing newly lost; an ACK that delivers nothing leaves cwnd
         alone (:func:`.kernel_sack.sk_prr_linux`). Only with ``sender="sack"`` and
         ``prr="ssrb"``. Default False (RFC 6937 PRR-SSRB).
+    linux_delack : bool
+        The receiver's delayed ACK after quick-ack mode as Linux's ``net/ipv4/tcp_input.c``
+        ``__tcp_ack_snd_check`` decides it: an in-order segment that fills no hole is ACKed
+        at once only when more than one full segment is then unacknowledged (``rcv_nxt -
+        rcv_wup > rcv_mss``), so every second segment; a lone one waits for the delayed-ACK
+        timer (``net/ipv4/tcp_output.c`` ``tcp_send_delayed_ack``), ``ato`` =
+        ``TCP_ATO_MIN`` = ``delack_timeout_s`` in whole jiffies of ``timer_hz``, fired by
+        the timer wheel (:func:`.flat.wheel_wait`: 42 ms for 10 jiffies at 250 Hz; exactly
+        ``delack_timeout_s`` when ``timer_hz`` is 0). It replaces ``TcpParams.b`` (Linux's
+        rule is two segments). Not modelled: ``ato``'s adaptation to the arrival gaps
+        (``tcp_event_data_recv``) and its doubling when the timer fires
+        (``net/ipv4/tcp_timer.c`` ``tcp_delack_timer_handler``), and the ACK the
+        receiving process's read sends (``tcp_cleanup_rbuf``), which can cover more
+        segments. Only with ``sender="sack"``. Default False (``b`` segments a delayed
+        ACK, ``delack_timeout_s`` exactly).
     stack : str
         Name of the profile these settings came from (``"rfc"``, ``"ns3"``, ``"linux"``,
         see :meth:`profile`); a label recorded in outputs, behaviour comes from the other
@@ -266,6 +281,7 @@ class SimConfig:
     grow_acked_sacked: bool = False
     cwnd_limited_growth: bool = False
     linux_prr: bool = False
+    linux_delack: bool = False
     stack: str = "rfc"
 
     def __post_init__(self) -> None:
@@ -433,7 +449,8 @@ _SACK_ONLY = (("implicit_lt", "SACKed segments leave the pipe"),
               ("rto_restart", "RACK-TLP's timers"),
               ("grow_acked_sacked", "SACKed segments counted as delivered"),
               ("cwnd_limited_growth", "its record of the packets out"),
-              ("linux_prr", "its PRR"))
+              ("linux_prr", "its PRR"),
+              ("linux_delack", "Linux's receiver, beside its SACK compression"))
 """Boolean Linux mechanisms only the sack sender runs, with what of it runs them."""
 
 

@@ -20,6 +20,7 @@ losses, the event trace and the drop-tail buffer; a rule outside the registry is
 from __future__ import annotations
 
 import functools
+import math
 import types
 
 import numpy as np
@@ -132,7 +133,7 @@ def pack_params(params, size_bytes: int, config):
         P_N: n,
         P_SIZE: size_bytes,
         P_MSS: mss,
-        P_B: params.b,
+        P_B: LINUX_DELACK_SEGMENTS if config.linux_delack else params.b,
         P_DUPT: params.dup_t,
         P_LTLO: lt_lo,
         P_LTHI: lt_hi,
@@ -167,7 +168,7 @@ def pack_params(params, size_bytes: int, config):
         Q_MINRTO: config.min_rto_s,
         Q_MAXRTO: config.max_rto_s,
         Q_G: config.clock_granularity_s,
-        Q_DELACK: config.delack_timeout_s,
+        Q_DELACK: delack_wait(config),
         Q_RATE: config.link_rate_bps,
         Q_DELAY: config.one_way_delay(params.rtt_s),
         Q_P: params.p,
@@ -189,6 +190,24 @@ def pack_params(params, size_bytes: int, config):
     v = st.v
     PF[Q_STATE0:Q_STATE0 + len(v)] = v
     return PI, PF
+
+
+LINUX_DELACK_SEGMENTS = 2
+"""``SimConfig.linux_delack``: the in-order segments unacknowledged at which Linux's receiver
+ACKs at once after quick-ack mode (``net/ipv4/tcp_input.c`` ``__tcp_ack_snd_check``:
+``rcv_nxt - rcv_wup > rcv_mss``, more than one full segment)."""
+
+
+def delack_wait(config) -> float:
+    """Seconds from a held in-order segment to its delayed ACK: ``config.delack_timeout_s``;
+    with ``linux_delack`` and ``timer_hz`` > 0, Linux's ``tcp_send_delayed_ack``: ``ato``
+    (``TCP_ATO_MIN``, ``delack_timeout_s``) in whole jiffies (``usecs_to_jiffies`` rounds
+    up), ``sk_reset_timer`` at jiffies + ato, fired by the timer wheel
+    (:func:`.flat.wheel_wait`, the phase at its mean)."""
+    hz = config.timer_hz
+    if not config.linux_delack or hz <= 0:
+        return config.delack_timeout_s
+    return flat.wheel_wait(math.ceil(config.delack_timeout_s * hz - 1e-6), float(hz))
 
 
 def initial_rtt(rto_fixed_s: float, fixed_rto: bool, handshake_rtt_s, config) -> tuple[float, float, float]:

@@ -124,9 +124,10 @@ STACKS: dict[str, StackProfile] = {
         "in-order data, a one-segment Limited Transmit send right after another deferred as "
         "tcp_tso_should_defer does, the growth rule fed the packets each ACK newly delivers "
         "(acked_sacked), also on the ACK that ends recovery, and only while cwnd-limited "
-        "(tcp_is_cwnd_limited), PRR as tcp_cwnd_reduction computes it. It LACKS: D-SACK and undo, F-RTO, "
-        "the delayed ACK after quick-ack "
-        "mode (every segment is ACKed) and its adaptive timer (ato), pacing.",
+        "(tcp_is_cwnd_limited), PRR as tcp_cwnd_reduction computes it, the delayed ACK after quick-ack "
+        "mode (every second segment ACKed at once, a lone one after ato = 10 jiffies on the timer wheel). "
+        "It LACKS: D-SACK and undo, F-RTO, the adaptation of the delayed-ACK timeout (ato) and the "
+        "ACKs the receiving process's reads send, pacing.",
         {
             "sender": ("sack", "SACK on by default (sysctl net.ipv4.tcp_sack = 1): " + _LNX
                        + "tcp_input.c tcp_sacktag_write_queue (scoreboard), tcp_fastretrans_alert / "
@@ -150,8 +151,8 @@ STACKS: dict[str, StackProfile] = {
             "rtt_sampling": ("timestamps", _LNX + "tcp_input.c tcp_ack_update_rtt (tcp_rtt_tsopt_us), "
                              "sysctl net.ipv4.tcp_timestamps = 1"),
             "header_bytes": (52, "IPv4 20 B + TCP 20 B + timestamps option 12 B"),
-            "delack_timeout_s": (0.04, "include/net/tcp.h TCP_DELACK_MIN (HZ/25 = 40 ms); the ato "
-                                 "adapts upwards from there in Linux"),
+            "delack_timeout_s": (0.04, "include/net/tcp.h TCP_ATO_MIN = TCP_DELACK_MIN (HZ/25 = 40 ms: 10 jiffies at 250 Hz, "
+                                 "linux_delack); the ato adapts from there in Linux"),
             "min_rto_s": (0.2, "include/net/tcp.h TCP_RTO_MIN (200 ms)"),
             "initial_rto_s": (1.0, "include/net/tcp.h TCP_TIMEOUT_INIT (1 s, RFC 6298)"),
             "max_rto_s": (120.0, "include/net/tcp.h TCP_RTO_MAX (120 s)"),
@@ -185,6 +186,10 @@ STACKS: dict[str, StackProfile] = {
             "sack_compression": (True, _LNX + "tcp_input.c __tcp_ack_snd_check (tcp_comp_sack_nr = 44, "
                                  "tcp_comp_sack_delay_ns = 1 ms, dup_ack_counter up to "
                                  "TCP_FASTRETRANS_THRESH = 3), tcp_output.c tcp_event_ack_sent"),
+            "linux_delack": (True, _LNX + "tcp_input.c __tcp_ack_snd_check (after quick-ack mode an ACK "
+                             "at once only when rcv_nxt - rcv_wup > rcv_mss, else tcp_send_delayed_ack), "
+                             + _LNX + "tcp_output.c tcp_send_delayed_ack (ato = TCP_ATO_MIN = HZ/25 "
+                             "jiffies, sk_reset_timer on the timer wheel)"),
             "quickack_on_data": (True, _LNX + "tcp_input.c tcp_event_data_recv (tcp_incr_quickack on "
                                  "the first data, ato still 0), tcp_data_queue (tcp_enter_quickack_mode "
                                  "for a segment entirely below rcv_nxt)"),
@@ -311,7 +316,7 @@ def profile_config(name: str, base, **overrides):
         if "rxt_lost_only" not in overrides:
             values["rxt_lost_only"] = False
         for key in ("implicit_lt", "sack_compression", "quickack_on_data", "tso_defer", "rto_restart",
-                      "grow_acked_sacked", "cwnd_limited_growth", "linux_prr"):
+                      "grow_acked_sacked", "cwnd_limited_growth", "linux_prr", "linux_delack"):
             if key not in overrides:
                 values[key] = False
         if "prr" not in overrides:
