@@ -371,7 +371,7 @@ def test_a_timer_and_a_data_arrival_due_together_run_in_scheduling_order_in_both
     # Both run them in scheduling order (the timer first: three duplicate ACKs, a fast
     # retransmit, 1.2006 s). The simulator ordered them by their float times' last bit
     # (the arrival first: two duplicate ACKs, a timeout, 2.1005 s) until its events were
-    # put on a whole-nanosecond clock (sim/engine.py, tick).
+    # put on a whole-nanosecond clock (sim/flat.py, tick).
     from latency_model.sim import SimConfig
     from latency_model.sim.transfer import run_transfer
 

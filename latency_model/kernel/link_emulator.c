@@ -6,7 +6,7 @@
  * paths), then forwards IPv4 packets between them. Per transfer (keyed by the sender's TCP
  * port) and per direction, a packet of L bytes (IP header included) is serialised at the
  * link rate C after the previous one has left (store and forward: L*8/C seconds) and
- * delivered d seconds after its last bit left, as the simulator's Link does (sim/link.py).
+ * delivered d seconds after its last bit left, as the simulator's link does (sim/flat.py).
  * Data packets (TCP payload > 0) from the sender are dropped with probability p after their
  * serialisation, or by script (the first transmission of chosen segments); SYNs, pure ACKs
  * and pure FINs are never dropped. Each transfer has its own xoshiro256** stream seeded by

@@ -2,8 +2,8 @@
 retransmit on DupThresh duplicate ACKs (RFC 5681 3.2, the paper's tail rule, RFC 5827 Early
 Retransmit) and Limited Transmit (RFC 3042), over the shared pieces of :mod:`.flat`.
 
-The same rules, in the same order, as :class:`~latency_model.sim.sender.Sender` (whose
-docstring cites each RFC section); run compiled or interpreted by :mod:`.kernel`.
+The RFC section behind each rule is in docs/simulator.md's table of the senders; run
+compiled or interpreted by :mod:`.kernel`.
 """
 
 from __future__ import annotations
