@@ -861,11 +861,6 @@ class Solver:
         ints, floats = eng.pack(0, 0.0, True, now=0.0)  # start() runs at t = 0: this state's clock is absolute
         return self._add(None, ints, floats)
 
-    def origin(self, s):
-        """The instant of state ``s``'s own event in its stored clock: T0, or 0 for the
-        initial state (:func:`latency_model.sim.kernel.start` sends at t = 0)."""
-        return 0.0 if s == 0 else T0
-
     def _load(self, s, PI):
         eng = self.eng
         eng.PI = PI
