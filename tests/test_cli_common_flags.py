@@ -138,3 +138,24 @@ def test_ns3_refusals_name_the_typed_flags(capsys):
             "--sender ns3")
     refused(capsys, [*SIM, "--rtt-sampling", "ns3"], "--rtt-sampling ns3")
     runs(capsys, [*SIM, "--stack", "ns3"])
+
+
+# --b under Linux's delayed-ACK rule (linux_delack) -----------------------------------------
+
+
+@pytest.mark.parametrize("command", [SIM, ["latency", "--model", "packet", "--size-packets", "3"]])
+@pytest.mark.parametrize("b", ["1", "2"])
+def test_b_under_the_linux_receiver_is_refused(capsys, command, b):
+    # the linux profile's receiver ACKs as Linux does whatever b: an explicit --b changes nothing
+    err = refused(capsys, [*command, "--stack", "linux", "--b", b], "--b")
+    assert "change nothing" in err
+
+
+def test_b_still_reaches_the_other_stacks_and_models(capsys):
+    sim = [json.loads(runs(capsys, [*SIM, "--stack", "rfc", "--b", b, "--json"]))["results"][0]["mean_latency_s"]
+           for b in ("1", "2")]
+    assert sim[0] != sim[1]  # read: the delayed ACK moves the mean
+    runs(capsys, [*SIM, "--stack", "linux"])  # not given: runs
+    fluid = [json.loads(runs(capsys, ["latency", "--size-packets", "3", "--b", b, "--json"]))["results"][0]
+             ["expected_latency_s"] for b in ("1", "2")]
+    assert fluid[0] != fluid[1]

@@ -60,7 +60,7 @@ def _map_from_args(args):
     from ..studies.accuracy import DEFAULT_MAP, QUICK_MAP, AccuracyMap
 
     base = QUICK_MAP if args.quick else DEFAULT_MAP
-    config = config_from_args(args)
+    config = config_from_args(args, models_read_b=True)
     variants = base.variants
     if args.variants is None and config.sender == "ns3":
         # ns-3.37 without SACK has no tail rule and no Early Retransmit (sim.ns3.check_ns3_params):

@@ -425,7 +425,8 @@ def add_tcp_flags(parser: argparse.ArgumentParser) -> None:
     # None: the TcpParams default, or the command's own (see params_from_args ``defaults``).
     g.add_argument("--wss", type=number, default=None, help=f"initial slow-start threshold, packets ({d.w_ss:g})")
     g.add_argument("--rwnd", type=number, default=None, help=f"receiver window M, packets ({d.rwnd:g})")
-    g.add_argument("--b", type=number, default=d.b, help="delayed-ACK factor, packets per ACK (%(default)s)")
+    # None: not given (TcpParams' 1; the linux profile's receiver refuses an explicit one it ignores)
+    g.add_argument("--b", type=number, default=None, help=f"delayed-ACK factor, packets per ACK ({d.b:g})")
     g.add_argument("--dup-t", type=number, default=d.dup_t, help="fast-retransmit threshold (%(default)s)")
     hide(g.add_argument("--variant", "--variants", dest="variant", default="newreno",
                         help=f"loss recovery: {', '.join([*VARIANTS, 'size-based'])} (%(default)s)"), "--variants")
@@ -723,7 +724,7 @@ def params_from_args(
             w0=dflt["w0"] if w0 is None else w0,
             w_ss=dflt["w_ss"] if args.wss is None else args.wss,
             rwnd=dflt["rwnd"] if args.rwnd is None else args.rwnd,
-            b=args.b,
+            b=TcpParams.b if args.b is None else args.b,
             dup_t=args.dup_t,
             rto_s=args.rto,
             rule=rule,
@@ -925,6 +926,10 @@ def _check_unread(args, config) -> None:
                            "mode has nothing to set; give --variant lt, proposal or size-based, or --dup-lt, "
                            "or drop --lt-mode")
     b = getattr(args, "b", None)
+    if b is None and hasattr(args, "b"):  # not given: TcpParams' default
+        from ..params import TcpParams
+
+        b = TcpParams.b
     bs = b if isinstance(b, (list, tuple)) else [b]
     # linux_delack: Linux's receiver delays a lone segment whatever b is (pack_params sets 2)
     if b is not None and bs and all(isinstance(x, (int, float)) and x == 1 for x in bs) and not config.linux_delack:
@@ -939,10 +944,12 @@ def _check_unread(args, config) -> None:
                            f"delayed ACK), so {they} would change nothing; drop {them} or give --b 2")
 
 
-def config_from_args(args, stack: str | None = None) -> SimConfig:
+def config_from_args(args, stack: str | None = None, models_read_b: bool = False) -> SimConfig:
     """Validated :class:`SimConfig`: the ``--stack`` profile (or ``stack``), then every link
     flag the user gave (errors name the flag). An explicit flag the simulator would not read
-    with the rest of the command line is refused (:func:`_check_unread`)."""
+    with the rest of the command line is refused (:func:`_check_unread`), and so is an
+    explicit ``--b`` under Linux's delayed-ACK rule (``linux_delack``) unless
+    ``models_read_b`` (models run beside the simulator read it)."""
     from ..sim.config import SimConfig
 
     name = args.stack if stack is None else stack
@@ -961,4 +968,8 @@ def config_from_args(args, stack: str | None = None) -> SimConfig:
         raise CliError(f"--rto-s is the paper timer's fixed RTO: give --rto-rule paper with it (the "
                        f"{config.rto_rule} timer's are --min-rto-s, --initial-rto-s and --max-rto-s)")
     _check_unread(args, config)
+    if config.linux_delack and getattr(args, "b", None) is not None and not models_read_b:
+        raise CliError(f"--b {args.b:g}: the linux profile's receiver ACKs as Linux does (every second "
+                       "full segment at once, a lone one after its delayed-ACK timer), so --b would "
+                       "change nothing; drop it")
     return config

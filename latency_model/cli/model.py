@@ -493,6 +493,11 @@ def _packet_options(args) -> dict:
         raise CliError(f"{flags}: the packet model's options; --model {args.model} has none")
     if stack is not None:
         given.update(_stack_setup(stack)[0])
+        config = given.get("config")
+        if config is not None and config.linux_delack and getattr(args, "b", None) is not None:
+            raise CliError(f"--b {args.b:g}: --stack {stack}'s receiver ACKs as Linux does (every second full "
+                           "segment at once, a lone one after its delayed-ACK timer), so --b would change "
+                           "nothing; drop it")
     if args.model == "packet" and getattr(args, "rto", None) is not None:
         # --rto-s is the paper's fixed timer for every model that reads it (fluid, CSA, PFTK);
         # the packet model runs it as the simulator's --rto-rule paper does, not RFC 6298's

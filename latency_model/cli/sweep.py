@@ -57,7 +57,7 @@ def _spec_from_args(args):
             raise CliError(_grid_message(str(exc), args)) from None
     if not grid.axes:
         raise CliError("give at least one --param NAME=VALUES (or --grid FILE)")
-    config = config_from_args(args)  # validated even for the model alone: no bad flag passes silently
+    config = config_from_args(args, models_read_b=True)  # validated even for the model alone: no bad flag passes silently
     pick = lambda flag, key, default: (getattr(args, flag) if getattr(args, flag) is not None  # noqa: E731
                                        else settings.get(key, default))
     what = pick("what", "what", "model")
