@@ -791,25 +791,26 @@ def scripted_latency(params, config, size_bytes: int, drops, *, base=None, compi
         eng.first(False)
 
 
-def _conv(a, b):
-    """Loss-count convolution, the last bin holding K or more."""
-    k1 = a.shape[0]
-    c = np.convolve(a, b)
-    out = c[:k1].copy()
-    out[k1 - 1] += c[k1:].sum()
+def _conv_rows(A, B):
+    """Loss-count convolution of the rows of ``A`` and ``B`` (last bin: K or more)."""
+    k1 = A.shape[1]
+    out = np.zeros_like(A)
+    for i in range(k1):
+        for j in range(k1):
+            out[:, min(i + j, k1 - 1)] += A[:, i] * B[:, j]
     return out
 
 
-def _shift_k(a, k):
-    if k == 0:
-        return a
-    out = np.zeros_like(a)
-    k1 = a.shape[0]
-    if k >= k1:
-        out[k1 - 1] = a.sum()
-        return out
-    out[k:] = a[:k1 - k]
-    out[k1 - 1] += a[k1 - k:].sum()
+def _shift_rows(X, dk):
+    """The rows of ``X`` moved ``dk[r]`` loss counts up (last bin: K or more)."""
+    if not dk.any():
+        return X.copy()
+    k1 = X.shape[1]
+    out = np.zeros_like(X)
+    for d in np.unique(dk):
+        sel = dk == d
+        for k in range(k1):
+            out[sel, min(k + d, k1 - 1)] += X[sel, k]
     return out
 
 
@@ -870,9 +871,9 @@ class Solver:
         return mx
 
     def expand(self, s, light=False):
-        """K(s): edges (child, losses, probability, probability x elapsed time), and the
-        probability that a loss it leaves out occurs; ``light``: the loss-free kernel
-        (:func:`expand_root`)."""
+        """K(s) as arrays over its paths: next level state, losses, probability, probability
+        x elapsed time; and the probability that a loss it leaves out occurs; ``light``: the
+        loss-free kernel (:func:`expand_root`)."""
         key_s = (s, light)
         if key_s in self.edges:
             return self.edges[key_s]
@@ -892,20 +893,14 @@ class Solver:
             self.pool = self._pool(2 * self.pool[0].shape[0])
         self.J[s] = int(self.res[0])
         CI, CF, CLEN, CK, CW, CWT, CH = self.pool
-        out: dict = {}
+        child = np.empty(nc, np.int64)
         for r in range(nc):
             key = (int(CH[r, 0]), int(CH[r, 1]))
             c = self.ids.get(key)
             if c is None:
                 c = self._add(key, CI[r, :CLEN[r, 0]].copy(), CF[r, :CLEN[r, 1]].copy())
-            a = out.get((c, int(CK[r])))
-            if a is None:
-                out[(c, int(CK[r]))] = [float(CW[r]), float(CWT[r])]
-            else:
-                a[0] += CW[r]
-                a[1] += CWT[r]
-        edges = [(c, k, v[0], v[1]) for (c, k), v in out.items()]
-        self.edges[key_s] = (edges, float(self.res[1]))
+            child[r] = c
+        self.edges[key_s] = (child, CK[:nc].copy(), CW[:nc].copy(), CWT[:nc].copy(), float(self.res[1]))
         return self.edges[key_s]
 
     def _stack(self, depth: int):
@@ -1056,45 +1051,89 @@ def solve(params, config, sizes_bytes, *, eps=1e-5, tail_eps=1e-8, eps_state=1e-
             g[0].append(n)
             g[1].append(size)
     k1 = k_max + 1
-    res = {size: SizeResult(k1) for size in sizes}
+    index = {size: i for i, size in enumerate(sizes)}
+    done_p = np.zeros((len(sizes), k1))  # per size, by losses: probability, x latency
+    done_pt = np.zeros((len(sizes), k1))
+    truncated = np.zeros(len(sizes))
+    states = np.zeros(len(sizes), np.int64)
     s0 = sv.initial()
-    e0 = np.zeros(k1)
-    e0[0] = 1.0
-    levels = {0: {s0: [e0, np.zeros(k1), 0.0]}}
+    e0 = np.zeros((1, k1))
+    e0[0, 0] = 1.0
+    # level -> the paths into it: (level states, P[k], PT[k], Q) as arrays, one entry per source level
+    pending = {0: [(np.array([s0]), e0, np.zeros((1, k1)), np.zeros(1))]}
     nmax = max(n for n, _ in info.values())
     seen = 0
-    while levels:
-        L = min(levels)
-        cur = levels.pop(L)
-        seen += len(cur)
+    while pending:
+        L = min(pending)
+        parts = pending.pop(L)
+        ids, inv = np.unique(np.concatenate([q[0] for q in parts]), return_inverse=True)
+        n = ids.shape[0]
+        P = np.zeros((n, k1))
+        PT = np.zeros((n, k1))
+        Q = np.zeros(n)
+        np.add.at(P, inv, np.concatenate([q[1] for q in parts]))
+        np.add.at(PT, inv, np.concatenate([q[2] for q in parts]))
+        np.add.at(Q, inv, np.concatenate([q[3] for q in parts]))
+        seen += n
         _guard(f"the packet model up to {nmax} packets at p = {params.p:g}")
-        for s, (Ps, PTs, Qs) in cur.items():
+        mass = P.sum(axis=1)
+        h_size, h_row, h_tp, h_tt, h_tq = [], [], [], [], []
+        e_row, e_child, e_dk, e_w, e_wt, e_tr, e_to = [], [], [], [], [], [], []
+        for j in range(n):
+            s = int(ids[j])
             if sv.J[s] < 0:
                 mx = sv._load(s, sv.PIu)
                 sv.J[s] = sv.eng.I[MAX] - mx
             J = sv.J[s]
             maxc = sv.rows[s][0][_HEAD + MAX]
-            mass = Ps.sum()
             if s == s0:
                 hand = [size for size in sizes if info[size][0] <= J + info[size][1] or not own[size][1]]
             else:  # the sizes n with L + m0 < n <= L + J + m0, by bisection in each margin's group
                 hand = [size for m0, (ns, szs) in groups.items()
                         for size in szs[bisect.bisect_right(ns, L + m0):bisect.bisect_right(ns, L + J + m0)]]
             for size in hand:
-                tP, tT, tq = sv.tail(s, shifted_params(own[size][0], L - maxc), mass)
-                r = res[size]
-                r.done_p += _conv(Ps, tP)
-                r.done_pt += _conv(PTs, tP) + _conv(Ps, tT)
-                r.truncated += Qs + mass * tq
-                r.states = seen
+                tP, tT, tq = sv.tail(s, shifted_params(own[size][0], L - maxc), mass[j])
+                h_size.append(index[size])
+                h_row.append(j)
+                h_tp.append(tP)
+                h_tt.append(tT)
+                h_tq.append(tq)
             if L + J + 1 < nmax:  # a size still to hand off beyond this state
-                edges, trunc = sv.expand(s, mass < eps_state)
-                nxt = levels.setdefault(L + J, {})
-                for c, dk, w, wt in edges:
-                    a = nxt.get(c)
-                    if a is None:
-                        a = nxt[c] = [np.zeros(k1), np.zeros(k1), 0.0]
-                    a[0] += w * _shift_k(Ps, dk)
-                    a[1] += w * _shift_k(PTs, dk) + wt * _shift_k(Ps, dk)
-                    a[2] += w * (Qs + mass * trunc)  # mass-weighted: Qs is a probability
+                child, dk, w, wt, trunc = sv.expand(s, mass[j] < eps_state)
+                e_row.append(np.full(child.shape[0], j))
+                e_child.append(child)
+                e_dk.append(dk)
+                e_w.append(w)
+                e_wt.append(wt)
+                e_tr.append(np.full(child.shape[0], trunc))
+                e_to.append(np.full(child.shape[0], L + J))
+        if h_row:  # the sizes handed off here: the level's paths joined to their file ends
+            hs = np.array(h_size)
+            hr = np.array(h_row)
+            tP = np.array(h_tp)
+            np.add.at(done_p, hs, _conv_rows(P[hr], tP))
+            np.add.at(done_pt, hs, _conv_rows(PT[hr], tP) + _conv_rows(P[hr], np.array(h_tt)))
+            np.add.at(truncated, hs, Q[hr] + mass[hr] * np.array(h_tq))
+            states[hs] = seen
+        if e_row:  # the paths on to the next levels
+            row = np.concatenate(e_row)
+            dk = np.concatenate(e_dk)
+            w = np.concatenate(e_w)[:, None]
+            wt = np.concatenate(e_wt)[:, None]
+            shifted = _shift_rows(P[row], dk)
+            cP = w * shifted
+            cPT = w * _shift_rows(PT[row], dk) + wt * shifted
+            cQ = w[:, 0] * (Q[row] + mass[row] * np.concatenate(e_tr))  # mass-weighted: Q is a probability
+            child = np.concatenate(e_child)
+            to = np.concatenate(e_to)
+            for level in np.unique(to):
+                sel = to == level
+                pending.setdefault(int(level), []).append((child[sel], cP[sel], cPT[sel], cQ[sel]))
+    res = {}
+    for size, i in index.items():
+        r = res[size] = SizeResult(k1)
+        r.done_p = done_p[i]
+        r.done_pt = done_pt[i]
+        r.truncated = float(truncated[i])
+        r.states = int(states[i])
     return res
