@@ -7,6 +7,7 @@ Usage::
     .venv/bin/python benchmarks/bench_packet.py --map [--p 0.01 0.1] [--variants newreno]
     .venv/bin/python benchmarks/bench_packet.py --method tree --max-packets 20
     .venv/bin/python benchmarks/bench_packet.py --map-as-run [--jobs 2] [--models packet fluid] [--together]
+    .venv/bin/python benchmarks/bench_packet.py --stack linux --max-packets 12 --p 0.05 [--w0 10] [--b 1]
 
 Default: one ``expected_latency`` call for sizes 1..max_packets by the relative-state
 method (``--method relative``: one forward pass for all sizes) at p = 0.01, 0.05, 0.1,
@@ -21,6 +22,11 @@ stationary (sizes beyond it are extrapolated) and the folded mass.
 The numba kernels are compiled (or loaded from numba's cache) before the clock starts.
 Every line ends with the process's peak resident memory so far (``getrusage``), so one
 call alone (``--p 0.2 --w0 10 --b 1 --max-packets 40``) measures its peak.
+
+``--stack rfc|ns3|linux``: the model on the simulator's own transitions (``config=`` the
+profile, its W0 and rule unless ``--w0`` is given: Linux's 10 and CUBIC), one call for
+sizes 1..max_packets, beside the simulator with the same profile at the largest size
+(20,000 runs); also the level states, the truncation's bound and E[T] at every size shown.
 
 ``--map``: the accuracy map's model side, one call per (variant, b, p) with sizes 1..40,
 60, 100, 200 (issue 18: the whole map in < 10 s); prints each call's CPU time and the
@@ -72,7 +78,9 @@ def main() -> None:
     ap.add_argument("--p", type=float, nargs="+", default=None)
     ap.add_argument("--b", type=int, nargs="+", default=None, help="ACK ratios (map: 1 2; else 2)")
     ap.add_argument("--variants", nargs="+", default=["newreno", "lt", "proposal"])
-    ap.add_argument("--w0", type=float, default=2.0, help="initial window, packets (2)")
+    ap.add_argument("--w0", type=float, default=None, help="initial window, packets (2; --stack: the profile's)")
+    ap.add_argument("--stack", choices=("rfc", "ns3", "linux"), default=None,
+                    help="the model on the simulator's transitions, this profile (and the simulator beside it)")
     ap.add_argument("--eps", type=float, default=None, help="eps (default: the model's)")
     ap.add_argument("--map-as-run", action="store_true",
                     help="the default accuracy map's model side as `accuracy` runs it")
@@ -81,6 +89,12 @@ def main() -> None:
     ap.add_argument("--together", action="store_true",
                     help="--map-as-run: the models' calls on the same processes, as the map runs them")
     a = ap.parse_args()
+    if a.stack is not None:
+        for p in a.p or [0.01, 0.05, 0.1]:
+            for b in a.b or [1]:
+                on_stack(a, p, b)
+        return
+    a.w0 = 2.0 if a.w0 is None else a.w0
     if a.map_as_run:
         for models in [a.models] if a.together else [[m] for m in a.models]:
             map_as_run(models, a.jobs)
@@ -122,13 +136,45 @@ def main() -> None:
             one(a, kw, sizes, p, b)
 
 
-def sim_time(prm, n: int, runs: int) -> tuple:
+def on_stack(a, p: float, b: int) -> None:
+    """``--stack``: one call of the model on the simulator's transitions for sizes
+    1..max_packets, the simulator beside it at the largest size."""
+    from latency_model.sim import SimConfig
+    from latency_model.sim.profiles import profile_params
+
+    config = SimConfig.profile(a.stack)
+    given = ("b",) if a.w0 is None else ("b", "w0")
+    prm = profile_params(a.stack, TcpParams(p=p, b=b, w0=2.0 if a.w0 is None else a.w0), given=given)
+    sizes = list(range(1, a.max_packets + 1))
+    PM.expected_latency(prm.replace(p=0.1), size_packets=[3], config=config)  # compile / load kernels
+    t = time.process_time()
+    try:
+        res = PM.expected_latency(prm, size_packets=sizes, config=config)
+    except ValueError as exc:  # a memory limit reached (BudgetError)
+        print(f"--stack {a.stack} {prm.rule.name} b={b} W0={prm.w0:g} p={p:<5} sizes 1..{a.max_packets}: "
+              f"stopped after {time.process_time() - t:.1f} s CPU: {exc}; {peak()}", flush=True)
+        return
+    dt = time.process_time() - t
+    shown = ", ".join(f"{n}: {res[n - 1].expected_latency_s:.4f}" for n in sorted({*SHOW, a.max_packets})
+                      if n <= len(res))
+    print(f"--stack {a.stack} {prm.rule.name} b={b} W0={prm.w0:g} p={p:<5} sizes 1..{a.max_packets}: "
+          f"{dt:7.2f} s CPU; {res[-1].states:,} level states, truncated {res[-1].dropped_mass:.3g}; "
+          f"E[T] (s) {shown}; {peak()}", flush=True)
+    if not a.no_sim:
+        n = a.max_packets
+        st, mean, half = sim_time(prm, n, 20000, config)
+        print(f"    simulator, {n} packets, 20,000 runs: {st:7.2f} s CPU; E[T] {mean:.4f} +- {half:.4f} s "
+              f"(model {res[-1].expected_latency_s:.4f} s)", flush=True)
+
+
+def sim_time(prm, n: int, runs: int, config=None) -> tuple:
     """CPU seconds of the compiled simulator for one size of ``n`` packets, ``runs`` runs
-    (one process), and its mean and 95 % CI half-width, seconds."""
+    (one process; ``config`` by default ``SimConfig()``), and its mean and 95 % CI
+    half-width, seconds."""
     from latency_model.sim import SimConfig, simulate
 
     t = time.process_time()
-    r = simulate(prm, size_packets=[n], runs=runs, seed=1, config=SimConfig(),
+    r = simulate(prm, size_packets=[n], runs=runs, seed=1, config=SimConfig() if config is None else config,
                  engine="compiled").results[0]
     return time.process_time() - t, r.mean_latency_s, (r.ci95_s[1] - r.ci95_s[0]) / 2
 
