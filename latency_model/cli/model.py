@@ -470,7 +470,8 @@ def _latency_flags(p) -> None:
                         "timers, quick ACKs and back-off rule, its sender and RTT sampling, and its W0 unless "
                         "--w0 (Linux: 10) and rule (Linux: cubic) unless --rule; ns3's sender runs NewReno and LT only; "
                         "linux's runs on the simulator's own transitions (every mechanism of the profile), "
-                        "minutes a call from about 20 packets at p of several percent (docs/packet-model.md)")
+                        "half a minute a call at 20 packets and p = 0.1, and beyond some 20 packets at p of "
+                        "several percent its states can reach the memory limit (docs/packet-model.md)")
     g.add_argument("--p90", action="store_true",
                    help="also the 90th percentile of the latency (a p90 column, results[].p90_latency_s): "
                         "computed by the tree DP, whose --eps and --max-states differ (defaults 1e-9, 3000) "
