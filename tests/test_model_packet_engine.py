@@ -133,3 +133,12 @@ def test_the_file_ends_are_the_same_compiled_interpreted_and_after_growing(monke
             assert other.done_pt == pytest.approx(ref[size].done_pt, rel=1e-12, abs=1e-15)
             assert other.done_p == pytest.approx(ref[size].done_p, rel=1e-12, abs=1e-15)
             assert other.truncated == pytest.approx(ref[size].truncated, rel=1e-9, abs=1e-15)
+
+
+def test_a_rule_with_unset_parameters_still_hands_off_at_level_states():
+    # CUBIC's unset parameters are NaN in the packed parameters: a size's set-up equals the
+    # unbounded transfer's though NaN != NaN, so a file past the first window leaves the
+    # unbounded transfer at a later level state, not at the first one (bare FIN sizes do)
+    prm = TcpParams(p=0.05, w0=10, rule=RULES["cubic"]())
+    got = PS.solve(prm, SimConfig.profile("linux"), [5 * 500, 15 * 500])
+    assert got[5 * 500].states == 1 and got[15 * 500].states > 1

@@ -1040,7 +1040,7 @@ def solve(params, config, sizes_bytes, *, eps=1e-5, tail_eps=1e-8, eps_state=1e-
         PFn = PFn.copy()
         PFn[Q_P] = PFn[Q_PACK] = 0.0
         # a size whose set-up differs beyond its length (a bare FIN) starts from the first state
-        same = bool((a == b).all() and (PFn == sv.PFu).all()
+        same = bool((a == b).all() and np.array_equal(PFn, sv.PFu, equal_nan=True)  # NaN: a rule's unset value
                     and PIn[P_N] - PIn[P_NDATA] == PIu[P_N] - PIu[P_NDATA])
         own[size] = (PIn, same)
     groups: dict = {}  # margin m0 -> (sizes in packets, sizes) of the sizes handed off from a level state
