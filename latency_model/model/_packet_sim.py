@@ -52,6 +52,7 @@ from ..sim import kernel as K
 from ..sim.flat import on_delack_timer, on_segment, pop_ack, pop_data
 from ..sim.kernel import on_ack, on_rto, start
 from ..sim.kernel_sack import rk_on_timer
+from ._packet_levels import _M1, _M2, _S1, _S2, _mix, _slot
 from ..sim.flat import (
     ABUSY, AQH, AQN, BLH, BLN, BUSY, COMPL, CRNXT, CWUSEQ, DELIV, DL_ON, DL_SEQ, DL_T, DONE,
     DQH, DQN, EV_ACK, EV_DATA, EV_DELACK, EV_NONE, EV_RACK, EV_RTO, FAIL, FDROP, FIRSTL, FRX, HH,
@@ -368,16 +369,6 @@ MEMO0 = 1 << 16
 DEPTH0 = 128
 """Rows of the file ends' node stack at first (doubled when a tree is deeper)."""
 
-_M1 = np.int64(0x5851F42D4C957F2D)
-_M2 = np.int64(0x14057B7EF767814F)
-
-
-def _mix(h, x, m):
-    """One step of a multiply-xorshift hash (int64 arithmetic, wrapping)."""
-    h = (h ^ x) * m
-    return h ^ (h >> np.int64(29))
-
-
 def _fword(x):
     """A float as an int64 word of the key: nanoseconds (times reached by different sums of
     the same delays differ in their last bits), whole units beyond 4e9, a word of its own
@@ -395,8 +386,8 @@ def _fword(x):
 
 def state_key(OI, ni, OF, nf, salt):
     """Two 64-bit hashes of a stored state (``OI[:ni]``, ``OF[:nf]``) and ``salt``."""
-    h1 = salt ^ np.int64(0x2545F4914F6CDD1D)
-    h2 = salt ^ np.int64(0x1B873593CC9E2D51)
+    h1 = salt ^ _S1
+    h2 = salt ^ _S2
     for i in range(ni):
         h1 = _mix(h1, OI[i], _M1)
         h2 = _mix(h2, OI[i], _M2)
@@ -407,23 +398,14 @@ def state_key(OI, ni, OF, nf, salt):
     return h1, h2
 
 
-def memo_find(hk, hv, h1, h2):
-    """Slot of key ``(h1, h2)`` in the open-addressing table ``hk``/``hv`` (``hv`` -1:
-    empty), or the empty slot where it goes."""
-    mask = hv.shape[0] - 1
-    j = h1 & mask
-    while hv[j] >= 0 and (hk[j, 0] != h1 or hk[j, 1] != h2):
-        j = (j + 1) & mask
-    return j
-
-
-def memo_rehash(hk, hv, nhk, nhv):
-    """Every key of the table ``hk``/``hv`` into the empty, larger table ``nhk``/``nhv``."""
+def memo_rehash(hk1, hk2, hv, nhk1, nhk2, nhv):
+    """Every key of the open-addressing table ``hk1``/``hk2``/``hv`` (``hv`` -1: empty;
+    :func:`._packet_levels._slot`) into the empty, larger one ``nhk1``/``nhk2``/``nhv``."""
     for j in range(hv.shape[0]):
         if hv[j] >= 0:
-            i = memo_find(nhk, nhv, hk[j, 0], hk[j, 1])
-            nhk[i, 0] = hk[j, 0]
-            nhk[i, 1] = hk[j, 1]
+            i = _slot(nhk1, nhk2, nhv, hk1[j], hk2[j])
+            nhk1[i] = hk1[j]
+            nhk2[i] = hk2[j]
             nhv[i] = hv[j]
 
 
@@ -440,13 +422,13 @@ def _shift_add(acc, w, src, lost):
 
 
 def tail_root(ints, floats, initial, PI, mass, p, tail_eps, I, F, S, SF, RB, blk, PF, u, QI, QF, SI, SFL,
-              FI, FF, FLEN, FK, FST, FM, FW, FLOST, FT, FA, FQ, hk, hv, VP, VQ, cnt, out):
+              FI, FF, FK, FST, FM, FW, FLOST, FT, FA, FQ, hk1, hk2, hv, VP, VQ, cnt, out):
     """The file end of level state (``ints``, ``floats``) with parameters ``PI`` (the file
     end in its frame): ``out[0, k]``, ``out[1, k]`` its probability and probability x time
     to completion (seconds from the state's own event; ``initial``: from t = 0) by the losses
     added, ``out[2, 0]`` the probability that a loss its truncation left out occurs. The
     tree over the data arrivals' fates (delivered 1 - p, lost p) is walked depth first on
-    the frame arrays ``F*`` (one row per depth), its nodes memoised in ``hk``/``hv``
+    the frame arrays ``F*`` (one row per depth), its nodes memoised in ``hk1``/``hk2``/``hv``
     (values ``VP[i] = (P, PT)`` and ``VQ[i]``; ``cnt[0]`` rows used) by their stored form;
     a node below ``tail_eps`` in probability (``mass`` the state's) finishes with no further
     loss, booking the probability of the losses left out, and is not memoised (a memoised
@@ -472,7 +454,7 @@ def tail_root(ints, floats, initial, PI, mass, p, tail_eps, I, F, S, SF, RB, blk
     rq = np.zeros(1)
     depth = FI.shape[0]
     r = _enter(0, t, mass, salt, p, tail_eps, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL,
-               FI, FF, FLEN, FK, FST, FM, FA, FQ, hk, hv, VP, VQ, res, rq)
+               FI, FF, FK, FST, FM, FA, FQ, hk1, hk2, hv, VP, VQ, res, rq)
     d = 0 if r == 0 else -1
     while d >= 0:
         stage = FST[d]
@@ -500,7 +482,7 @@ def tail_root(ints, floats, initial, PI, mass, p, tail_eps, I, F, S, SF, RB, blk
             FLOST[d] = lost
             FT[d] = tt
             r = _enter(d + 1, tt, FM[d] * w, salt, p, tail_eps, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI,
-                       SFL, FI, FF, FLEN, FK, FST, FM, FA, FQ, hk, hv, VP, VQ, res, rq)
+                       SFL, FI, FF, FK, FST, FM, FA, FQ, hk1, hk2, hv, VP, VQ, res, rq)
             if r == 0:
                 d += 1
             else:
@@ -509,11 +491,11 @@ def tail_root(ints, floats, initial, PI, mass, p, tail_eps, I, F, S, SF, RB, blk
         # both branches done: memoise, hand the value to the parent
         if cnt[0] >= VP.shape[0] or 2 * (cnt[0] + 1) > hv.shape[0]:
             return FULL
-        j = memo_find(hk, hv, FK[d, 0], FK[d, 1])
+        j = _slot(hk1, hk2, hv, FK[d, 0], FK[d, 1])
         i = cnt[0]
         cnt[0] = i + 1
-        hk[j, 0] = FK[d, 0]
-        hk[j, 1] = FK[d, 1]
+        hk1[j] = FK[d, 0]
+        hk2[j] = FK[d, 1]
         hv[j] = i
         VP[i] = FA[d]
         VQ[i] = FQ[d]
@@ -543,15 +525,13 @@ def _fold(d, res, q, FW, FLOST, FT, FA, FQ):
 
 
 def _enter(d, t, mass, salt, p, tail_eps, I, F, S, SF, RB, blk, PI, PF, u, QI, QF, SI, SFL,
-           FI, FF, FLEN, FK, FST, FM, FA, FQ, hk, hv, VP, VQ, res, rq):
+           FI, FF, FK, FST, FM, FA, FQ, hk1, hk2, hv, VP, VQ, res, rq):
     """A node at ``t`` (the engine at a data arrival the path may drop) of probability
     ``mass``: its value into ``res``/``rq`` (1: memoised, or finished loss-free below
     ``tail_eps``), or a new frame at depth ``d`` (0)."""
     ni, nf = pack_state(I, F, S, SF, RB, QI, QF, 0, t - T0, True, PI[P_TS] == 0, t, FI[d], FF[d])
-    FLEN[d, 0] = ni
-    FLEN[d, 1] = nf
     h1, h2 = state_key(FI[d], ni, FF[d], nf, salt)
-    j = memo_find(hk, hv, h1, h2)
+    j = _slot(hk1, hk2, hv, h1, h2)
     if hv[j] >= 0:
         res[:, :] = VP[hv[j]]
         rq[0] = VQ[hv[j]]
@@ -656,7 +636,7 @@ def expand_root(ints, floats, initial, PI, p, eps, light, base, I, F, S, SF, RB,
 _ENTRIES = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "tail_root",
             "expand_root", "memo_rehash")
 _HELPERS = ("pack_state", "unpack_state", "run_event", "arrive", "first_event", "run_decision", "_mix", "_fword",
-            "state_key", "memo_find", "_shift_add", "_fold", "_enter")
+            "state_key", "_slot", "_shift_add", "_fold", "_enter")
 
 
 def kernels(compiled: bool = True):
@@ -680,8 +660,8 @@ def _compiled():
         return None
     ns = dict(sim.py_func.__globals__)  # the engine's compiled functions and its layout
     mine = {k: v for k, v in globals().items() if not k.startswith("__")}
-    for name in _HELPERS + ("tail_root", "expand_root", "memo_rehash", "_SEG_A", "_STATS_A", "_ROWS_A", "_HEAD", "DECIDE", "CUT", "END",
-                                "BROKEN", "FULL", "T0", "_M1", "_M2"):
+    for name in _HELPERS + ("tail_root", "expand_root", "memo_rehash", "_SEG_A", "_STATS_A", "_ROWS_A", "_HEAD",
+                            "DECIDE", "CUT", "END", "BROKEN", "FULL", "T0", "_M1", "_M2", "_S1", "_S2"):
         ns[name] = mine[name]
     ns["__file__"] = __file__
     ns["__name__"] = __name__
@@ -695,7 +675,6 @@ class Engine:
     def __init__(self, PI, PF, width: int, cap: int, compiled: bool = True):
         self.PI = PI
         self.PF = PF
-        self.ts_inert = bool(PI[P_TS] == 0)
         self.k = kernels(compiled)
         self.I, self.F, self.S, self.SF, self.RB, self.blk, self.QI, self.QF = K.state_arrays(width, cap)
         self.u = np.zeros(0)
@@ -715,7 +694,7 @@ class Engine:
         if now is None:
             now = tshift + T0
         ni, nf = self.k.pack_state(self.I, self.F, self.S, self.SF, self.RB, self.QI, self.QF, delta, tshift,
-                                   canonical, self.ts_inert, now, self.OI, self.OF)
+                                   canonical, self.PI[P_TS] == 0, now, self.OI, self.OF)
         return self.OI[:ni].copy(), self.OF[:nf].copy()
 
     def unpack(self, ints, floats) -> None:
@@ -841,8 +820,8 @@ class Solver:
         self.branches = self._stack(64)
         self.pool = self._pool(64)
         size = MEMO0
-        self.memo = [np.zeros((size, 2), np.int64), np.full(size, -1, np.int64), np.zeros((size // 2, 2, self.k1)),
-                     np.zeros(size // 2), np.zeros(1, np.int64)]
+        self.memo = [np.zeros(size, np.int64), np.zeros(size, np.int64), np.full(size, -1, np.int64),
+                     np.zeros((size // 2, 2, self.k1)), np.zeros(size // 2), np.zeros(1, np.int64)]
         self.frames = self._frames(DEPTH0)
         self.out = np.zeros((3, self.k1))
 
@@ -944,24 +923,25 @@ class Solver:
         """The node stack of :func:`tail_root`: ``depth`` rows."""
         ni, nf, k1 = self.eng.OI.shape[0], self.eng.OF.shape[0], self.k1
         return [np.zeros((depth, ni), np.int64), np.zeros((depth, nf)), np.zeros((depth, 2), np.int64),
-                np.zeros((depth, 2), np.int64), np.zeros(depth, np.int64), np.zeros(depth), np.zeros(depth),
-                np.zeros(depth, np.int64), np.zeros(depth), np.zeros((depth, 2, k1)), np.zeros(depth)]
+                np.zeros(depth, np.int64), np.zeros(depth), np.zeros(depth), np.zeros(depth, np.int64),
+                np.zeros(depth), np.zeros((depth, 2, k1)), np.zeros(depth)]
 
     def _grow(self) -> None:
         """Double the memo of the file ends' nodes when it is full, else the node stack."""
-        hk, hv, VP, VQ, cnt = self.memo
+        hk1, hk2, hv, VP, VQ, cnt = self.memo
         n = int(cnt[0])
         if n >= VP.shape[0] or 2 * (n + 1) > hv.shape[0]:
             _guard(f"the packet model's memo of the file ends ({n:,} nodes)")
             size = 2 * hv.shape[0]
-            nhk = np.zeros((size, 2), np.int64)
+            nhk1 = np.zeros(size, np.int64)
+            nhk2 = np.zeros(size, np.int64)
             nhv = np.full(size, -1, np.int64)
-            self.eng.k.memo_rehash(hk, hv, nhk, nhv)
+            self.eng.k.memo_rehash(hk1, hk2, hv, nhk1, nhk2, nhv)
             nVP = np.zeros((size // 2,) + VP.shape[1:])
             nVP[:n] = VP[:n]
             nVQ = np.zeros(size // 2)
             nVQ[:n] = VQ[:n]
-            self.memo = [nhk, nhv, nVP, nVQ, cnt]
+            self.memo = [nhk1, nhk2, nhv, nVP, nVQ, cnt]
         else:
             self.frames = self._frames(2 * self.frames[0].shape[0])
 
