@@ -264,39 +264,36 @@ def unpack_state(OI, OF, I, F, S, SF, RB, QI, QF):
         for i in range(nb):
             RB[r, i] = OI[p]
             p += 1
-    for i in range(I[DQN]):
-        QI[QI_DS, i] = OI[p]
-        QI[QI_DG, i] = OI[p + 1]
-        p += 2
-    for i in range(I[AQN]):
-        QI[QI_AS, i] = OI[p]
-        QI[QI_AA, i] = OI[p + 1]
-        QI[QI_AN, i] = OI[p + 2]
-        for q in range(6):
-            QI[QI_B0 + q, i] = OI[p + 3 + q]
-        p += 9
-    for i in range(nh):
-        S[S_HSEQ, i] = OI[p]
-        S[S_HCNT, i] = OI[p + 1]
-        S[S_HRETX, i] = OI[p + 2]
-        p += 3
-    q = N_FS
+    q = N_FS  # the floats' cursor: each part below reads its ints at p, its floats at q
     for c in range(ncol):
         SF[SF_SENT, una + c] = OF[q]
         q += 1
     for i in range(I[DQN]):
+        QI[QI_DS, i] = OI[p]
+        QI[QI_DG, i] = OI[p + 1]
         QF[QF_DT, i] = OF[q]
         QF[QF_DTS, i] = OF[q + 1]
+        p += 2
         q += 2
     for i in range(I[AQN]):
+        QI[QI_AS, i] = OI[p]
+        QI[QI_AA, i] = OI[p + 1]
+        QI[QI_AN, i] = OI[p + 2]
+        for k in range(6):
+            QI[QI_B0 + k, i] = OI[p + 3 + k]
         QF[QF_AT, i] = OF[q]
         QF[QF_AE, i] = OF[q + 1]
+        p += 9
         q += 2
     for i in range(I[BLN]):
         QF[QF_BL, i] = OF[q]
         q += 1
     for i in range(nh):
+        S[S_HSEQ, i] = OI[p]
+        S[S_HCNT, i] = OI[p + 1]
+        S[S_HRETX, i] = OI[p + 2]
         SF[SF_HTIME, i] = OF[q]
+        p += 3
         q += 1
 
 
